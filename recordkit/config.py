@@ -1,0 +1,112 @@
+"""Configuration: ``[tool.recordkit]`` in pyproject.toml, or recordkit.toml.
+
+The file is looked for in the given directory and its parents; the first
+``recordkit.toml``, or ``pyproject.toml`` with a ``[tool.recordkit]`` table,
+wins.  Relative paths in it are relative to the file's folder.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib  # type: ignore
+
+
+class ConfigError(Exception):
+    """The configuration is unreadable or wrong (exit status 2)."""
+
+
+KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "lint", "check", "site"}
+LINT_KEYS = {"select", "ignore", "extend-select", "severity", "per-file-ignores", "exclude"}
+
+
+@dataclass
+class Config:
+    base: Path                                   # folder of the config file (or cwd)
+    file: Path | None = None
+    root: Path = Path("records")
+    checks: Path = Path("checks")
+    schema: Path | None = None
+    site_title: str = "recordkit"
+    site_url: str | None = None
+    cache_dir: Path = Path(".recordkit")
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    raw: dict = field(default_factory=dict)
+
+
+def find_config_file(start: Path) -> tuple[Path | None, dict]:
+    start = start.resolve()
+    for folder in [start, *start.parents]:
+        rk = folder / "recordkit.toml"
+        if rk.is_file():
+            return rk, _read(rk)
+        pp = folder / "pyproject.toml"
+        if pp.is_file():
+            data = _read(pp)
+            table = data.get("tool", {}).get("recordkit")
+            if table is not None:
+                return pp, {"tool": {"recordkit": table}}
+    return None, {}
+
+
+def _read(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+
+
+def load_config(start: str | Path = ".", file: str | Path | None = None) -> Config:
+    """Find and read the configuration for a record in or above ``start``."""
+    start = Path(start)
+    if file is not None:
+        path = Path(file)
+        data = _read(path)
+    else:
+        path, data = find_config_file(start if start.is_dir() else start.parent)
+    if path is not None and path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("recordkit", {})
+    else:
+        table = data
+    base = path.parent if path is not None else Path.cwd()
+    unknown = set(table) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown configuration key(s): {', '.join(sorted(unknown))}")
+    cfg = Config(base=base, file=path, raw=table)
+
+    def p(value) -> Path:
+        q = Path(value)
+        return q if q.is_absolute() else base / q
+
+    cfg.root = p(table.get("root", "records"))
+    cfg.checks = p(table.get("checks", "checks"))
+    cfg.schema = p(table["schema"]) if table.get("schema") else None
+    cfg.site_title = str(table.get("site_title", cfg.site_title))
+    cfg.site_url = table.get("site_url")
+    cfg.cache_dir = p(table.get("cache_dir", ".recordkit"))
+    lint = table.get("lint", {}) or {}
+    if not isinstance(lint, dict):
+        raise ConfigError(f"{path}: [tool.recordkit.lint] must be a table")
+    bad = set(lint) - LINT_KEYS
+    if bad:
+        raise ConfigError(f"{path}: unknown lint key(s): {', '.join(sorted(bad))}")
+    cfg.select = list(lint.get("select", [])) + list(lint.get("extend-select", []))
+    cfg.ignore = list(lint.get("ignore", []))
+    cfg.severity = {str(k): str(v) for k, v in (lint.get("severity") or {}).items()}
+    for code, sev in cfg.severity.items():
+        if sev not in ("error", "warning", "info"):
+            raise ConfigError(f"{path}: severity of {code} must be error, warning or info, not {sev!r}")
+    cfg.per_file_ignores = {str(k): list(v) for k, v in (lint.get("per-file-ignores") or {}).items()}
+    cfg.exclude = list(lint.get("exclude", []))
+    return cfg

@@ -1,0 +1,103 @@
+"""Load a whole record: walk the root, parse each file, build the graph."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+
+from .config import Config, load_config
+from .model import Diagnostic, Record
+from .parse import read_record
+from .schema import Schema, load_schema
+
+
+@dataclass(eq=False)
+class Corpus:
+    """The loaded record.
+
+    ``records``: id -> Record (the first file of each id, in path order);
+    ``files``: every file read, including those that failed to parse and
+    duplicates; ``diagnostics``: what loading found (RK101–RK104);
+    ``graph``: a :class:`networkx.MultiDiGraph` (see :mod:`recordkit.graph`).
+    """
+    root: Path
+    schema: Schema
+    config: Config
+    files: list[Record] = field(default_factory=list)
+    records: dict[str, Record] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _graph: nx.MultiDiGraph | None = None
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        if self._graph is None:
+            from .graph import build_graph
+            self._graph = build_graph(self)
+        return self._graph
+
+    def get(self, record_id: str) -> Record | None:
+        return self.records.get(record_id)
+
+    def __contains__(self, record_id: str) -> bool:
+        return record_id in self.records
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def by_path(self, path: str | Path) -> Record | None:
+        p = Path(path).resolve()
+        for rec in self.files:
+            if rec.path == p:
+                return rec
+        return None
+
+    def backlinks(self, record_id: str) -> dict[str, list[str]]:
+        from .graph import backlinks
+        return backlinks(self, record_id)
+
+
+def iter_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
+    """Every ``*.md`` file under ``root``, in a stable order; hidden folders
+    and files are skipped."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+        for name in sorted(filenames):
+            if name.endswith(".md") and not name.startswith("."):
+                out.append(Path(dirpath, name))
+    if exclude:
+        import fnmatch
+        out = [p for p in out if not any(fnmatch.fnmatch(p.relative_to(root).as_posix(), pat) for pat in exclude)]
+    return out
+
+
+def load(root: str | Path | None = None, *, config: Config | None = None,
+         schema: Schema | None = None) -> Corpus:
+    """Load the record under ``root`` (default: the configured root).
+
+    Never raises for a bad record file: each problem becomes a diagnostic in
+    ``corpus.diagnostics``.  A bad configuration or schema raises
+    :class:`recordkit.config.ConfigError` or
+    :class:`recordkit.schema.SchemaError`.
+    """
+    if config is None:
+        config = load_config(Path(root) if root is not None else Path.cwd())
+    if root is None:
+        root = config.root
+    root = Path(root).resolve()
+    if schema is None:
+        schema = load_schema(config.schema)
+    corpus = Corpus(root=root, schema=schema, config=config)
+    if not root.is_dir():
+        from .config import ConfigError
+        raise ConfigError(f"record root {root} is not a folder")
+    for path in iter_files(root, config.exclude):
+        rel = path.relative_to(root).as_posix()
+        rec, diags = read_record(path, rel, schema)
+        corpus.files.append(rec)
+        corpus.diagnostics.extend(diags)
+        if rec.ok and rec.id not in corpus.records:
+            corpus.records[rec.id] = rec
+    return corpus

@@ -1,0 +1,163 @@
+"""The record as a NetworkX graph, and plain functions over it.
+
+Nodes are record ids with attributes ``kind``, ``status``, ``title``,
+``tags``, ``path``.  Edges (a MultiDiGraph: one per relation target) carry
+``relation``, ``origin`` (``frontmatter``, ``body`` or ``derived``),
+``line`` and ``col``.  Edges to ids that do not exist are left out of the
+graph (lint reports them).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
+
+
+def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:
+    g = nx.MultiDiGraph()
+    records = corpus.records
+    schema = corpus.schema
+    g.add_nodes_from(
+        (rid, {"kind": r.kind, "status": r.status, "title": r.title, "tags": r.tags,
+               "path": r.relpath})
+        for rid, r in records.items())
+    edges = []
+    mention_rel = schema.mention_relation
+    for rid, r in records.items():
+        for rel, targets in r.relations.items():
+            for t in targets:
+                if t.id in records and t.id != rid:
+                    edges.append((rid, t.id, {"relation": rel, "origin": "frontmatter",
+                                              "line": t.pos[0], "col": t.pos[1]}))
+        for m in r.mentions:
+            if m.target in records and m.target != rid:
+                edges.append((rid, m.target, {"relation": mention_rel, "origin": "body",
+                                              "line": m.line, "col": m.col}))
+    edges.extend(derived_edges(corpus))
+    g.add_edges_from(edges)
+    return g
+
+
+def derived_edges(corpus: "Corpus") -> list:
+    """Edges the schema derives from fields: by default a LIT's
+    ``references`` that match another LIT's ``arxiv`` or ``doi`` become
+    ``cites`` edges."""
+    out = []
+    for rule in corpus.schema.derive:
+        kind = rule.get("kind")
+        index: dict[str, str] = {}
+        for rid, r in corpus.records.items():
+            if kind and r.kind != kind:
+                continue
+            for f in rule.get("match_fields", []):
+                v = r.get(f)
+                if isinstance(v, (str, int, float)):
+                    index.setdefault(normalize_ref(str(v)), rid)
+        src_field = rule["from_field"]
+        for rid, r in corpus.records.items():
+            if kind and r.kind != kind:
+                continue
+            refs = r.get(src_field)
+            if isinstance(refs, str):
+                refs = [refs]
+            if not isinstance(refs, list):
+                continue
+            declared = {t.id for t in r.relations.get(rule["relation"], [])}
+            for i, ref in enumerate(refs):
+                if not isinstance(ref, (str, int, float)):
+                    continue
+                target = index.get(normalize_ref(str(ref)))
+                if target and target != rid and target not in declared:
+                    pos = r.value_pos(src_field, i)
+                    out.append((rid, target, {"relation": rule["relation"], "origin": "derived",
+                                              "line": pos[0], "col": pos[1], "via": str(ref)}))
+    return out
+
+
+def normalize_ref(ref: str) -> str:
+    """``arXiv:2209.15430v2`` and ``https://arxiv.org/abs/2209.15430`` name the
+    same work as ``2209.15430``; DOIs compare case-insensitively."""
+    s = ref.strip()
+    low = s.lower()
+    for prefix in ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "https://doi.org/",
+                   "http://doi.org/", "doi:"):
+        if low.startswith(prefix):
+            s = s[len(prefix):]
+            low = low[len(prefix):]
+            break
+    import re
+    m = re.fullmatch(r"(\d{4}\.\d{4,5})(v\d+)?", s)
+    if m:
+        return m.group(1)
+    return low
+
+
+def backlinks(corpus: "Corpus", record_id: str, *, include_mentions: bool = False) -> dict[str, list[str]]:
+    """Typed backlinks of a record: label -> ids of the records pointing at
+    it by that relation, in id order (labels in schema order)."""
+    g = corpus.graph
+    if record_id not in g:
+        return {}
+    schema = corpus.schema
+    by_rel: dict[str, set] = {}
+    for src, _, data in g.in_edges(record_id, data=True):
+        rel = data["relation"]
+        if data["origin"] == "body" and not include_mentions:
+            continue
+        by_rel.setdefault(rel, set()).add(src)
+    out: dict[str, list[str]] = {}
+    order = list(schema.relations) + [schema.mention_relation]
+    for rel in sorted(by_rel, key=lambda r: order.index(r) if r in order else len(order)):
+        if rel in schema.relations:
+            label = schema.relations[rel].label
+        elif rel == schema.mention_relation:
+            label = schema.mention_label
+        else:
+            label = f"{rel} by"
+        out.setdefault(label, [])
+        out[label].extend(sorted(by_rel[rel] - set(out[label]), key=id_sort_key))
+    return out
+
+
+def outgoing(corpus: "Corpus", record_id: str, origin: str | None = None) -> dict[str, list[str]]:
+    """Relation -> target ids of a record's outgoing edges."""
+    g = corpus.graph
+    out: dict[str, list[str]] = {}
+    if record_id not in g:
+        return out
+    for _, dst, data in g.out_edges(record_id, data=True):
+        if origin and data["origin"] != origin:
+            continue
+        lst = out.setdefault(data["relation"], [])
+        if dst not in lst:
+            lst.append(dst)
+    return out
+
+
+def id_sort_key(record_id: str):
+    """KIND-NNN ids sort by kind, then by number."""
+    kind, _, num = record_id.rpartition("-")
+    return (kind, int(num) if num.isdigit() else 0, record_id)
+
+
+def neighbourhood(g: nx.MultiDiGraph, record_id: str, depth: int = 1) -> set[str]:
+    """Ids within ``depth`` hops of ``record_id``, either direction."""
+    if record_id not in g:
+        return set()
+    return set(nx.single_source_shortest_path_length(g.to_undirected(as_view=True), record_id, cutoff=depth))
+
+
+def builds_on_paths(corpus: "Corpus", relations: set[str] | None = None) -> nx.DiGraph:
+    """The DiGraph of 'builds on' edges (by default those whose relation the
+    schema marks ``builds_on``: extends, grounds, promoted_by)."""
+    if relations is None:
+        relations = {n for n, r in corpus.schema.relations.items() if r.builds_on}
+    d = nx.DiGraph()
+    d.add_nodes_from(corpus.graph.nodes)
+    for u, v, data in corpus.graph.edges(data=True):
+        if data["relation"] in relations and data["origin"] == "frontmatter":
+            d.add_edge(u, v)
+    return d

@@ -1,0 +1,133 @@
+"""The data model: a record file, its positions, its mentions, a diagnostic.
+
+Positions are 1-based ``(line, col, end_line, end_col)`` tuples; columns count
+characters, as editors and ruff do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Pos = tuple  # (line, col, end_line, end_col), 1-based
+
+
+@dataclass(slots=True)
+class Mention:
+    """An id named in a record's body: a bare ``KIND-NNN`` or a ``[[wikilink]]``."""
+    target: str
+    line: int
+    col: int
+    end_col: int
+    form: str = "bare"          # "bare" or "wikilink"
+    label: str | None = None
+
+
+@dataclass(slots=True)
+class Target:
+    """One target of a front-matter relation, with the position of its item."""
+    id: str
+    pos: Pos
+
+
+@dataclass(eq=False)
+class Record:
+    """One file of the record, as loaded.  ``meta`` is None when the front
+    matter could not be read (the reason is a load diagnostic)."""
+    path: Path                               # absolute
+    relpath: str                             # relative to the record root, '/'-separated
+    text: str = ""                           # the whole file, decoded
+    meta: dict | None = None
+    keys: dict = field(default_factory=dict)     # key path tuple -> Pos of the key
+    values: dict = field(default_factory=dict)   # key path tuple -> Pos of the value / list item
+    fm_line: int = 1                         # line of the opening '---'
+    fm_end_line: int = 1                     # line of the closing '---'
+    body: str = ""
+    body_line: int = 1                       # file line of the body's first line
+    body_offset: int = 0                     # character offset of the body in ``text``
+    mentions: list[Mention] = field(default_factory=list)
+    suppressions: dict[int, frozenset] = field(default_factory=dict)  # line -> codes ignored on it
+    kind: str | None = None
+    id: str | None = None
+    relations: dict[str, list[Target]] = field(default_factory=dict)
+
+    # -- convenient fields ---------------------------------------------------
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @property
+    def ok(self) -> bool:
+        return isinstance(self.meta, dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.meta.get(key, default) if isinstance(self.meta, dict) else default
+
+    @property
+    def title(self) -> str:
+        t = self.get("title")
+        return t if isinstance(t, str) else ""
+
+    @property
+    def status(self) -> str | None:
+        s = self.get("status")
+        return s if isinstance(s, str) else None
+
+    @property
+    def tags(self) -> list[str]:
+        t = self.get("tags")
+        if isinstance(t, str):
+            return [t]
+        return [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+
+    def key_pos(self, *path) -> Pos:
+        """Position of the key at ``path``; falls back to the nearest parent,
+        then to the opening line of the front matter."""
+        while path:
+            if path in self.keys:
+                return self.keys[path]
+            if path in self.values:
+                return self.values[path]
+            path = path[:-1]
+        return (self.fm_line, 1, self.fm_line, 4)
+
+    def value_pos(self, *path) -> Pos:
+        """Position of the value (or list item) at ``path``, else of its key."""
+        if path in self.values:
+            return self.values[path]
+        return self.key_pos(*path)
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+@dataclass(slots=True)
+class Fix:
+    """A safe edit: replace ``text[start:end]`` of the file with ``content``."""
+    start: int
+    end: int
+    content: str
+    message: str = ""
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    path: Path
+    line: int = 1
+    col: int = 1
+    end_line: int | None = None
+    end_col: int | None = None
+    severity: str = "error"
+    record: str | None = None
+    fix: Fix | None = None
+
+    @classmethod
+    def at(cls, code: str, message: str, record: "Record", pos: Pos, **kw) -> "Diagnostic":
+        line, col, end_line, end_col = pos
+        return cls(code, message, record.path, line, col, end_line, end_col, record=record.id, **kw)
+
+    def sort_key(self):
+        return (str(self.path), self.line, self.col, self.code)

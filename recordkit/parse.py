@@ -1,0 +1,159 @@
+"""Parse one record file: split the front matter, read it with positions,
+find the body's mentions.  Never raises on bad input: problems come back as
+diagnostics (RK101–RK104) and the record keeps what could be read.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from .mentions import scan_mentions, scan_suppressions
+from .model import Diagnostic, Record
+
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # pragma: no cover - the C loader is several times faster
+    from yaml import SafeLoader as _BaseLoader  # type: ignore
+
+
+class _Loader(_BaseLoader):
+    """SafeLoader whose timestamps never raise: an impossible date such as
+    2026-13-45 stays a string, and the schema rule for dates reports it."""
+
+
+def _timestamp(loader, node):
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError):
+        return loader.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+_OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+
+
+def _walk(node, path, line0, keys, values):
+    """Record the position of every key and value below ``node``."""
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                p = path + (k.value,)
+                sm, em = k.start_mark, k.end_mark
+                keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+                sm, em = v.start_mark, v.end_mark
+                values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+                if not isinstance(v, yaml.ScalarNode):
+                    _walk(v, p, line0, keys, values)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            p = path + (i,)
+            sm, em = item.start_mark, item.end_mark
+            values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            if not isinstance(item, yaml.ScalarNode):
+                _walk(item, p, line0, keys, values)
+
+
+def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
+    """Parse a decoded file.  Returns the record and its load diagnostics."""
+    rec = Record(path=path, relpath=relpath, text=text)
+    diags: list[Diagnostic] = []
+    m = _OPEN_RE.match(text)
+    if not m:
+        diags.append(Diagnostic("RK101", "no YAML front matter: the file must start with a '---' line",
+                                path, 1, 1, 1, 2))
+        rec.body, rec.body_line, rec.body_offset = text, 1, 0
+        _scan_body(rec, schema)
+        return rec, diags
+    fm_start = m.end()
+    close = _CLOSE_RE.search(text, fm_start)
+    if not close:
+        diags.append(Diagnostic("RK101", "front matter is not closed: no '---' line after the opening one",
+                                path, 1, 1, 1, 4))
+        return rec, diags
+    fm_text = text[fm_start:close.start()]
+    rec.fm_line = 1
+    rec.fm_end_line = 2 + fm_text.count("\n")
+    nl = text.find("\n", close.end())
+    rec.body_offset = len(text) if nl < 0 else nl + 1
+    rec.body = text[rec.body_offset:]
+    rec.body_line = rec.fm_end_line + 1
+    _scan_body(rec, schema)
+
+    line0 = 2  # the front matter's first line is line 2 of the file
+    try:
+        loader = _Loader(fm_text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = (mark.line + line0) if mark else line0
+        col = (mark.column + 1) if mark else 1
+        problem = exc.problem or exc.context or "invalid YAML"
+        diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {problem}", path, line, col, line, col + 1))
+        return rec, diags
+    except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
+        diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {exc}", path, line0, 1))
+        return rec, diags
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        diags.append(Diagnostic("RK102", f"front matter cannot be read: {exc}", path, line0, 1))
+        return rec, diags
+    if not isinstance(data, dict):
+        what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
+        diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
+        return rec, diags
+    rec.meta = data
+    _walk(node, (), line0, rec.keys, rec.values)
+    rid = data.get("id")
+    rec.id = rid if isinstance(rid, str) and rid else path.stem
+    rec.kind = schema.kind_of(rec.id) if isinstance(rec.id, str) else None
+    _collect_relations(rec, schema)
+    return rec, diags
+
+
+def _scan_body(rec: Record, schema) -> None:
+    rec.mentions = scan_mentions(rec.body, schema.mention_re, rec.body_line)
+    if "<!--" in rec.text:
+        rec.suppressions = scan_suppressions(rec.text)
+
+
+def _collect_relations(rec: Record, schema) -> None:
+    from .model import Target
+    meta = rec.meta
+    for name in schema.relations:
+        if name not in meta:
+            continue
+        value = meta[name]
+        if isinstance(value, str):
+            rec.relations[name] = [Target(value.strip(), rec.value_pos(name))]
+        elif isinstance(value, list):
+            rec.relations[name] = [Target(v.strip(), rec.value_pos(name, i))
+                                   for i, v in enumerate(value) if isinstance(v, str)]
+
+
+def read_record(path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
+    """Read and parse the file at ``path``."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        rec = Record(path=path, relpath=relpath)
+        return rec, [Diagnostic("RK103", f"file cannot be read: {exc.strerror or exc}", path, 1, 1)]
+    return parse_bytes(data, path, relpath, schema)
+
+
+def parse_bytes(data: bytes, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        rec = Record(path=path, relpath=relpath)
+        return rec, [Diagnostic("RK103", f"file is not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}",
+                                path, line, col, line, col + 1)]
+    return parse_text(text, path, relpath, schema)

@@ -1,0 +1,220 @@
+"""The record schema as data: kinds, fields, statuses, relations.
+
+The default schema ships as ``default.yaml`` beside this module.  A user file
+is merged over it (see :func:`load_schema`), so a record with a new kind or
+relation works without code changes.
+"""
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+try:  # the C loader is several times faster
+    from yaml import CSafeLoader as SafeLoader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader  # type: ignore
+
+
+class SchemaError(Exception):
+    """The schema file is unreadable or inconsistent (a configuration error)."""
+
+
+@dataclass
+class Relation:
+    name: str
+    sources: tuple[str, ...]          # kinds that may declare it ('*' = any)
+    targets: tuple[str, ...]          # kinds it may point at ('*' = any)
+    label: str
+    max: int | None = None
+    min: int = 0
+    required: bool = False
+    required_when: tuple[str, ...] = ()
+    acyclic: bool = False
+    symmetric: bool = False
+    builds_on: bool = False
+
+    def allows_source(self, kind: str) -> bool:
+        return "*" in self.sources or kind in self.sources
+
+    def allows_target(self, kind: str) -> bool:
+        return "*" in self.targets or kind in self.targets
+
+
+@dataclass
+class Section:
+    title: str
+    statuses: tuple[str, ...] = ()    # empty = every status
+
+
+@dataclass
+class Kind:
+    name: str
+    statuses: tuple[str, ...]
+    fields: dict[str, dict]           # own fields (not the common ones)
+    sections: tuple[Section, ...] = ()
+    description: str = ""
+    color: str | None = None
+    dir: str | None = None
+
+
+def _is_date(checker, value) -> bool:
+    if isinstance(value, _dt.date):
+        return True
+    if isinstance(value, str):
+        try:
+            _dt.date.fromisoformat(value)
+            return True
+        except ValueError:
+            return False
+    return False
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+@dataclass
+class Schema:
+    raw: dict
+    source: str = "default"
+    kinds: dict[str, Kind] = field(init=False)
+    relations: dict[str, Relation] = field(init=False)
+    common_fields: dict[str, dict] = field(init=False)
+
+    def __post_init__(self) -> None:
+        raw = self.raw
+        try:
+            self.id_re = re.compile(raw.get("id_pattern", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"))
+        except re.error as exc:
+            raise SchemaError(f"id_pattern is not a valid regular expression: {exc}") from exc
+        self.common_fields = dict(raw.get("fields") or {})
+        self.kinds = {}
+        for name, k in (raw.get("kinds") or {}).items():
+            k = k or {}
+            if not k.get("statuses"):
+                raise SchemaError(f"kind {name} has no statuses")
+            sections = []
+            for s in k.get("sections") or []:
+                if isinstance(s, str):
+                    s = {"title": s}
+                sections.append(Section(s["title"], tuple(s.get("statuses") or ())))
+            self.kinds[name] = Kind(name=name, statuses=tuple(k["statuses"]),
+                                    fields=dict(k.get("fields") or {}), sections=tuple(sections),
+                                    description=k.get("description", ""), color=k.get("color"),
+                                    dir=k.get("dir") or name.lower())
+        self.relations = {}
+        for name, r in (raw.get("relations") or {}).items():
+            r = r or {}
+            if "label" not in r:
+                r = {**r, "label": f"{name} by"}
+            for side in ("from", "to"):
+                for kd in r.get(side) or ["*"]:
+                    if kd != "*" and kd not in self.kinds:
+                        raise SchemaError(f"relation {name}: '{side}' names kind {kd}, which the schema lacks")
+            self.relations[name] = Relation(
+                name=name, sources=tuple(r.get("from") or ["*"]), targets=tuple(r.get("to") or ["*"]),
+                label=r["label"], max=r.get("max"), min=int(r.get("min", 0)),
+                required=bool(r.get("required", False)),
+                required_when=tuple(r.get("required_when") or ()), acyclic=bool(r.get("acyclic", False)),
+                symmetric=bool(r.get("symmetric", False)), builds_on=bool(r.get("builds_on", False)))
+        self.mention_relation = (raw.get("mention") or {}).get("relation", "mentions")
+        self.mention_label = (raw.get("mention") or {}).get("label", "Mentioned by")
+        self.derive = list(raw.get("derive") or [])
+        self.broken_statuses = tuple(raw.get("broken_statuses") or ())
+        ct = raw.get("claims_table") or {}
+        self.claims_section = ct.get("section", "Claims")
+        self.claims_columns = tuple(ct.get("columns", ("id", "claim", "strength", "support")))
+        self.claims_strengths = tuple(ct.get("strengths", ("strong", "moderate", "weak")))
+        self._kind_alternation = "|".join(sorted((re.escape(k) for k in self.kinds), key=len, reverse=True))
+
+    # -- lookups -----------------------------------------------------------
+    def kind_of(self, record_id: str) -> str | None:
+        """The kind named by an id's prefix, or None when the id is malformed."""
+        m = self.id_re.match(record_id) if isinstance(record_id, str) else None
+        return m.group("kind") if m else None
+
+    def relations_from(self, kind: str) -> dict[str, Relation]:
+        return {n: r for n, r in self.relations.items() if r.allows_source(kind)}
+
+    def fields_for(self, kind: str) -> dict[str, dict]:
+        """Every field a record of ``kind`` may carry: common, own, relations."""
+        out = dict(self.common_fields)
+        k = self.kinds.get(kind)
+        if k:
+            out.update(k.fields)
+        for name, rel in self.relations_from(kind).items():
+            if name not in out:
+                out[name] = {"type": ["string", "array"], "items": {"type": "string"},
+                             "list": True, "relation": True}
+        return out
+
+    def required_fields(self, kind: str) -> list[str]:
+        out = [n for n, f in self.fields_for(kind).items() if f.get("required")]
+        out += [n for n, r in self.relations_from(kind).items() if r.required and n not in out]
+        return out
+
+    @cached_property
+    def mention_re(self) -> re.Pattern:
+        """Matches bare ``KIND-NNN`` tokens of this schema's kinds."""
+        return re.compile(r"(?<![\w-])(?:%s)-[0-9]{3,}(?![\w-])" % self._kind_alternation)
+
+    def validator(self, kind: str):
+        """A compiled JSON-Schema validator for a kind's front matter."""
+        cache = self.__dict__.setdefault("_validators", {})
+        if kind not in cache:
+            import jsonschema
+            props = {}
+            for name, spec in self.fields_for(kind).items():
+                props[name] = {k: v for k, v in spec.items() if k not in ("required", "list", "relation")}
+            base = jsonschema.Draft202012Validator
+            checker = base.TYPE_CHECKER.redefine("date", _is_date)
+            cls = jsonschema.validators.extend(base, type_checker=checker)
+            cache[kind] = cls({"type": "object", "properties": props})
+        return cache[kind]
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self.raw)
+
+
+def default_schema_raw() -> dict:
+    text = resources.files("recordkit.schema").joinpath("default.yaml").read_text(encoding="utf-8")
+    return yaml.load(text, Loader=SafeLoader)
+
+
+def load_schema(path: str | Path | None = None) -> Schema:
+    """The default schema, with the user file at ``path`` merged over it."""
+    raw = default_schema_raw()
+    source = "default"
+    if path:
+        p = Path(path)
+        try:
+            user = yaml.load(p.read_text(encoding="utf-8"), Loader=SafeLoader) or {}
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SchemaError(f"{p}: cannot read the schema file: {exc}") from exc
+        except yaml.YAMLError as exc:
+            raise SchemaError(f"{p}: the schema file is not valid YAML: {exc}") from exc
+        if not isinstance(user, dict):
+            raise SchemaError(f"{p}: the schema file must be a mapping")
+        if user.pop("replace", False):
+            raw = user
+        else:
+            raw = _merge(raw, user)
+        source = str(p)
+    return Schema(raw, source=source)
+
+
+__all__ = ["Schema", "SchemaError", "Relation", "Kind", "Section", "load_schema"]

@@ -1,0 +1,147 @@
+"""The loader: positions, mentions, broken files, user schema, derived edges."""
+import textwrap
+
+import recordkit
+from recordkit.mentions import scan_mentions
+from recordkit.schema import load_schema
+
+from conftest import run_cli, write
+
+LIT = """
+---
+id: LIT-001
+title: A paper
+status: active
+authors:
+  - Ada Lovelace
+  - Alan Turing
+year: 2020
+arxiv: "2209.15430"
+references: [1411.5908, "arXiv:2506.03784v2", 9999.00001]
+---
+## Key takeaways
+Nothing.
+"""
+
+
+def test_positions_of_keys_and_list_items(make_record):
+    root = make_record({"lit/LIT-001.md": LIT})
+    c = recordkit.load(root)
+    r = c.records["LIT-001"]
+    assert r.key_pos("status")[:2] == (4, 1)
+    assert r.value_pos("status")[:2] == (4, 9)
+    assert r.key_pos("authors")[:2] == (5, 1)
+    assert r.value_pos("authors", 0)[:2] == (6, 5)
+    assert r.value_pos("authors", 1)[:2] == (7, 5)
+    # flow-list items
+    assert r.value_pos("references", 0)[:2] == (10, 14)
+    assert r.value_pos("references", 1)[:2] == (10, 25)
+    assert r.body_line == 12
+
+
+def test_body_mentions_positions_and_code_ignored(make_record):
+    root = make_record({
+        "note/NOTE-001.md": """
+        ---
+        id: NOTE-001
+        title: n
+        status: draft
+        ---
+        First THEORY-001 and [[LIT-001|the paper]].
+        Inline `CLAIM-009` is code, so is ``a ` CLAIM-008``.
+
+        ```python
+        x = "QUESTION-001"
+        ```
+
+        ~~~~
+        QUESTION-002
+        ~~~~
+            not code here: continuation of nothing? THEORY-002
+        <!-- THEORY-003 in a comment -->
+        Last line [[NOTE-002]] and NOTE-003.
+        """,
+    })
+    c = recordkit.load(root)
+    ms = [(m.target, m.line, m.col, m.form) for m in c.records["NOTE-001"].mentions]
+    assert ("THEORY-001", 6, 7, "bare") in ms
+    assert ("LIT-001", 6, 22, "wikilink") in ms
+    assert ("NOTE-002", 18, 11, "wikilink") in ms
+    assert ("NOTE-003", 18, 28, "bare") in ms
+    targets = {m[0] for m in ms}
+    assert not targets & {"CLAIM-009", "CLAIM-008", "QUESTION-001", "QUESTION-002", "THEORY-003"}
+
+
+def test_indented_code_block_after_paragraph_vs_list():
+    s = load_schema()
+    body = "Para.\n\n    CLAIM-001 in code\n\n- item\n\n    LIT-001 continues the item\n"
+    got = [m.target for m in scan_mentions(body, s.mention_re)]
+    assert got == ["LIT-001"]
+
+
+def test_broken_files_do_not_stop_the_load(make_record, tmp_path):
+    root = make_record({
+        "a/THEORY-001.md": "---\nid: THEORY-001\ntitle: [unclosed\n---\nbody\n",
+        "a/THEORY-002.md": "no front matter at all\n",
+        "a/THEORY-003.md": "---\n- a list\n---\n",
+        "a/THEORY-005.md": "---\nid: THEORY-005\ntitle: fine\nstatus: proposed\ncreated: 2026-13-45\n---\n",
+    })
+    (root / "a" / "THEORY-004.md").write_bytes(b"---\nid: THEORY-004\ntitle: caf\xe9\n---\n")
+    c = recordkit.load(root)
+    codes = sorted((d.code, d.path.name, d.line) for d in c.diagnostics)
+    assert ("RK101", "THEORY-002.md", 1) in codes
+    assert ("RK103", "THEORY-004.md", 3) in codes
+    assert ("RK104", "THEORY-003.md", 2) in codes
+    rk102 = [d for d in c.diagnostics if d.code == "RK102"]
+    assert rk102 and rk102[0].path.name == "THEORY-001.md" and rk102[0].line == 4
+    assert "THEORY-005" in c.records           # an impossible date stays a string
+    assert c.records["THEORY-005"].meta["created"] == "2026-13-45"
+    assert len(c.files) == 5
+
+
+def test_derived_cites_edges(make_record):
+    root = make_record({
+        "lit/LIT-001.md": LIT,
+        "lit/LIT-002.md": "---\nid: LIT-002\ntitle: Stitching\nstatus: queued\nauthors: [K. Lenc]\nyear: 2014\narxiv: '1411.5908'\n---\n",
+        "lit/LIT-003.md": "---\nid: LIT-003\ntitle: Nielsen\nstatus: queued\nauthors: [B. Nielsen]\nyear: 2025\narxiv: 'https://arxiv.org/abs/2506.03784'\n---\n",
+    })
+    c = recordkit.load(root)
+    edges = {(u, v, d["relation"], d["origin"]) for u, v, d in c.graph.edges(data=True)}
+    assert ("LIT-001", "LIT-002", "cites", "derived") in edges
+    assert ("LIT-001", "LIT-003", "cites", "derived") in edges
+    assert c.backlinks("LIT-002") == {"Cited by": ["LIT-001"]}
+
+
+def test_user_schema_adds_a_kind_and_relation(tmp_path):
+    (tmp_path / "schema.yaml").write_text(textwrap.dedent("""
+        kinds:
+          DATASET:
+            statuses: [planned, collected]
+            fields:
+              rows: {type: integer, required: true}
+        relations:
+          uses_data:
+            from: [CLAIM, NOTE]
+            to: [DATASET]
+            label: Used by
+    """))
+    (tmp_path / "recordkit.toml").write_text('root = "rec"\nschema = "schema.yaml"\n')
+    write(tmp_path, "rec/DATASET-001.md", "---\nid: DATASET-001\ntitle: Cifar\nstatus: collected\nrows: 60000\n---\nText.\n")
+    write(tmp_path, "rec/NOTE-001.md", "---\nid: NOTE-001\ntitle: n\nstatus: draft\nuses_data: DATASET-001\n---\nSee DATASET-001.\n")
+    c = recordkit.load(tmp_path / "rec")
+    assert "DATASET" in c.schema.kinds
+    assert c.records["DATASET-001"].kind == "DATASET"
+    edges = {(u, v, d["relation"]) for u, v, d in c.graph.edges(data=True)}
+    assert ("NOTE-001", "DATASET-001", "uses_data") in edges
+    assert ("NOTE-001", "DATASET-001", "mentions") in edges
+    assert c.backlinks("DATASET-001") == {"Used by": ["NOTE-001"]}
+    proc = run_cli("show", "DATASET-001", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Used by" in proc.stdout and "NOTE-001" in proc.stdout
+
+
+def test_show_unknown_id_exits_2(make_record):
+    root = make_record({"lit/LIT-001.md": LIT})
+    proc = run_cli("--root", str(root), "show", "LIT-002")
+    assert proc.returncode == 2
+    assert "no record LIT-002" in proc.stderr
