@@ -1,0 +1,87 @@
+"""Lossless edits of record files: splice text at known positions and write
+atomically.  Used by ``lint --fix`` and ``promote --apply``: comments, key
+order, quoting and every byte outside an edit stay as they were.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .model import Fix
+
+
+class EditConflict(Exception):
+    """Two edits overlap."""
+
+
+def offset_of(text: str, line: int, col: int) -> int:
+    """Character offset of 1-based (line, col) in ``text``."""
+    pos = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    return min(pos + col - 1, len(text))
+
+
+def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, list[Fix]]:
+    """Apply non-overlapping fixes; a fix that overlaps an earlier one is
+    skipped (returned in the second value) to be tried on a later pass."""
+    applied, skipped = [], []
+    last_end = -1
+    for f in sorted(fixes, key=lambda f: (f.start, f.end)):
+        if f.start < last_end or (f.start == last_end and f.start == f.end and applied and applied[-1].start == f.start):
+            skipped.append(f)
+            continue
+        applied.append(f)
+        last_end = f.end
+    out = []
+    pos = 0
+    for f in applied:
+        out.append(text[pos:f.start])
+        out.append(f.content)
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out), skipped
+
+
+def atomic_write(path: str | Path, text: str | bytes) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file in the same
+    folder, flushed and fsynced, then ``os.replace``; the file's mode is kept."""
+    path = Path(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    import difflib
+    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
+                                        fromfile=f"a/{path}", tofile=f"b/{path}"))
