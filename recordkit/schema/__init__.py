@@ -163,7 +163,7 @@ class Schema:
         return out
 
     def required_fields(self, kind: str) -> list[str]:
-        out = [n for n, f in self.fields_for(kind).items() if f.get("required")]
+        out = [n for n, f in self.fields_for(kind).items() if f.get("required") is True]
         out += [n for n, r in self.relations_from(kind).items() if r.required and n not in out]
         return out
 
@@ -179,7 +179,8 @@ class Schema:
             import jsonschema
             props = {}
             for name, spec in self.fields_for(kind).items():
-                props[name] = {k: v for k, v in spec.items() if k not in ("required", "list", "relation")}
+                props[name] = {k: v for k, v in spec.items()
+                               if k not in ("list", "relation") and not (k == "required" and isinstance(v, bool))}
             base = jsonschema.Draft202012Validator
             checker = base.TYPE_CHECKER.redefine("date", _is_date)
             cls = jsonschema.validators.extend(base, type_checker=checker)

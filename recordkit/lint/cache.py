@@ -1,0 +1,126 @@
+"""The lint cache: when no input of a lint changed, its diagnostics are
+read back instead of recomputed.
+
+The key covers every input: recordkit's version, the schema, the
+configuration and options, the content hash of every record file, the check
+modules and the stored check results.  File hashes are themselves cached by
+``(mtime_ns, size, inode)`` so an unchanged record is not even read.  Writes
+are atomic (temp file + ``os.replace``), so concurrent runs never see a torn
+file: the last writer wins and both results are valid.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .. import __version__
+from ..model import Diagnostic, Fix
+
+CACHE_NAME = "lint-cache.json"
+STAT_NAME = "file-hashes.json"
+
+
+def _read_json(path: Path):
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, data) -> None:
+    from ..edit import atomic_write
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        gi = path.parent / ".gitignore"
+        if not gi.exists():
+            gi.write_text("*\n")
+        atomic_write(path, json.dumps(data, separators=(",", ":")))
+    except OSError:
+        pass  # a read-only checkout lints without a cache
+
+
+def file_hashes(files: list[Path], cache_dir: Path) -> dict[str, str]:
+    """Content hash of each file, reusing the stored hash where the file's
+    stat signature is unchanged."""
+    stat_path = cache_dir / STAT_NAME
+    old = _read_json(stat_path) or {}
+    new: dict[str, list] = {}
+    out: dict[str, str] = {}
+    changed = False
+    for p in files:
+        key = str(p)
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        sig = [st.st_mtime_ns, st.st_size, st.st_ino]
+        prev = old.get(key)
+        if prev and prev[:3] == sig:
+            h = prev[3]
+        else:
+            try:
+                h = hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest()
+            except OSError:
+                continue
+            changed = True
+        new[key] = sig + [h]
+        out[key] = h
+    if changed or len(new) != len(old):
+        _write_json(stat_path, new)
+    return out
+
+
+def _hash_folder(folder: Path | None) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    if folder and folder.is_dir():
+        for p in sorted(folder.rglob("*.py")):
+            try:
+                h.update(str(p).encode())
+                h.update(p.read_bytes())
+            except OSError:
+                pass
+    return h.hexdigest()
+
+
+def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
+    h = hashlib.blake2b(digest_size=20)
+    h.update(__version__.encode())
+    h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
+    h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
+    h.update(str(config.root).encode())
+    h.update(json.dumps(options, sort_keys=True, default=str).encode())
+    for k in sorted(hashes):
+        h.update(k.encode())
+        h.update(hashes[k].encode())
+    h.update(_hash_folder(config.checks).encode())
+    results = config.cache_dir / "checks.json"
+    try:
+        h.update(hashlib.blake2b(results.read_bytes(), digest_size=16).digest())
+    except OSError:
+        h.update(b"no-results")
+    return h.hexdigest()
+
+
+def load(cache_dir: Path, key: str) -> list[Diagnostic] | None:
+    data = _read_json(cache_dir / CACHE_NAME)
+    if not data or data.get("key") != key:
+        return None
+    out = []
+    for d in data["diagnostics"]:
+        fix = Fix(**d["fix"]) if d.get("fix") else None
+        out.append(Diagnostic(d["code"], d["message"], Path(d["path"]), d["line"], d["col"],
+                              d.get("end_line"), d.get("end_col"), d["severity"], d.get("record"), fix))
+    return out
+
+
+def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
+    rows = []
+    for d in diags:
+        rows.append({"code": d.code, "message": d.message, "path": str(d.path), "line": d.line, "col": d.col,
+                     "end_line": d.end_line, "end_col": d.end_col, "severity": d.severity, "record": d.record,
+                     "fix": ({"start": d.fix.start, "end": d.fix.end, "content": d.fix.content,
+                              "message": d.fix.message} if d.fix else None)})
+    _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows})

@@ -1,0 +1,164 @@
+"""Run the rules over a loaded corpus; select, suppress and filter what they find."""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model import Diagnostic
+from ..rules import LintContext, all_rules
+
+
+@dataclass
+class LintResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    cached: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity == "error" for d in self.diagnostics)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for d in self.diagnostics:
+            out[d.code] = out.get(d.code, 0) + 1
+        return dict(sorted(out.items()))
+
+
+def select_codes(select: list[str] | None, ignore: list[str] | None) -> set[str]:
+    """Rule codes chosen by ruff-style prefixes: ``RK3`` selects RK301..RK399,
+    ``ALL`` everything; ``ignore`` removes codes after ``select``.  A more
+    specific prefix wins, as in ruff (``--select RK3 --ignore RK30`` keeps
+    none of RK30x; ``--ignore RK3 --select RK301`` keeps RK301)."""
+    rules = all_rules()
+    codes = list(rules)
+    chosen: dict[str, tuple[int, bool]] = {}
+    for c in codes:
+        chosen[c] = (0, True)   # default: every rule, at specificity 0
+    if select:
+        for c in codes:
+            chosen[c] = (0, False)
+    for prefixes, on in ((select or [], True), (ignore or [], False)):
+        for p in prefixes:
+            p = p.strip().upper()
+            spec = 0 if p == "ALL" else len(p)
+            for c in codes:
+                if p == "ALL" or c.startswith(p):
+                    cur = chosen[c][0]
+                    if spec >= cur:
+                        chosen[c] = (spec, on)
+    return {c for c, (_, on) in chosen.items() if on}
+
+
+def unknown_codes(prefixes: list[str]) -> list[str]:
+    rules = all_rules()
+    bad = []
+    for p in prefixes:
+        q = p.strip().upper()
+        if q != "ALL" and not any(c.startswith(q) for c in rules):
+            bad.append(p)
+    return bad
+
+
+def run_rules(corpus, codes: set[str], check_results=None) -> list[Diagnostic]:
+    """Every diagnostic the chosen rules find, before suppression."""
+    rules = all_rules()
+    ctx = LintContext(corpus, check_results=check_results)
+    out: list[Diagnostic] = []
+    load_codes = {c for c, r in rules.items() if r.scope == "load"}
+    for d in corpus.diagnostics:
+        if d.code in codes or d.code not in load_codes:
+            if d.code in rules:
+                d.severity = rules[d.code].severity
+            out.append(d)
+    record_rules = [r for c, r in rules.items() if c in codes and r.scope == "record"]
+    corpus_rules = [r for c, r in rules.items() if c in codes and r.scope == "corpus"]
+    recs = [r for r in corpus.files if r.ok]
+    for rule in record_rules:
+        f = rule.func
+        for rec in recs:
+            found = f(ctx, rec)
+            if found:
+                out.extend(found)
+    for rule in corpus_rules:
+        found = rule.func(ctx)
+        if found:
+            out.extend(found)
+    return [d for d in out if d.code in codes]
+
+
+def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | None = None) -> list[Diagnostic]:
+    """Severity overrides, then suppressions: inline comments, a record's
+    ``lint: {ignore: [...]}``, and per-file ignores of the configuration."""
+    cfg = corpus.config
+    sev = dict(cfg.severity)
+    if severity:
+        sev.update(severity)
+    by_path = {r.path: r for r in corpus.files}
+    pfi = []
+    for pattern, codes in cfg.per_file_ignores.items():
+        pfi.append((pattern, [c.upper() for c in codes]))
+    out = []
+    for d in diags:
+        if d.code in sev:
+            d.severity = sev[d.code]
+        rec = by_path.get(d.path)
+        if rec is not None:
+            if _matches(d.code, rec.suppressions.get(d.line, ())):
+                continue
+            lint_opts = rec.get("lint")
+            if isinstance(lint_opts, dict):
+                ign = lint_opts.get("ignore")
+                if isinstance(ign, list) and _matches(d.code, [str(x) for x in ign]):
+                    continue
+        if pfi:
+            rel_root = _rel(d.path, corpus.root)
+            rel_base = _rel(d.path, cfg.base)
+            if any(_matches(d.code, codes) and (fnmatch.fnmatch(rel_root, pat) or fnmatch.fnmatch(rel_base, pat))
+                   for pat, codes in pfi):
+                continue
+        out.append(d)
+    return out
+
+
+def _matches(code: str, prefixes) -> bool:
+    return any(code.startswith(p.strip().upper()) for p in prefixes)
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path(base).resolve()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def filter_paths(diags: list[Diagnostic], paths: list[Path] | None) -> list[Diagnostic]:
+    if not paths:
+        return diags
+    files = set()
+    dirs = []
+    for p in paths:
+        p = Path(p).resolve()
+        if p.is_dir():
+            dirs.append(p)
+        else:
+            files.add(p)
+    out = []
+    for d in diags:
+        dp = Path(d.path)
+        if dp in files or any(dp.is_relative_to(x) for x in dirs):
+            out.append(d)
+    return out
+
+
+def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None) -> LintResult:
+    """Lint ``corpus``: the library entry point of ``recordkit lint``."""
+    cfg = corpus.config
+    codes = select_codes((select if select is not None else None) or cfg.select or None,
+                         list(cfg.ignore) + list(ignore or []))
+    diags = run_rules(corpus, codes, check_results)
+    diags = apply_config(diags, corpus)
+    diags = filter_paths(diags, paths)
+    diags.sort(key=Diagnostic.sort_key)
+    return LintResult(diags, files=len(corpus.files))

@@ -1,0 +1,236 @@
+"""RK1xx: the file itself — front matter present and readable, a good id."""
+from __future__ import annotations
+
+from difflib import get_close_matches
+
+from ..model import Fix
+from .base import rule
+
+
+@rule("RK101", "missing-front-matter", "error", scope="load")
+def missing_front_matter(ctx):
+    """A record file has no YAML front matter.
+
+    ## What it does
+    Reports a Markdown file under the record root that does not start with a
+    `---` line, or whose front matter is never closed by a second `---` line.
+
+    ## Why is this bad
+    Every record is identified, typed and related by its front matter.  A file
+    without it is invisible to the graph: nothing can point at it and it
+    points at nothing.
+
+    ## Example
+    ```markdown
+    # Relative representations
+    Notes on the paper...
+    ```
+
+    ## Use instead
+    ```markdown
+    ---
+    id: NOTE-652
+    title: Relative representations enable zero-shot latent space communication
+    status: draft
+    ---
+    Notes on the paper...
+    ```
+    """
+
+
+@rule("RK102", "invalid-yaml", "error", scope="load")
+def invalid_yaml(ctx):
+    """The front matter is not valid YAML.
+
+    ## What it does
+    Reports a YAML syntax error in the front matter, at the line and column
+    where the parser gave up.
+
+    ## Why is this bad
+    Nothing in a file whose front matter does not parse can be read: its id,
+    status and relations are lost to every other rule and to the graph.
+
+    ## Example
+    ```yaml
+    ---
+    id: THEORY-798
+    title: [an unclosed flow list
+    ---
+    ```
+
+    ## Use instead
+    ```yaml
+    ---
+    id: THEORY-798
+    title: "[a bracket inside a quoted string]"
+    ---
+    ```
+    """
+
+
+@rule("RK103", "invalid-utf8", "error", scope="load")
+def invalid_utf8(ctx):
+    """The file is not valid UTF-8 (or cannot be read).
+
+    ## What it does
+    Reports the first byte that is not part of a valid UTF-8 sequence, with
+    its line and column.
+
+    ## Why is this bad
+    Records are UTF-8 text.  A file saved as Latin-1 or Windows-1252 would be
+    decoded differently by every tool that reads it, and recordkit will not
+    guess.
+
+    ## Example
+    A title `café` saved in Latin-1: the byte `0xe9`.
+
+    ## Use instead
+    Save the file as UTF-8 (`iconv -f latin1 -t utf-8`).
+    """
+
+
+@rule("RK104", "front-matter-not-mapping", "error", scope="load")
+def front_matter_not_mapping(ctx):
+    """The front matter is empty, or a list or scalar instead of a mapping.
+
+    ## What it does
+    Reports front matter that parses but is not a mapping of keys to values.
+
+    ## Why is this bad
+    A record's fields are keys; a list or a bare string has none.
+
+    ## Example
+    ```yaml
+    ---
+    - id: LIT-849
+    ---
+    ```
+
+    ## Use instead
+    ```yaml
+    ---
+    id: LIT-849
+    ---
+    ```
+    """
+
+
+@rule("RK105", "invalid-id", "error")
+def invalid_id(ctx, rec):
+    """`id` is missing or not of the form `KIND-NNN`.
+
+    ## What it does
+    Checks that the front matter has an `id` that matches the schema's id
+    pattern: an upper-case kind, a hyphen, at least three digits.
+
+    ## Why is this bad
+    The id is how every other record and every body mention names this one.
+    `THEORY-2` and `theory-002` do not match what mentions look for.
+
+    ## Example
+    ```yaml
+    id: Theory-2
+    ```
+
+    ## Use instead
+    ```yaml
+    id: THEORY-002
+    ```
+    """
+    rid = rec.meta.get("id")
+    if rid is None:
+        return [ctx.diag("RK105", f"`id` is missing (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else "`id` is missing", rec, rec.key_pos())]
+    if not isinstance(rid, str) or not ctx.schema.id_re.match(rid):
+        return [ctx.diag("RK105", f"`id` {rid!r} is not of the form KIND-NNN (at least three digits)", rec, rec.value_pos("id"))]
+    return None
+
+
+@rule("RK106", "id-file-mismatch", "error")
+def id_file_mismatch(ctx, rec):
+    """`id` differs from the file name.
+
+    ## What it does
+    Checks that a record's file is named after its id: `THEORY-798.md` holds
+    `id: THEORY-798`.
+
+    ## Why is this bad
+    People and tools find a record by its file name; the site names its page
+    after it.  A record whose file says one id and whose front matter another
+    is found under the wrong name.
+
+    ## Example
+    `records/theory/THEORY-798.md` with `id: THEORY-799`.
+
+    ## Use instead
+    Rename the file, or correct the id.
+    """
+    rid = rec.meta.get("id")
+    if isinstance(rid, str) and ctx.schema.id_re.match(rid) and rid != rec.stem:
+        return [ctx.diag("RK106", f"`id` {rid} differs from the file name {rec.path.name}", rec, rec.value_pos("id"))]
+    return None
+
+
+@rule("RK107", "duplicate-id", "error", scope="corpus")
+def duplicate_id(ctx):
+    """The same id in two files (both are reported).
+
+    ## What it does
+    Reports every file whose id another file also declares.
+
+    ## Why is this bad
+    Relations and mentions name records by id; with two files behind one id,
+    which one a relation means is a matter of chance (recordkit keeps the
+    first in path order).
+
+    ## Example
+    `records/lit/LIT-849.md` and `records/old/LIT-849.md`, both `id: LIT-849`.
+
+    ## Use instead
+    Give one of them the next free id, or merge them.
+    """
+    seen: dict[str, list] = {}
+    for rec in ctx.corpus.files:
+        if rec.ok and isinstance(rec.meta.get("id"), str):
+            seen.setdefault(rec.meta["id"], []).append(rec)
+    out = []
+    for rid, recs in seen.items():
+        if len(recs) > 1:
+            for rec in recs:
+                others = ", ".join(o.relpath for o in recs if o is not rec)
+                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id")))
+    return out
+
+
+@rule("RK108", "unknown-kind", "error")
+def unknown_kind(ctx, rec):
+    """The id's prefix is not a kind of the schema.
+
+    ## What it does
+    Checks that the `KIND` part of `KIND-NNN` is one of the schema's kinds
+    (LIT, NOTE, THEORY, CLAIM, QUESTION by default, plus any your schema
+    file adds), and suggests the closest.
+
+    ## Why is this bad
+    The kind decides a record's statuses, fields and allowed relations;
+    a record of an unknown kind cannot be checked at all.
+
+    ## Example
+    ```yaml
+    id: THEROY-798
+    ```
+
+    ## Use instead
+    ```yaml
+    id: THEORY-798
+    ```
+    Or add the kind to your schema file.
+    """
+    rid = rec.meta.get("id")
+    if not isinstance(rid, str):
+        return None
+    m = ctx.schema.id_re.match(rid)
+    if m and m.group("kind") not in ctx.schema.kinds:
+        near = get_close_matches(m.group("kind"), list(ctx.schema.kinds), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        return [ctx.diag("RK108", f"kind {m.group('kind')} is not in the schema{hint}", rec, rec.value_pos("id"))]
+    return None
