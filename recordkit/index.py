@@ -1,0 +1,118 @@
+"""The content index: one JSON-ready description of the whole record that
+feeds the graph page (and, later, the site's search and graph views).
+
+``build_index(corpus)`` → ``{"meta", "nodes", "links"}``; see
+docs/index-format.md for the shape.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
+           "#9c755f", "#bab0ac"]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def kind_color(schema, kind: str) -> str:
+    k = schema.kinds.get(kind)
+    if k is not None and k.color:
+        return k.color
+    import hashlib
+    h = int(hashlib.sha1(kind.encode()).hexdigest()[:8], 16)
+    return PALETTE[h % len(PALETTE)]
+
+
+def _standings(corpus, results):
+    try:
+        from .lifecycle import standings
+    except ImportError:
+        return {}
+    try:
+        return standings(corpus, results)
+    except TypeError:
+        return standings(corpus)
+
+
+def _results(corpus):
+    try:
+        from .numeric.results import load_results
+    except ImportError:
+        return None
+    try:
+        return load_results(corpus)
+    except Exception:  # a corrupt results file must not stop the page
+        return None
+
+
+def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str | None = None,
+                results=None, with_standing: bool = True) -> dict:
+    """The content index of ``corpus``.  ``site_urls`` maps ids to the
+    relative URL of their page when a site exists."""
+    schema = corpus.schema
+    g = corpus.graph
+    if results is None:
+        results = _results(corpus)
+    standing = _standings(corpus, results) if with_standing else {}
+    from .graph import backlinks
+    relation_fields = set(schema.relations)
+    skip = {"id", "title", "status", "tags"} | relation_fields
+    nodes = []
+    for rid, rec in corpus.records.items():
+        st = standing.get(rid)
+        pw = rec.get("promote_when")
+        promote = None
+        if st is not None and getattr(st, "requirements", None) is not None:
+            promote = {"summary": pw.get("summary") if isinstance(pw, dict) else None,
+                       "requires": [{"text": r.text, "ok": r.ok, "reason": r.reason} for r in st.requirements]}
+        elif isinstance(pw, dict):
+            promote = {"summary": pw.get("summary"), "requires": []}
+        checks = []
+        ids = rec.get("checks")
+        if isinstance(ids, list):
+            for cid in ids:
+                if not isinstance(cid, str):
+                    continue
+                r = results.get(cid) if results else None
+                verdict = "unknown"
+                if r is not None:
+                    verdict = "stale" if getattr(r, "stale", False) else getattr(r, "verdict", "unknown")
+                checks.append({"id": cid, "verdict": verdict})
+        nodes.append({
+            "id": rid, "kind": rec.kind, "status": rec.status, "title": rec.title, "tags": rec.tags,
+            "path": rec.relpath, "url": (site_urls or {}).get(rid),
+            "standing": getattr(st, "state", None) if st is not None else None,
+            "standing_detail": getattr(st, "detail", None) if st is not None else None,
+            "fields": {k: _plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
+            "relations": {rel: [t.id for t in ts] for rel, ts in rec.relations.items()},
+            "backlinks": backlinks(corpus, rid),
+            "promote": promote,
+            "checks": checks,
+        })
+    links = [{"source": u, "target": v, "relation": d["relation"], "origin": d["origin"]}
+             for u, v, d in g.edges(data=True)]
+    kinds = {name: {"color": kind_color(schema, name), "statuses": list(k.statuses),
+                    "description": k.description} for name, k in schema.kinds.items()}
+    for n in nodes:  # kinds the schema lacks still get a colour
+        if n["kind"] and n["kind"] not in kinds:
+            kinds[n["kind"]] = {"color": kind_color(schema, n["kind"]), "statuses": [], "description": ""}
+    relations = {name: {"label": r.label, "from": list(r.sources), "to": list(r.targets)}
+                 for name, r in schema.relations.items()}
+    relations[schema.mention_relation] = {"label": schema.mention_label, "from": ["*"], "to": ["*"]}
+    meta = {
+        "title": title or corpus.config.site_title,
+        "root": str(corpus.root.name),
+        "generated": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "kinds": kinds, "relations": relations, "site": bool(site_urls),
+        "counts": {"nodes": len(nodes), "links": len(links)},
+    }
+    return {"meta": meta, "nodes": nodes, "links": links}
