@@ -1,15 +1,23 @@
-"""The ``@check`` decorator.
+"""The ``@check`` decorator and the description of a check, :class:`CheckSpec`.
 
 A check is a function of one argument, a :class:`numpy.random.Generator`
 seeded from the check's id, that returns a discrepancy (a float) or a dict
 ``name -> discrepancy``.  The check passes when every discrepancy is finite
 and at most ``tolerance``.
+
+The decorator only registers the function (in :data:`REGISTRY`) when its
+module is imported, which happens in a worker process of the runner
+(:mod:`recordkit.numeric.worker`).  The linting process never imports check
+modules: :mod:`recordkit.numeric.discover` reads them with :mod:`ast`.
 """
 from __future__ import annotations
 
+import hashlib
 import inspect
 from dataclasses import dataclass, field
 from typing import Callable
+
+DEFAULT_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -18,20 +26,59 @@ class CheckSpec:
     tolerance: float
     claim: str = ""
     func: Callable | None = None
-    source: str = ""            # the code that defines it (function or block)
-    path: str = ""              # file that defines it
+    source: str = ""            # the code that defines it (function incl. decorators, or block)
+    path: str = ""              # file that defines it (check module or record file)
     line: int = 1               # line of the decorator / fence
     form: str = "function"      # "function" or "block"
     record: str | None = None   # id of the record holding a block check
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)   # other decorator / info-string keys (timeout, inputs, ...)
+    # filled by discovery
+    end_line: int | None = None  # last line of the function / closing fence
+    code_line: int = 1          # first line of the code itself (block checks: the line after the fence)
+    func_name: str = ""         # the decorated function's name (function checks)
+    hash: str = ""              # source hash: what the cache is keyed by
+
+    @property
+    def seed(self) -> int:
+        return seed_for(self.id)
+
+    @property
+    def timeout(self) -> float | None:
+        """A per-check time limit (``timeout=`` in the decorator or info
+        string), or None for the runner's default."""
+        t = self.extra.get("timeout")
+        try:
+            return float(t) if t is not None else None
+        except (TypeError, ValueError):
+            return None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def seed_for(check_id: str) -> int:
+    """The seed of a check's generator: stable across runs, machines and
+    Python versions (the first 8 bytes of sha256 of the id)."""
+    return int.from_bytes(hashlib.sha256(check_id.encode("utf-8")).digest()[:8], "big")
 
 
 #: checks registered by importing modules of a checks folder, by id
 REGISTRY: dict[str, CheckSpec] = {}
 
 
-def check(id: str, tolerance: float = 1e-9, claim: str = "", **extra):
-    """Register ``func`` as the numeric check ``id``."""
+def check(id: str, tolerance: float = DEFAULT_TOLERANCE, claim: str = "", **extra):
+    """Register the decorated function as the numeric check ``id``.
+
+    ``tolerance``: the largest discrepancy that passes.  ``claim``: the
+    statement the check verifies, in words.  Other keywords are kept in
+    ``CheckSpec.extra``; the runner understands ``timeout`` (seconds, for
+    this check instead of the default) and ``inputs`` (paths of data files,
+    relative to the checks folder, whose content is part of the cache key).
+
+    ``id``, ``tolerance`` and ``claim`` must be literals: the record's
+    linter reads them without importing the module.
+    """
 
     def decorate(func: Callable) -> Callable:
         try:
@@ -41,7 +88,8 @@ def check(id: str, tolerance: float = 1e-9, claim: str = "", **extra):
         except (OSError, TypeError):
             source, path, line = "", "", 1
         spec = CheckSpec(id=id, tolerance=float(tolerance), claim=claim, func=func,
-                         source=source, path=path, line=line, extra=extra)
+                         source=source, path=path, line=line, extra=extra,
+                         func_name=getattr(func, "__name__", ""))
         REGISTRY[id] = spec
         func.check_spec = spec
         return func

@@ -1,0 +1,451 @@
+"""Find the record's numeric checks without running any of their code.
+
+Two forms:
+
+* function checks: module-level functions of ``<checks>/*.py`` decorated
+  with ``@check("id", tolerance=..., claim=...)`` (or ``@recordkit.check``,
+  ``@recordkit.numeric.check``, or any alias imported from those).  The
+  modules are read with :mod:`ast`, never imported.
+* block checks: fenced code blocks in record bodies whose info string is
+  ``python check`` followed by ``key=value`` pairs (``id`` required;
+  ``tolerance``, ``claim``, ``timeout`` optional)::
+
+      ```python check id=var-diff-identity tolerance=1e-12
+      error = ...
+      ```
+
+Each check gets a *source hash*, the key of the result cache
+(:mod:`recordkit.numeric.cache`): sha256 over the check's id, form and
+tolerance, its source (for a function check: the whole module, since helpers
+in the module matter, plus the text of the local modules it imports — sibling
+modules of the checks folder and ``recordkit.*`` modules — and of the data
+files named in ``inputs=``), the numpy version and the recordkit version.
+
+Problems (a module that does not parse, a decorator whose id is not a
+literal, a malformed info string) and duplicate ids are collected in a
+:class:`Discovery`; :func:`discover` returns just the checks.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import shlex
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .registry import DEFAULT_TOLERANCE, CheckSpec
+
+_RECORDKIT_MODULES = ("recordkit", "recordkit.numeric", "recordkit.numeric.registry")
+_PKG_DIR = Path(__file__).resolve().parent.parent      # .../recordkit
+
+
+@dataclass
+class Problem:
+    """Something discovery could not read: reported, never raised."""
+    path: str
+    line: int
+    message: str
+    record: str | None = None     # id of the record, for a block check's problem
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass
+class Discovery:
+    """What :func:`discover_all` found.
+
+    ``checks``: id -> the first definition (in path order: check modules
+    first, then records); ``duplicates``: id -> every definition of an id
+    defined more than once (the first included); ``problems``: what could not
+    be read.
+    """
+    checks: dict[str, CheckSpec] = field(default_factory=dict)
+    duplicates: dict[str, list[CheckSpec]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, spec: CheckSpec) -> None:
+        if spec.id in self.checks:
+            self.duplicates.setdefault(spec.id, [self.checks[spec.id]]).append(spec)
+        else:
+            self.checks[spec.id] = spec
+
+    def duplicate_message(self, check_id: str) -> str:
+        where = ", ".join(s.where for s in self.duplicates.get(check_id, []))
+        return f"check id {check_id!r} is defined more than once: {where}"
+
+
+def discover(corpus) -> dict[str, CheckSpec]:
+    """id -> :class:`CheckSpec` for every check of ``corpus`` (the first
+    definition of a duplicated id)."""
+    return discover_all(corpus).checks
+
+
+def discover_all(corpus) -> Discovery:
+    """Every check of ``corpus``: the check modules of its configured checks
+    folder, then the block checks of its records."""
+    disc = Discovery()
+    folder = Path(corpus.config.checks)
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.py")):
+            if path.name.startswith((".", "_")):
+                continue
+            for spec in _module_checks(path, folder, disc.problems):
+                disc.add(spec)
+    for rec in sorted(corpus.files, key=lambda r: r.relpath):
+        if rec.ok and "check" in rec.body and ("```" in rec.body or "~~~" in rec.body):
+            for spec in block_checks(rec, disc.problems):
+                disc.add(spec)
+    return disc
+
+
+# -- function checks ---------------------------------------------------------
+
+def _module_checks(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(str(path), 1, f"cannot read check module: {exc}"))
+        return []
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        problems.append(Problem(str(path), exc.lineno or 1, f"check module does not parse: {exc.msg}"))
+        return []
+    names, modules = _check_aliases(tree)
+    deps = _dependency_text(tree, path, folder)
+    out = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for deco in node.decorator_list:
+            if not (isinstance(deco, ast.Call) and _is_check(deco.func, names, modules)):
+                continue
+            spec = _spec_from_call(deco, node, path, text, problems)
+            if spec is not None:
+                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder))
+                out.append(spec)
+    return out
+
+
+def _check_aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Names bound to the ``check`` decorator, and names bound to modules
+    that have a ``check`` attribute, by the module's imports."""
+    names = {"check"}
+    modules = {"recordkit"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                if node.module in _RECORDKIT_MODULES and a.name == "check":
+                    names.add(a.asname or a.name)
+                full = f"{node.module}.{a.name}"
+                if full in _RECORDKIT_MODULES:
+                    modules.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in _RECORDKIT_MODULES:
+                    modules.add(a.asname or a.name)
+    return names, modules
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _is_check(func, names: set[str], modules: set[str]) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id in names
+    if isinstance(func, ast.Attribute) and func.attr == "check":
+        base = _dotted(func.value)
+        return base is not None and (base in modules or base in _RECORDKIT_MODULES)
+    return False
+
+
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
+
+
+def _const(node):
+    """A literal, or arithmetic over literals (``1e-3 * 5``, ``2**-20``)."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        a, b = _const(node.left), _const(node.right)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            if isinstance(node.op, ast.Pow) and abs(b) > 1000:
+                raise ValueError("exponent too large")
+            return _BINOPS[type(node.op)](a, b)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _const(node.operand)
+        if isinstance(v, (int, float)):
+            return -v
+    raise ValueError("not a literal")
+
+
+def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
+                    problems: list[Problem]) -> CheckSpec | None:
+    params = ["id", "tolerance", "claim"]
+    values: dict = {}
+    extra: dict = {}
+    for i, arg in enumerate(deco.args):
+        if i < len(params):
+            values[params[i]] = arg
+    for kw in deco.keywords:
+        if kw.arg is None:
+            problems.append(Problem(str(path), deco.lineno, "@check(**kwargs) cannot be read without running the module"))
+            return None
+        (values if kw.arg in params else extra)[kw.arg] = kw.value
+    try:
+        cid = _const(values["id"]) if "id" in values else None
+    except (ValueError, ZeroDivisionError, OverflowError):
+        cid = None
+    if not isinstance(cid, str) or not cid.strip():
+        problems.append(Problem(str(path), deco.lineno, "@check needs the check id as a string literal"))
+        return None
+    try:
+        tol = float(_const(values["tolerance"])) if "tolerance" in values else DEFAULT_TOLERANCE
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+        problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): tolerance must be a number literal"))
+        return None
+    try:
+        claim = _const(values["claim"]) if "claim" in values else ""
+        claim = " ".join(str(claim).split())
+    except (ValueError, ZeroDivisionError, OverflowError):
+        claim = ""
+    ex = {}
+    for k, v in extra.items():
+        try:
+            ex[k] = _const(v)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {k}= must be a literal"))
+    start = min([func.lineno] + [d.lineno for d in func.decorator_list])
+    end = func.end_lineno or func.lineno
+    lines = text.splitlines(keepends=True)
+    source = "".join(lines[start - 1:end])
+    return CheckSpec(id=cid.strip(), tolerance=tol, claim=claim, source=source, path=str(path),
+                     line=deco.lineno, form="function", extra=ex, end_line=end, code_line=func.lineno,
+                     func_name=func.name)
+
+
+def _local_module_file(name: str, folder: Path) -> Path | None:
+    """The file of module ``name`` when it is local: a sibling in the checks
+    folder, or a module of the recordkit package.  Never imports anything."""
+    parts = name.split(".")
+    if parts[0] == "recordkit":
+        base = _PKG_DIR.joinpath(*parts[1:]) if len(parts) > 1 else _PKG_DIR
+    else:
+        base = folder.joinpath(*parts)
+    for cand in (base.with_suffix(".py") if len(parts) > 1 or parts[0] != "recordkit" else None,
+                 base / "__init__.py"):
+        if cand is not None and cand.is_file():
+            return cand
+    return None
+
+
+def _dependency_text(tree: ast.Module, path: Path, folder: Path) -> str:
+    """The text of the local modules that ``tree`` imports, transitively
+    (sibling modules of the checks folder; ``recordkit.*`` modules other
+    than the package's ``__init__``), in a stable order."""
+    seen: dict[Path, str] = {}
+    todo = [(tree, path)]
+    while todo:
+        t, _ = todo.pop()
+        for name in sorted(_imported_names(t)):
+            f = _local_module_file(name, folder)
+            if f is None or f == path or f in seen:
+                continue
+            try:
+                txt = f.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            seen[f] = txt
+            try:
+                todo.append((ast.parse(txt), f))
+            except SyntaxError:
+                pass
+    return "".join(f"\n# --- {p.name}\n{seen[p]}" for p in sorted(seen))
+
+
+def _imported_names(tree: ast.Module) -> set[str]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    # the package __init__ and the registry define the mechanism, not the maths
+    return {n for n in out if n not in _RECORDKIT_MODULES and not n.startswith("recordkit.numeric")}
+
+
+def _inputs_text(spec: CheckSpec, folder: Path) -> str:
+    inputs = spec.extra.get("inputs") or []
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    h = hashlib.sha256()
+    for rel in sorted(str(i) for i in inputs):
+        p = folder / rel
+        h.update(rel.encode())
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            h.update(b"<missing>")
+    return f"\n# inputs {h.hexdigest()}" if inputs else ""
+
+
+# -- block checks -------------------------------------------------------------
+
+_FENCE_RE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_INFO_RE = re.compile(r"^\s*python\s+check(?:\s+(.*?))?\s*$")
+
+
+def block_checks(rec, problems: list[Problem] | None = None) -> list[CheckSpec]:
+    """The block checks in ``rec``'s body (fences nested in another fence
+    are text, not checks)."""
+    if problems is None:
+        problems = []
+    out = []
+    lines = rec.body.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FENCE_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence, info = len(m.group(1)), m.group(2), m.group(3)
+        if fence[0] == "`" and "`" in info:
+            i += 1
+            continue
+        # find the closing fence
+        j = i + 1
+        while j < len(lines):
+            c = _FENCE_RE.match(lines[j])
+            if c and c.group(2)[0] == fence[0] and len(c.group(2)) >= len(fence) and not c.group(3).strip():
+                break
+            j += 1
+        im = _INFO_RE.match(info)
+        if im:
+            fence_line = rec.body_line + i
+            code = "\n".join(_dedent(l, indent) for l in lines[i + 1:j])
+            spec = _block_spec(rec, im.group(1) or "", code, fence_line, j, problems)
+            if spec is not None:
+                out.append(spec)
+        i = j + 1
+    return out
+
+
+def _dedent(line: str, n: int) -> str:
+    k = 0
+    while k < n and k < len(line) and line[k] == " ":
+        k += 1
+    return line[k:]
+
+
+def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
+                problems: list[Problem]) -> CheckSpec | None:
+    path = str(rec.path)
+    try:
+        tokens = shlex.split(args)
+    except ValueError as exc:
+        problems.append(Problem(path, fence_line, f"check block: cannot read the info string: {exc}", rec.id))
+        return None
+    kv = {}
+    for tok in tokens:
+        if "=" not in tok:
+            problems.append(Problem(path, fence_line, f"check block: {tok!r} is not key=value", rec.id))
+            return None
+        k, v = tok.split("=", 1)
+        kv[k.strip()] = v
+    cid = kv.pop("id", "").strip()
+    if not cid:
+        problems.append(Problem(path, fence_line, "check block without id=", rec.id))
+        return None
+    try:
+        tol = float(kv.pop("tolerance", DEFAULT_TOLERANCE))
+    except ValueError:
+        problems.append(Problem(path, fence_line, f"check block {cid!r}: tolerance is not a number", rec.id))
+        return None
+    claim = " ".join(kv.pop("claim", "").split())
+    extra = {}
+    for k, v in kv.items():
+        try:
+            extra[k] = float(v) if k == "timeout" else v
+        except ValueError:
+            problems.append(Problem(path, fence_line, f"check block {cid!r}: {k} is not a number", rec.id))
+    fence_text = rec.line_text(fence_line)
+    spec = CheckSpec(id=cid, tolerance=tol, claim=claim, source=code, path=path, line=fence_line,
+                     form="block", record=rec.id, extra=extra,
+                     end_line=rec.body_line + close_index, code_line=fence_line + 1)
+    spec.hash = source_hash(spec, module_text=fence_text)
+    return spec
+
+
+# -- hashing ------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _versions() -> str:
+    from importlib import metadata
+
+    from .. import __version__
+    try:
+        np_version = metadata.version("numpy")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        np_version = "absent"
+    return f"numpy={np_version};recordkit={__version__}"
+
+
+def source_hash(spec: CheckSpec, module_text: str = "") -> str:
+    """sha256 of what determines a check's result."""
+    h = hashlib.sha256()
+    for part in (spec.form, spec.id, repr(float(spec.tolerance)), spec.source, module_text, _versions()):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# -- who cites a check --------------------------------------------------------
+
+def citations(corpus, specs: dict[str, CheckSpec] | None = None) -> dict[str, list[str]]:
+    """check id -> ids of the records that cite it: by their ``checks:``
+    list, by a ``check:`` requirement of ``promote_when``, or by holding it
+    as a block.  Ids that no check defines are included too."""
+    out: dict[str, list[str]] = {}
+
+    def add(cid, rid):
+        lst = out.setdefault(cid, [])
+        if rid not in lst:
+            lst.append(rid)
+
+    from ..graph import id_sort_key
+    for rid in sorted(corpus.records, key=id_sort_key):
+        rec = corpus.records[rid]
+        for cid, _ in cited_checks(rec):
+            add(cid, rid)
+        pw = rec.get("promote_when")
+        if isinstance(pw, dict) and isinstance(pw.get("requires"), list):
+            for item in pw["requires"]:
+                if isinstance(item, dict) and isinstance(item.get("check"), str):
+                    add(item["check"].strip(), rid)
+    for spec in (specs or {}).values():
+        if spec.record:
+            add(spec.id, spec.record)
+    return out
+
+
+def cited_checks(rec) -> list[tuple[str, tuple]]:
+    """(check id, position) for each item of ``rec``'s ``checks:`` field."""
+    value = rec.get("checks")
+    if isinstance(value, str):
+        return [(value.strip(), rec.value_pos("checks"))]
+    if isinstance(value, list):
+        return [(v.strip(), rec.value_pos("checks", i)) for i, v in enumerate(value) if isinstance(v, str)]
+    return []

@@ -1,0 +1,187 @@
+"""Run one numeric check in this process: ``python -m recordkit.numeric.worker JOB.json RESULT.json``.
+
+The runner (:mod:`recordkit.numeric.runner`) starts one worker per check, in
+its own session (process group), with stdout and stderr sent to files.  The
+worker
+
+1. caps its own address space (``RLIMIT_AS``, the job's ``memory`` bytes)
+   and disables core dumps, *before* importing numpy or the check;
+2. enables :mod:`faulthandler`, so a segfault leaves a Python traceback on
+   stderr;
+3. imports the check module by file path with the checks folder first on
+   ``sys.path`` (function checks) or execs the block with ``np`` and ``rng``
+   defined (block checks; the block must set ``error``);
+4. calls the function with ``rng = np.random.default_rng(seed)``;
+5. writes a JSON result to RESULT.json: ``{"status": "ok", "value": float
+   or {name: float}, "report": str|None}`` or ``{"status": "error", "type",
+   "message", "traceback"}``.
+
+A worker that dies before writing the result (signal, ``os._exit``, killed at
+the time limit) is reported by the runner from its exit status and stderr.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+
+_WORKER_FILE = os.path.abspath(__file__)
+
+
+def _limit_memory(nbytes: int | None) -> None:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ValueError, OSError):
+        pass
+    if nbytes:
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard != resource.RLIM_INFINITY:
+                nbytes = min(nbytes, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+        except (ValueError, OSError):
+            pass
+
+
+def _write(path: str, payload: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh)
+    os.replace(tmp, path)
+
+
+def _tail_traceback(exc: BaseException, frames: int = 4) -> str:
+    """The last frames of ``exc``'s traceback, without the worker's own."""
+    tb = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename) != _WORKER_FILE]
+    lines = traceback.format_list(tb[-frames:])
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip()
+
+
+def _number(x, what: str) -> float:
+    import numpy as np
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{what} is a bool ({x}); a check returns a discrepancy, e.g. abs(a - b), not a comparison")
+    if x is None:
+        raise TypeError(f"{what} is None; a check must return its discrepancy")
+    if isinstance(x, np.ndarray):
+        if x.size != 1:
+            raise TypeError(f"{what} is an array of shape {x.shape}; return a float, or a dict name -> float")
+        x = x.reshape(()).item()
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} is a {type(x).__name__}, not a number") from None
+
+
+def normalize(value) -> float | dict[str, float]:
+    """A check's return value as a float or a dict str -> float."""
+    if isinstance(value, dict):
+        if not value:
+            raise TypeError("the check returned an empty dict")
+        return {str(k): _number(v, f"entry {k!r}") for k, v in value.items()}
+    return _number(value, "the returned value")
+
+
+def _run_function(job: dict, rng):
+    import importlib.util
+    import inspect
+
+    from recordkit.numeric.registry import REGISTRY
+    path = job["path"]
+    folder = job.get("checks_dir") or os.path.dirname(path)
+    sys.path.insert(0, folder)
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    reg = REGISTRY.get(job["id"])
+    if reg is None or reg.func is None:
+        raise LookupError(f"importing {path} did not register a check {job['id']!r}")
+    func = reg.func
+    try:
+        nparams = len([p for p in inspect.signature(func).parameters.values()
+                       if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    except (TypeError, ValueError):
+        nparams = 1
+    value = func(rng) if nparams >= 1 else func()
+    return value, getattr(func, "report", None)
+
+
+def _run_block(job: dict, rng):
+    import numpy as np
+    # pad so that line numbers in tracebacks are the record file's lines
+    code = "\n" * (job["code_line"] - 1) + job["source"]
+    env = {"__name__": "__check__", "np": np, "numpy": np, "rng": rng}
+    exec(compile(code, job["path"], "exec"), env)
+    if "error" not in env:
+        raise NameError("the check block did not set `error` (its discrepancy)")
+    report = env.get("report")
+    return env["error"], report if callable(report) or isinstance(report, str) else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    job_path, result_path = argv[0], argv[1]
+    with open(job_path, encoding="utf-8") as fh:
+        job = json.load(fh)
+    _limit_memory(job.get("memory"))
+    import faulthandler
+    faulthandler.enable(file=sys.stderr, all_threads=False)
+    if job.get("dump_at"):
+        # just before the runner kills us at the time limit, say where we are
+        import time as _time
+        faulthandler.dump_traceback_later(max(0.05, job["dump_at"] - _time.time()), exit=False)
+    ballast = bytearray(4 << 20)   # freed on MemoryError so the result can still be written
+    import time
+    t0 = time.perf_counter()
+    try:
+        import numpy as np
+        rng = np.random.default_rng(job["seed"])
+        if job["form"] == "block":
+            value, report = _run_block(job, rng)
+        else:
+            value, report = _run_function(job, rng)
+        value = normalize(value)
+        report_text = None
+        if report is not None:
+            try:
+                report_text = report() if callable(report) else str(report)
+                report_text = None if report_text is None else str(report_text)
+            except Exception as exc:  # noqa: BLE001 - a broken report must not fail the check
+                report_text = f"(the check's report raised {type(exc).__name__}: {exc})"
+        payload = {"status": "ok", "value": value, "report": report_text}
+    except MemoryError as exc:
+        del ballast
+        payload = {"status": "error", "type": "MemoryError", "memory": True,
+                   "message": f"MemoryError{': ' + str(exc) if str(exc) else ''}",
+                   "traceback": _safe_tb(exc)}
+    except SystemExit as exc:
+        payload = {"status": "error", "type": "SystemExit",
+                   "message": f"the check called sys.exit({exc.code!r})", "traceback": _safe_tb(exc)}
+    except BaseException as exc:  # noqa: BLE001 - everything the check does is reported
+        payload = {"status": "error", "type": type(exc).__name__,
+                   "message": "".join(traceback.format_exception_only(type(exc), exc)).strip(),
+                   "traceback": _safe_tb(exc)}
+    payload["seconds"] = time.perf_counter() - t0
+    faulthandler.cancel_dump_traceback_later()
+    sys.stdout.flush()
+    _write(result_path, payload)
+    return 0
+
+
+def _safe_tb(exc: BaseException) -> str:
+    try:
+        return _tail_traceback(exc)
+    except Exception:  # noqa: BLE001
+        return f"{type(exc).__name__}: {exc}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
