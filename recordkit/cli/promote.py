@@ -1,0 +1,191 @@
+"""``recordkit promote [ID] [--apply] [--by ID] [--diff] [--format text|json]``."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import click
+
+from . import pass_ctx
+from .. import lifecycle as lc
+from .. import lifecycle_show  # noqa: F401  (adds standing and promote_when states to `recordkit show`)
+
+_ORDER = {lc.READY: 0, lc.BLOCKED: 1, lc.AWAITING: 2}
+_HEADINGS = {lc.READY: "Ready to promote", lc.BLOCKED: "Blocked", lc.AWAITING: "Awaiting judgement"}
+
+
+def _entry(a: lc.Lifecycle, st: lc.Standing) -> dict:
+    rec = a.corpus.records[st.id]
+    ev = st.evaluation
+    return {
+        "id": st.id, "title": rec.title, "path": rec.relpath, "status": rec.status,
+        "standing": st.lifecycle, "detail": st.lifecycle_detail,
+        "summary": ev.promote_when.summary if ev else None,
+        "requires": [i.to_dict() for i in ev.items] if ev else [],
+        "problems": [p.message for p in ev.promote_when.problems] if ev else [],
+        "promoted_by": (ev.promoted_by if rec.status == lc.ACTIVE else ev.first_record_by()) if ev else None,
+        "undermined": ({"path": st.path, "detail": st.detail} if st.path else None),
+    }
+
+
+def _listing(a: lc.Lifecycle) -> dict:
+    proposed, active = [], []
+    for rid, rec in a.corpus.records.items():
+        if not a.in_lifecycle(rec) or rec.status not in (lc.PROPOSED, lc.ACTIVE):
+            continue
+        st = a.standing(rid)
+        if rec.status == lc.PROPOSED:
+            proposed.append(_entry(a, st))
+        elif st.lifecycle == lc.UNESTABLISHED:
+            active.append(_entry(a, st))
+    from ..graph import id_sort_key
+    proposed.sort(key=lambda e: (_ORDER.get(e["standing"], 9), id_sort_key(e["id"])))
+    active.sort(key=lambda e: id_sort_key(e["id"]))
+    return {"proposed": proposed, "active_unestablished": active}
+
+
+def _wrap(text: str, indent: str, width: int = 100) -> list[str]:
+    return textwrap.wrap(" ".join(str(text).split()), width, initial_indent=indent, subsequent_indent=indent) or [indent]
+
+
+def _format_entry(e: dict) -> list[str]:
+    title = e["title"] if len(e["title"]) <= 90 else e["title"][:89].rstrip() + "…"
+    lines = [f"  {e['id']}  {title}"]
+    if e["summary"]:
+        lines.extend(_wrap(e["summary"], "      "))
+    for p in e["problems"]:
+        lines.append(f"    ✗ {p}")
+    for r in e["requires"]:
+        lines.append(f"    {lc.MARKS[r['state']]} {r['text']}")
+        lines.extend(_wrap(r["reason"], "        "))
+    if e["status"] == lc.PROPOSED:
+        if e["standing"] == lc.READY:
+            by = e["promoted_by"]
+            lines.append(f"    → recordkit promote {e['id']} --apply" +
+                         (f"   (promoted_by: {by})" if by else "   --by ID"))
+        elif e["standing"] == lc.AWAITING:
+            lines.append(f"    prose only: when a person judges it met, recordkit promote {e['id']} --apply --by ID")
+        elif not e["requires"] and not e["summary"]:
+            lines.append(f"    {e['detail']}")
+    else:
+        if not e["promoted_by"]:
+            lines.append("    ✗ no promoted_by")
+    if e["undermined"]:
+        lines.append(f"    ! undermined: {e['undermined']['detail']}")
+    return lines
+
+
+def format_listing(data: dict) -> str:
+    out = []
+    groups: dict[str, list] = {}
+    for e in data["proposed"]:
+        groups.setdefault(e["standing"], []).append(e)
+    if not data["proposed"]:
+        out.append("No proposed theories.")
+    for state in (lc.READY, lc.BLOCKED, lc.AWAITING):
+        es = groups.get(state, [])
+        if not es:
+            continue
+        if out:
+            out.append("")
+        out.append(f"{_HEADINGS[state]} ({len(es)})")
+        for i, e in enumerate(es):
+            if i:
+                out.append("")
+            out.extend(_format_entry(e))
+    if data["active_unestablished"]:
+        out.append("")
+        out.append(f"Active, but the evidence no longer holds ({len(data['active_unestablished'])})")
+        for i, e in enumerate(data["active_unestablished"]):
+            if i:
+                out.append("")
+            out.extend(_format_entry(e))
+    if any(e["requires"] for e in data["proposed"] + data["active_unestablished"]):
+        out.append("")
+        out.append("✓ met   ✗ unmet   ? unknown (check not run or stale: recordkit check)")
+    return "\n".join(out)
+
+
+@click.command("promote")
+@click.argument("record_id", required=False)
+@click.option("--apply", "apply_", is_flag=True,
+              help="Set status: active and promoted_by in the record's file, if every requirement holds.")
+@click.option("--by", "by", metavar="ID", default=None,
+              help="The record that showed the condition met (default: the one that satisfied the first "
+                   "record: requirement).")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the change --apply would make, and write nothing.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@pass_ctx
+def command(ctx, record_id, apply_, by, show_diff, fmt):
+    """Theories ready to promote, and what blocks the others.
+
+    With no ID: every proposed theory, ready first, with the state of each
+    promote_when requirement (✓ met, ✗ unmet, ? unknown); then the active
+    theories whose evidence no longer holds.  With ID: that theory; with
+    --apply, promote it (status: active, promoted_by) when every requirement
+    holds, else refuse with the reasons (exit 1) and leave the file as it is.
+    """
+    corpus = ctx.corpus
+    a = lc.analyze(corpus)
+    if record_id is None:
+        if apply_ or show_diff or by:
+            click.echo("recordkit promote: --apply, --diff and --by need a theory ID", err=True)
+            sys.exit(2)
+        data = _listing(a)
+        if fmt == "json":
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            click.echo(format_listing(data))
+        return
+    rec = corpus.get(record_id)
+    if rec is None:
+        from difflib import get_close_matches
+        near = get_close_matches(record_id, list(corpus.records), n=3)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        click.echo(f"recordkit promote: no record {record_id} under {corpus.root}{hint}", err=True)
+        sys.exit(2)
+    if by is not None and by not in corpus.records:
+        click.echo(f"recordkit promote: --by {by}: no such record", err=True)
+        sys.exit(2)
+    if not (apply_ or show_diff):
+        if not a.in_lifecycle(rec):
+            click.echo(f"recordkit promote: {record_id} is a {rec.kind}, which has no promote_when lifecycle",
+                       err=True)
+            sys.exit(2)
+        entry = _entry(a, a.standing(record_id))
+        if fmt == "json":
+            click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
+        else:
+            state = entry["standing"] or rec.status
+            click.echo(f"{record_id} is {rec.status}" + (f" ({state})" if state != rec.status else ""))
+            click.echo("\n".join(_format_entry(entry)))
+        return
+    try:
+        new_text, by = lc.plan_promotion(corpus, record_id, by=by, lc=a)
+    except lc.PromotionRefused as exc:
+        if fmt == "json":
+            click.echo(json.dumps({"id": record_id, "promoted": False, "reasons": exc.reasons},
+                                  indent=2, ensure_ascii=False))
+        click.echo(f"recordkit promote: {record_id} not promoted:", err=True)
+        for r in exc.reasons:
+            click.echo(f"  - {r}", err=True)
+        sys.exit(1)
+    st = a.standing(record_id)
+    if st.path:
+        click.echo(f"recordkit promote: warning: {record_id} is undermined: {st.detail}", err=True)
+    from ..edit import atomic_write, unified_diff
+    diff = unified_diff(rec.relpath, rec.text, new_text)
+    if show_diff:
+        if fmt == "json":
+            click.echo(json.dumps({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff},
+                                  indent=2, ensure_ascii=False))
+        else:
+            click.echo(diff, nl=False)
+        return
+    atomic_write(rec.path, new_text)
+    if fmt == "json":
+        click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": rec.relpath,
+                               "diff": diff}, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{record_id}: status proposed → active, promoted_by: {by} ({rec.relpath})")
