@@ -96,21 +96,22 @@ def clear(cache_dir) -> None:
 
 def fingerprint(config) -> str:
     """A hash of everything check results and check discovery depend on
-    outside the record files: the cache file and the check modules.  A
-    cache of lint output must include it in its key, or RK50x diagnostics
-    go stale when checks run or change."""
+    outside the record files: the cache file, and each function check's id
+    and source hash (which covers its module, the local modules it imports
+    and its inputs).  A cache of lint output must include it in its key, or
+    RK50x diagnostics go stale when checks run or change.  Reads the check
+    modules with :mod:`ast`; needs no corpus."""
     import hashlib
+
+    from .discover import function_checks
     h = hashlib.sha256()
     try:
         h.update(cache_path(config.cache_dir).read_bytes())
     except OSError:
         h.update(b"<no results>")
-    folder = Path(config.checks)
-    if folder.is_dir():
-        for p in sorted(folder.glob("*.py")):
-            h.update(p.name.encode())
-            try:
-                h.update(p.read_bytes())
-            except OSError:
-                pass
+    problems: list = []
+    for spec in function_checks(config.checks, problems):
+        h.update(f"{spec.id}\0{spec.hash}\0".encode())
+    for p in problems:
+        h.update(str(p).encode())
     return h.hexdigest()

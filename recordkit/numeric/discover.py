@@ -87,13 +87,8 @@ def discover_all(corpus) -> Discovery:
     """Every check of ``corpus``: the check modules of its configured checks
     folder, then the block checks of its records."""
     disc = Discovery()
-    folder = Path(corpus.config.checks)
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.py")):
-            if path.name.startswith((".", "_")):
-                continue
-            for spec in _module_checks(path, folder, disc.problems):
-                disc.add(spec)
+    for spec in function_checks(corpus.config.checks, disc.problems):
+        disc.add(spec)
     for rec in sorted(corpus.files, key=lambda r: r.relpath):
         if rec.ok and "check" in rec.body and ("```" in rec.body or "~~~" in rec.body):
             for spec in block_checks(rec, disc.problems):
@@ -102,6 +97,20 @@ def discover_all(corpus) -> Discovery:
 
 
 # -- function checks ---------------------------------------------------------
+
+def function_checks(folder, problems: list[Problem] | None = None) -> list[CheckSpec]:
+    """The function checks of the modules ``folder/*.py`` (not those whose
+    name starts with ``_`` or ``.``: helpers), in file and line order."""
+    folder = Path(folder)
+    if problems is None:
+        problems = []
+    out: list[CheckSpec] = []
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith((".", "_")):
+                out.extend(_module_checks(path, folder, problems))
+    return out
+
 
 def _module_checks(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
     try:
