@@ -58,7 +58,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .graph import builds_on_paths, id_sort_key
+from .graph import id_sort_key
 
 REQUIREMENT_KEYS = ("check", "record", "claim")
 RECORD_KEYS = ("kind", "relation", "status")
@@ -131,8 +131,15 @@ class PromoteWhen:
         return self.present and not self.requires and not self.problems
 
 
+_requirement_text = None
+
+
 def _text(item) -> str:
-    from .show import _requirement_text
+    """The text ``recordkit show`` prints for a requirement (one wording)."""
+    global _requirement_text
+    if _requirement_text is None:
+        from .show import _requirement_text as f
+        _requirement_text = f
     return _requirement_text(item)
 
 
@@ -469,14 +476,24 @@ class Lifecycle:
         if self._incoming is None:
             sym = {n for n, r in self.corpus.schema.relations.items() if r.symmetric}
             inc = defaultdict(set)
-            for u, v, data in self.corpus.graph.edges(data=True):
-                if data["origin"] != "frontmatter":
-                    continue
-                inc[(v, data["relation"])].add(u)
-                if data["relation"] in sym:
-                    inc[(u, data["relation"])].add(v)
+            for u, v, rel in self._frontmatter_edges():
+                inc[(v, rel)].add(u)
+                if rel in sym:
+                    inc[(u, rel)].add(v)
             self._incoming = {k: sorted(s, key=id_sort_key) for k, s in inc.items()}
         return self._incoming.get((target, relation), [])
+
+    def _frontmatter_edges(self):
+        """(source, target, relation) for every front-matter relation target
+        that exists: the graph's ``origin == "frontmatter"`` edges, read
+        straight from the records (a walk of the whole MultiDiGraph, body
+        mentions included, costs more)."""
+        records = self.corpus.records
+        for u, rec in records.items():
+            for rel, targets in rec.relations.items():
+                for t in targets:
+                    if t.id in records and t.id != u:
+                        yield u, t.id, rel
 
     # -- evaluation ------------------------------------------------------------
     def in_lifecycle(self, rec) -> bool:
@@ -547,14 +564,18 @@ class Lifecycle:
         if self._undermined is None:
             records = self.corpus.records
             broken = set(self.corpus.schema.broken_statuses)
-            d = builds_on_paths(self.corpus)
-            frontier = sorted((n for n in d if records[n].status in broken), key=id_sort_key)
+            builds_on = {n for n, r in self.corpus.schema.relations.items() if r.builds_on}
+            preds = defaultdict(set)     # the reverse of builds_on_paths(corpus)
+            for u, v, rel in self._frontmatter_edges():
+                if rel in builds_on:
+                    preds[v].add(u)
+            frontier = sorted((n for n, r in records.items() if r.status in broken), key=id_sort_key)
             seen = set(frontier)
             nxt: dict[str, str] = {}
             while frontier:
                 new = []
                 for v in frontier:
-                    for u in sorted(d.predecessors(v), key=id_sort_key):
+                    for u in sorted(preds.get(v, ()), key=id_sort_key):
                         if u not in seen:
                             seen.add(u)
                             nxt[u] = v
