@@ -16,10 +16,9 @@ from bisect import bisect_right
 
 from .model import Mention
 
-_FENCE_RE = re.compile(r"^([ \t]*)(`{3,}|~{3,})([^\n]*)$", re.M)
 _BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}|\t)[^\n]*)")
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
-_TICKS_RE = re.compile(r"`+")
+_TICKS_RE = re.compile(r"``*")  # a literal first char lets re search fast
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _PARA_BREAK_RE = re.compile(r"\n[ \t]*\n")
@@ -30,13 +29,10 @@ def code_ranges(body: str) -> list[tuple[int, int]]:
     """Sorted, non-overlapping (start, end) character ranges of ``body`` that
     are code (fenced or indented blocks, code spans) or HTML comments."""
     ranges: list[tuple[int, int]] = []
-    if "```" in body or "~~~" in body:
-        _fenced(body, ranges)
-    if "\n    " in body or "\n\t" in body:
-        _indented(body, ranges)
+    _fenced(body, ranges)
+    _indented(body, ranges)
     ranges.sort()
-    if "`" in body:
-        _code_spans(body, ranges)
+    _code_spans(body, ranges)
     if "<!--" in body:
         for m in _COMMENT_RE.finditer(body):
             if not _inside(ranges, m.start()):
@@ -45,18 +41,40 @@ def code_ranges(body: str) -> list[tuple[int, int]]:
     return ranges
 
 
+def _fence_lines(body: str):
+    """(line_start, indent, fence, info, line_end) of each line that starts
+    (after spaces or tabs) with ``` or ~~~, in order."""
+    out = []
+    for needle in ("```", "~~~"):
+        i = body.find(needle)
+        while i >= 0:
+            ls = body.rfind("\n", 0, i) + 1
+            if not body[ls:i].strip(" \t"):
+                j = i
+                ch = needle[0]
+                while j < len(body) and body[j] == ch:
+                    j += 1
+                le = body.find("\n", j)
+                le = len(body) if le < 0 else le
+                out.append((ls, body[i:j], body[j:le], le))
+                i = body.find(needle, le)
+            else:
+                i = body.find(needle, i + 3)
+    out.sort()
+    return out
+
+
 def _fenced(body: str, out: list) -> None:
     open_char = None
     open_len = 0
     start = 0
-    for m in _FENCE_RE.finditer(body):
-        fence, info = m.group(2), m.group(3)
+    for ls, fence, info, le in _fence_lines(body):
         if open_char is None:
             if fence[0] == "`" and "`" in info:
                 continue  # not a fence: an info string may not hold backticks
-            open_char, open_len, start = fence[0], len(fence), m.start()
+            open_char, open_len, start = fence[0], len(fence), ls
         elif fence[0] == open_char and len(fence) >= open_len and not info.strip():
-            out.append((start, m.end()))
+            out.append((start, le))
             open_char = None
     if open_char is not None:
         out.append((start, len(body)))  # an unclosed fence runs to the end
@@ -151,47 +169,61 @@ def _code_spans(body: str, ranges: list) -> None:
 
 def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1) -> list[Mention]:
     """Every mention in ``body``; lines are counted from ``first_line``."""
+    # Two searches, each with a pattern a literal leads, merged in order: an
+    # alternation of both is 5x slower than the two together.
     wikis = list(_WIKI_RE.finditer(body)) if "[[" in body else []
-    bares = list(id_re.finditer(body))
-    if not wikis and not bares:
-        return []
-    code = code_ranges(body) if ("`" in body or "~~~" in body or "<!--" in body or "\n    " in body or "\n\t" in body) else []
-    starts = [0]
-    find = body.find
-    i = find("\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-
-    def excluded(pos: int) -> bool:
-        if not code:
-            return False
-        k = bisect_right(code, (pos, float("inf"))) - 1
-        return k >= 0 and code[k][0] <= pos < code[k][1]
-
+    code = code_ranges(body)
+    nc = len(code)
+    nw = len(wikis)
+    ci = wi = 0
     out: list[Mention] = []
-    wiki_spans = []
-    for m in wikis:
-        if excluded(m.start()):
-            continue
-        wiki_spans.append((m.start(), m.end()))
-        ln = bisect_right(starts, m.start()) - 1
-        col = m.start() - starts[ln] + 1
-        out.append(Mention(m.group(1).strip(), first_line + ln, col, col + (m.end() - m.start()),
-                           "wikilink", m.group(2)))
-    wi = 0
-    for m in bares:
-        s = m.start()
-        while wi < len(wiki_spans) and wiki_spans[wi][1] <= s:
+    append = out.append
+    state = [first_line, 0, 0]   # line, last offset, line start
+    count = body.count
+    rfind = body.rfind
+
+    def where(s):
+        line, last, line_start = state
+        n = count("\n", last, s)
+        if n:
+            line += n
+            line_start = rfind("\n", last, s) + 1
+        state[0], state[1], state[2] = line, s, line_start
+        return line, s - line_start + 1
+
+    def in_code(s):
+        nonlocal ci
+        while ci < nc and code[ci][1] <= s:
+            ci += 1
+        return ci < nc and code[ci][0] <= s
+
+    def flush_wikis(upto):
+        nonlocal wi
+        while wi < nw and wikis[wi].start() < upto:
+            w = wikis[wi]
             wi += 1
-        if wi < len(wiki_spans) and wiki_spans[wi][0] <= s < wiki_spans[wi][1]:
+            s = w.start()
+            if nc and in_code(s):
+                continue
+            line, col = where(s)
+            append(Mention(w.group(1).strip(), line, col, col + (w.end() - s), "wikilink", w.group(2)))
+
+    for m in id_re.finditer(body):
+        s = m.start()
+        if s:
+            c = body[s - 1]
+            if c.isalnum() or c == "_" or c == "-":
+                continue
+        if nw:
+            flush_wikis(s)
+            if wi and wikis[wi - 1].end() > s:
+                continue  # part of the wikilink just emitted
+        if nc and in_code(s):
             continue
-        if excluded(s):
-            continue
-        ln = bisect_right(starts, s) - 1
-        col = s - starts[ln] + 1
-        out.append(Mention(m.group(0), first_line + ln, col, col + (m.end() - s)))
-    out.sort(key=lambda x: (x.line, x.col))
+        line, col = where(s)
+        append(Mention(m.group(0), line, col, col + (m.end() - s)))
+    if nw:
+        flush_wikis(len(body) + 1)
     return out
 
 

@@ -36,8 +36,68 @@ _OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 
 
-def _walk(node, path, line0, keys, values):
-    """Record the position of every key and value below ``node``."""
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _build(loader, node, path, line0, keys, values):
+    """Construct ``node``'s value and record the position of every key and
+    value below it, in one pass.
+
+    This does what ``construct_document`` does for plain mappings, lists and
+    strings (most of a record's front matter) without PyYAML's per-node
+    bookkeeping, which costs more than the C parse itself; scalars of other
+    tags, merge keys and unusual collection tags go to PyYAML's own
+    constructors, so values are exactly what ``yaml.safe_load`` gives.
+    """
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _STR:
+            return node.value
+        return loader.yaml_constructors[node.tag](loader, node) if node.tag in loader.yaml_constructors \
+            else loader.construct_object(node, deep=True)
+    if isinstance(node, yaml.MappingNode):
+        if node.tag != _MAP or any(k.tag == _MERGE for k, _ in node.value):
+            data = loader.construct_object(node, deep=True)
+            _positions(node, path, line0, keys, values)
+            return data
+        out = {}
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                key = k.value if k.tag == _STR else _build(loader, k, path, line0, {}, {})
+                p = path + (key,)
+                sm, em = k.start_mark, k.end_mark
+                keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            else:
+                key = loader.construct_object(k, deep=True)
+                p = path + (str(key),)
+            sm, em = v.start_mark, v.end_mark
+            values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                        "found unhashable key", k.start_mark)
+            out[key] = _build(loader, v, p, line0, keys, values)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        if node.tag != _SEQ:
+            data = loader.construct_object(node, deep=True)
+            _positions(node, path, line0, keys, values)
+            return data
+        out = []
+        for i, item in enumerate(node.value):
+            p = path + (i,)
+            sm, em = item.start_mark, item.end_mark
+            values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            out.append(_build(loader, item, p, line0, keys, values))
+        return out
+    return loader.construct_object(node, deep=True)
+
+
+def _positions(node, path, line0, keys, values):
+    """Record positions only (for subtrees PyYAML constructed itself)."""
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
             if isinstance(k, yaml.ScalarNode):
@@ -46,15 +106,13 @@ def _walk(node, path, line0, keys, values):
                 keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
                 sm, em = v.start_mark, v.end_mark
                 values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
-                if not isinstance(v, yaml.ScalarNode):
-                    _walk(v, p, line0, keys, values)
+                _positions(v, p, line0, keys, values)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             p = path + (i,)
             sm, em = item.start_mark, item.end_mark
             values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
-            if not isinstance(item, yaml.ScalarNode):
-                _walk(item, p, line0, keys, values)
+            _positions(item, p, line0, keys, values)
 
 
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
@@ -88,7 +146,9 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         loader = _Loader(fm_text)
         try:
             node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
+            keys: dict = {}
+            values: dict = {}
+            data = _build(loader, node, (), line0, keys, values) if node is not None else None
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -109,7 +169,7 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
         return rec, diags
     rec.meta = data
-    _walk(node, (), line0, rec.keys, rec.values)
+    rec.keys, rec.values = keys, values
     rid = data.get("id")
     rec.id = rid if isinstance(rid, str) and rid else path.stem
     rec.kind = schema.kind_of(rec.id) if isinstance(rec.id, str) else None

@@ -145,3 +145,20 @@ def test_show_unknown_id_exits_2(make_record):
     proc = run_cli("--root", str(root), "show", "LIT-002")
     assert proc.returncode == 2
     assert "no record LIT-002" in proc.stderr
+
+
+def test_fast_edge_insertion_matches_networkx():
+    import networkx as nx
+    from recordkit.graph import _add_edges_fast
+    nodes = ["A", "B", "C"]
+    edges = [("A", "B", {"r": 1}), ("A", "B", {"r": 2}), ("B", "A", {"r": 3}), ("C", "C", {"r": 4}),
+             ("A", "C", {"r": 5}), ("A", "B", {"r": 6})]
+    g1 = nx.MultiDiGraph()
+    g1.add_nodes_from(nodes)
+    g1.add_edges_from(edges)
+    g2 = nx.MultiDiGraph()
+    g2.add_nodes_from(nodes)
+    _add_edges_fast(g2, edges)
+    assert sorted(g1.edges(keys=True, data="r")) == sorted(g2.edges(keys=True, data="r"))
+    assert sorted(g1.in_edges("A", keys=True, data="r")) == sorted(g2.in_edges("A", keys=True, data="r"))
+    assert nx.utils.graphs_equal(g1, g2)

@@ -88,6 +88,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
         schema_raw = _schema_fingerprint(config)
         key = cache.lint_key(config, schema_raw, {"select": select_l, "ignore": ignore_l}, hashes)
         diags = cache.load(config.cache_dir, key)
+    from_cache = diags is not None
 
     if diags is None:
         corpus = ctx.corpus
@@ -126,7 +127,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
         if diags:
             click.echo(output.format_text(diags))
         if not quiet:
-            click.echo(output.summary(diags, files_count), err=bool(diags) is False and False)
+            click.echo(output.summary(diags, files_count) + (" (cached)" if from_cache else ""))
     errors = sum(d.severity == "error" for d in diags)
     sys.exit(0 if exit_zero or errors == 0 else 1)
 

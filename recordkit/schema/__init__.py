@@ -169,8 +169,10 @@ class Schema:
 
     @cached_property
     def mention_re(self) -> re.Pattern:
-        """Matches bare ``KIND-NNN`` tokens of this schema's kinds."""
-        return re.compile(r"(?<![\w-])(?:%s)-[0-9]{3,}(?![\w-])" % self._kind_alternation)
+        """Matches ``KIND-NNN`` tokens of this schema's kinds.  The left
+        boundary (no word character or hyphen before the token) is checked by
+        the scanner: a look-behind here makes the search 6x slower."""
+        return re.compile(r"(?:%s)-[0-9]{3,}(?![\w-])" % self._kind_alternation)
 
     def validator(self, kind: str):
         """A compiled JSON-Schema validator for a kind's front matter."""
