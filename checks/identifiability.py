@@ -4,8 +4,6 @@ identifiability (Thm 2.2) and the d_LLV → d_f,g bound (Thm 4.7).
 
 Imports only numpy and recordkit.measures; prints nothing at import time.
 """
-import itertools
-
 import numpy as np
 
 from recordkit import check
@@ -17,6 +15,11 @@ def _well_conditioned(rng, M, lo=1.0, hi=3.0):
     Q1, _ = np.linalg.qr(rng.standard_normal((M, M)))
     Q2, _ = np.linalg.qr(rng.standard_normal((M, M)))
     return Q1 @ np.diag(rng.uniform(lo, hi, M)) @ Q2
+
+
+def transformed_pair(f, g, B, c):
+    """(f', g') with f'(x) = B f(x) and g'(y) = B^{-T} g(y) + c, rows = samples."""
+    return f @ B.T, g @ np.linalg.inv(B) + c
 
 
 @check("linear-identifiability", tolerance=1e-12,
@@ -52,8 +55,7 @@ def linear_identifiability(rng):
         g[1:M + 1] = g[0] + _well_conditioned(rng, M).T   # diverse labels y_1..y_M
         B = _well_conditioned(rng, M, 0.5, 2.0)
         c = rng.standard_normal(M)
-        f2 = f @ B.T
-        g2 = g @ np.linalg.inv(B) + c
+        f2, g2 = transformed_pair(f, g, B, c)
 
         lp, lq = ms.log_softmax(ms.logits(f, g)), ms.log_softmax(ms.logits(f2, g2))
         scale = np.abs(lp).max()
@@ -149,11 +151,19 @@ def llv_bound_thm47(rng):
             "nonvacuous_shortfall": float(max(0, MIN_NONVACUOUS - nonvacuous))}
 
 
+def _combinations(items, r):
+    """All r-subsets of ``items`` in lexicographic order (itertools-free)."""
+    if r == 0:
+        return [()]
+    return [(items[i],) + rest for i in range(len(items))
+            for rest in _combinations(items[i + 1:], r - 1)]
+
+
 def _weyl_terms(f, g, f2, g2, y0, labels, x0, x_set):
     """max over label bases and the g part of sqrt(M Σ_l Var[z'_l − w'_l])."""
     M = f.shape[1]
     out = 0.0
-    for comb in itertools.combinations([y for y in labels if y != y0], M):
+    for comb in _combinations([y for y in labels if y != y0], M):
         L1, L2 = (g[list(comb)] - g[y0]).T, (g2[list(comb)] - g2[y0]).T
         out = max(out, 1 - ms.msvd_weyl_lower_bound(f @ L1, f2 @ L2))
     N1, N2 = (f[x_set] - f[x0]).T, (f2[x_set] - f2[x0]).T

@@ -132,11 +132,14 @@ def standardize(X, ddof: int = DDOF) -> np.ndarray:
     constant column, whose standardization is undefined.
     """
     raw = _as_2d(X)
+    N = raw.shape[0]
+    if N - ddof <= 0:
+        raise ValueError("standardize: too few rows")
     X = raw - raw.mean(axis=0)
-    sd = X.std(axis=0, ddof=ddof)
+    sd = np.sqrt(np.einsum("ij,ij->j", X, X) / (N - ddof))
     # a column constant up to round-off of its own magnitude counts as constant
-    scale = np.abs(raw).max(axis=0) if raw.shape[0] else sd
-    if np.any(~(sd > 4 * raw.shape[0] * _EPS * scale)):
+    rms = np.sqrt(np.einsum("ij,ij->j", raw, raw) / N)
+    if np.any(~(sd > 4 * N * _EPS * rms)):
         raise ValueError("standardize: a column is constant (zero variance)")
     return X / sd
 
@@ -519,14 +522,27 @@ def llv_choose_labels(logits_p, logits_q, weights=None) -> tuple[int, int]:
     smallest left-out label.  Returns (y_pivot, left_out).
     """
     lp, lq = log_softmax(logits_p), log_softmax(logits_q)
-    K = lp.shape[1]
-    w = _weights(weights, lp.shape[0])
+    N, K = lp.shape
+    if K < 3:
+        raise ValueError("need at least 3 labels (a pivot, a left-out label and one more)")
+    w = _weights(weights, N)
+    # axis 0: pivot y0, axis 1: label y, axis 2: inputs x (contiguous)
+    lpT, lqT = np.ascontiguousarray(lp.T), np.ascontiguousarray(lq.T)
+    lpy, lqy = lpT[None, :, :], lqT[None, :, :]
+    lp0, lq0 = lpT[:, None, :], lqT[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        psi_p = _wstd(lpy - lp0, w, axis=2)[:, :, None]        # (K, K, 1), zero on y = y0
+        psi_q = _wstd(lqy - lq0, w, axis=2)[:, :, None]
+        e_rest = _wstd(lpy / psi_p - lqy / psi_q, w, axis=2)    # (K, K)
+        e_piv = _wstd(lp0 / psi_p - lq0 / psi_q, w, axis=2)
+    per = np.maximum(e_rest, e_piv)
     best = None
     for y0 in range(K):
-        ys, r1, p1, _ = _t13(lp, lq, y0, range(K), w)
-        per_label = np.maximum(r1, p1)
-        for i, lo in enumerate(ys):
-            val = np.delete(per_label, i).max()
+        for lo in range(K):
+            if lo == y0:
+                continue
+            keep = [y for y in range(K) if y not in (y0, lo)]
+            val = per[y0, keep].max()
             if best is None or val < best[0]:
                 best = (val, y0, lo)
     return int(best[1]), int(best[2])
@@ -537,20 +553,22 @@ def llv_choose_inputs(logits_p, logits_q, M: int, rng, n_candidates: int = 100):
 
     Draws ``n_candidates`` disjoint sets of M + 1 distinct inputs (their
     get_input_set_idxs_t2), the first of each being the pivot, and returns
-    (x_pivot, x_set) of the candidate with the smallest t2.  (The authors'
-    code keeps its first candidate if none has t2 < 1; we take the minimum.)
+    (x_pivot, x_set) of the candidate with the smallest t2 (first on ties).
+    (The authors' code keeps its first candidate if none has t2 < 1; we
+    take the minimum.)
     """
     lp, lq = log_softmax(logits_p), log_softmax(logits_q)
     N = lp.shape[0]
     n_candidates = min(n_candidates, N // (M + 1))
     cand = rng.choice(N, (M + 1) * n_candidates, replace=False).reshape(n_candidates, M + 1)
-    best = None
-    for c in cand:
-        r2, p2, _ = _t24(lp, lq, int(c[0]), list(c[1:]))
-        val = max(r2.max(), p2.max())
-        if best is None or val < best[0]:
-            best = (val, c)
-    c = best[1]
+    P, Q = lp[cand[:, 1:]], lq[cand[:, 1:]]                    # (C, M, K)
+    P0, Q0 = lp[cand[:, :1]], lq[cand[:, :1]]                  # (C, 1, K)
+    phi_p = (P - P0).std(axis=2, ddof=DDOF)[:, :, None]
+    phi_q = (Q - Q0).std(axis=2, ddof=DDOF)[:, :, None]
+    e_rest = (P / phi_p - Q / phi_q).std(axis=2, ddof=DDOF)   # (C, M)
+    e_piv = (P0 / phi_p - Q0 / phi_q).std(axis=2, ddof=DDOF)
+    t2 = np.maximum(e_rest.max(axis=1), e_piv.max(axis=1))
+    c = cand[int(np.argmin(t2))]
     return int(c[0]), [int(x) for x in c[1:]]
 
 
@@ -582,20 +600,25 @@ def d_fg(f, g, f2, g2, *, y_pivot: int, y_basis, x_pivot: int, x_basis) -> DFG:
 
 def d_fg_max_over_label_bases(f, g, f2, g2, *, y_pivot: int, labels, x_pivot: int,
                               x_basis) -> DFG:
-    """d_f,g maximized over every M-subset of ``labels``∖{y0} as L's labels.
+    """d_f,g with its f-part maximized over every M-subset of ``labels``∖{y0} as L's labels.
 
     The 'max d_SVD' of Nielsen et al. Table 1 / Fig. 16 is this maximum of
-    the f-part over label bases (authors' get_m_SVD_for_y_pivot_and_lo).
+    the f-part over label bases (authors' get_m_SVD_for_y_pivot_and_lo);
+    the g-part uses N from ``x_pivot``, ``x_basis``.
     """
-    M = _as_2d(f).shape[1]
+    f, g, f2, g2 = (_as_2d(a) for a in (f, g, f2, g2))
+    M = f.shape[1]
     ys = [int(y) for y in labels if y != y_pivot]
-    best = None
+    if len(ys) < M:
+        raise ValueError("fewer than M labels besides the pivot")
+    d_f = -np.inf
     for comb in itertools.combinations(ys, M):
-        r = d_fg(f, g, f2, g2, y_pivot=y_pivot, y_basis=list(comb),
-                 x_pivot=x_pivot, x_basis=x_basis)
-        if best is None or r.d_f > best.d_f:
-            best = r
-    return best
+        L1, L2 = (g[list(comb)] - g[y_pivot]).T, (g2[list(comb)] - g2[y_pivot]).T
+        d_f = max(d_f, d_svd(f @ L1, f2 @ L2))
+    xb = list(np.atleast_1d(x_basis))
+    N1, N2 = (f[xb] - f[x_pivot]).T, (f2[xb] - f2[x_pivot]).T
+    d_g = d_svd(g @ N1, g2 @ N2)
+    return DFG(max(d_f, d_g), float(d_f), d_g)
 
 
 # --------------------------------------------------------------------------
