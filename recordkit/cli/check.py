@@ -134,10 +134,8 @@ def _print_table(results, cited, quiet=False) -> None:
     if not rows:
         return
     head = ("check", "records", "discrepancy", "tolerance", "verdict", "seconds")
-    sub = [(f"  · {k}", _fmt(v)) for r in results.values() if r.discrepancies for k, v in r.discrepancies.items()]
     w = [max([len(head[i])] + [len(row[i]) for row in rows]) for i in range(6)]
-    w[0] = max([w[0]] + [len(s[0]) for s in sub])
-    w[2] = max([w[2]] + [len(s[1]) for s in sub])
+    name_w = w[0] + 2 + w[1]      # an entry's name spans the check and records columns
     line = "  ".join(h.ljust(w[i]) if i not in (2, 3) else h.rjust(w[i]) for i, h in enumerate(head))
     click.echo(click.style(line.rstrip(), bold=True))
     for row in rows:
@@ -147,12 +145,20 @@ def _print_table(results, cited, quiet=False) -> None:
         click.echo("  ".join(cells).rstrip())
         if r.discrepancies and len(r.discrepancies) > 1:
             items = list(r.discrepancies.items())
+            tol = r.tolerance if r.tolerance is not None else math.inf
             for k, v in items[:_MAX_ENTRIES]:
-                over = not (math.isfinite(v) and v <= (r.tolerance if r.tolerance is not None else math.inf))
-                mark = "  ✗" if over else ""
-                click.echo(f"{('  · ' + k).ljust(w[0])}  {''.ljust(w[1])}  {_fmt(v).rjust(w[2])}{mark}".rstrip())
+                over = not (math.isfinite(v) and v <= tol)
+                name = _short("  · " + k, name_w)
+                value = _fmt(v)
+                if len(value) > w[2]:
+                    value = value[:w[2]]
+                click.echo(f"{name.ljust(name_w)}  {value.rjust(w[2])}" + ("  ✗" if over else ""))
             if len(items) > _MAX_ENTRIES:
                 click.echo(f"  · … {len(items) - _MAX_ENTRIES} more entries (--format json shows them all)")
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _print_details(results, show_report, verbose=False) -> None:
