@@ -129,7 +129,8 @@ def standardize(X, ddof: int = DDOF) -> np.ndarray:
     variance (default ddof = 0, so ``mean(z'_l**2) == 1``).  This is the
     per-coordinate standardization of Nielsen et al. Def. 4.5 (the S, S'
     diagonal standardizers of their eq. 234).  Raises ``ValueError`` for a
-    constant column, whose standardization is undefined.
+    constant column (standard deviation ≤ 1e-12 × its root mean square),
+    whose standardization is undefined.
     """
     raw = _as_2d(X)
     N = raw.shape[0]
@@ -137,9 +138,10 @@ def standardize(X, ddof: int = DDOF) -> np.ndarray:
         raise ValueError("standardize: too few rows")
     X = raw - raw.mean(axis=0)
     sd = np.sqrt(np.einsum("ij,ij->j", X, X) / (N - ddof))
-    # a column constant up to round-off of its own magnitude counts as constant
+    # a column whose spread is below 1e-12 of its magnitude is constant up to
+    # round-off (the centring error alone is ~ε·|mean|·log N)
     rms = np.sqrt(np.einsum("ij,ij->j", raw, raw) / N)
-    if np.any(~(sd > 4 * N * _EPS * rms)):
+    if np.any(~(sd > 1e-12 * rms)):
         raise ValueError("standardize: a column is constant (zero variance)")
     return X / sd
 

@@ -438,3 +438,19 @@ def test_knn_jaccard_mrr_cosine_hand_values():
     # (.1,.9): rank 4; sample 2 = (0,1) has counterpart (.9,.1), beaten by (0,1), (.1,.9):
     # rank 3; samples 0 and 3 keep their own vectors: rank 1
     assert ms.mrr(R1, R2) == pytest.approx((1 + 1 / 4 + 1 / 3 + 1) / 4, abs=1e-15)
+
+
+def test_weights_equal_repeated_rows():
+    rng = np.random.default_rng(12)
+    (f, g), (f2, g2) = models(rng, N=30, K=5)
+    counts = rng.integers(1, 4, size=30)
+    rep = np.repeat(np.arange(30), counts)
+    P, Q = ms.logits(f, g), ms.logits(f2, g2)
+    kw = dict(y_pivot=1, left_out=4, lam=0.7)
+    a = ms.d_llv(P, Q, x_pivot=0, x_set=[1, 2], weights=counts, **kw)
+    # rows 0, 1, 2 of the expanded arrays are copies of inputs 0, 0 or 1, ...: use first copies
+    first = {i: int(np.argmax(rep == i)) for i in range(3)}
+    b = ms.d_llv(P[rep], Q[rep], x_pivot=first[0], x_set=[first[1], first[2]], **kw)
+    assert np.allclose(a, b, rtol=1e-12, atol=1e-15)
+    assert ms.d_kl(P, Q, weights=counts) == pytest.approx(ms.d_kl(P[rep], Q[rep]), rel=1e-12)
+    assert ms.llv_choose_labels(P, Q, weights=counts) == ms.llv_choose_labels(P[rep], Q[rep])
