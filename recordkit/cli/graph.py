@@ -1,0 +1,46 @@
+"""``recordkit graph``: the interactive page, or a standard export."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from . import pass_ctx
+
+
+@click.command("graph")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), default=None,
+              help="Write one self-contained interactive page to FILE.")
+@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "gexf", "dot"]), default=None,
+              help="Export the graph in a standard format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="File to write the export to (default: standard output).")
+@click.option("--focus", default=None, help="Open the page focused on this record.")
+@click.option("--depth", type=click.IntRange(0, 20), default=1, show_default=True,
+              help="Hops around --focus to show.")
+@pass_ctx
+def command(ctx, html_file, fmt, output, focus, depth):
+    """Draw the record's graph: --html FILE, or --format json|graphml|gexf|dot."""
+    if not html_file and not fmt:
+        click.echo("recordkit: give --html FILE or --format FORMAT", err=True)
+        sys.exit(2)
+    corpus = ctx.corpus
+    if focus and focus not in corpus.records:
+        click.echo(f"recordkit: --focus {focus}: no such record", err=True)
+        sys.exit(2)
+    from ..index import build_index
+    index = build_index(corpus)
+    if html_file:
+        from ..graphpage import write_graph_html
+        write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus, depth=depth)
+        click.echo(f"wrote {html_file} ({len(index['nodes'])} records, {len(index['links'])} links)", err=True)
+    if fmt:
+        from ..edit import atomic_write
+        from ..export import export_graph, to_string
+        text = to_string(export_graph(corpus, index=index), fmt)
+        if output:
+            atomic_write(Path(output), text)
+            click.echo(f"wrote {output}", err=True)
+        else:
+            click.echo(text)

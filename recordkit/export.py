@@ -1,0 +1,98 @@
+"""Standard graph exports: node-link JSON, GraphML, GEXF, DOT.
+
+networkx's own writers do the work; this module only makes the attributes
+fit each format (GraphML and GEXF take scalars only, so lists are joined and
+None values dropped).
+"""
+from __future__ import annotations
+
+import io
+import json
+
+import networkx as nx
+
+FORMATS = ("json", "graphml", "gexf", "dot")
+
+
+def export_graph(corpus, *, index: dict | None = None) -> nx.MultiDiGraph:
+    """A copy of the record's graph whose nodes carry every attribute of the
+    content index (fields, standing, check verdicts)."""
+    if index is None:
+        from .index import build_index
+        index = build_index(corpus)
+    g = nx.MultiDiGraph()
+    for n in index["nodes"]:
+        attrs = {k: v for k, v in n.items() if k != "id"}
+        g.add_node(n["id"], **attrs)
+    for u, v, d in corpus.graph.edges(data=True):
+        g.add_edge(u, v, **d)
+    return g
+
+
+def _flatten(value):
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(_flatten(v)) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float, str)):
+        return value
+    return str(value)
+
+
+def scalar_graph(g: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    h = nx.MultiDiGraph()
+    for n, d in g.nodes(data=True):
+        h.add_node(n, **{k: _flatten(v) for k, v in d.items() if _flatten(v) is not None})
+    for u, v, k, d in g.edges(keys=True, data=True):
+        h.add_edge(u, v, key=k, **{a: _flatten(b) for a, b in d.items() if _flatten(b) is not None})
+    return h
+
+
+def to_string(g: nx.MultiDiGraph, fmt: str) -> str:
+    if fmt == "json":
+        data = nx.node_link_data(g, edges="links")
+        return json.dumps(data, indent=1, ensure_ascii=False, default=str)
+    if fmt == "graphml":
+        buf = io.BytesIO()
+        nx.write_graphml(scalar_graph(g), buf, encoding="utf-8")
+        return buf.getvalue().decode("utf-8")
+    if fmt == "gexf":
+        buf = io.BytesIO()
+        nx.write_gexf(scalar_graph(g), buf, encoding="utf-8")
+        return buf.getvalue().decode("utf-8")
+    if fmt == "dot":
+        return _to_dot(g)
+    raise ValueError(f"unknown format {fmt}")
+
+
+def _to_dot(g: nx.MultiDiGraph) -> str:
+    """DOT through pydot (networkx's DOT writer), with a label and colour per
+    node and a style per edge origin."""
+    from networkx.drawing.nx_pydot import to_pydot
+    h = nx.MultiDiGraph()
+    for n, d in g.nodes(data=True):
+        title = str(d.get("title") or "")
+        short = title if len(title) <= 60 else title[:59] + "…"
+        h.add_node(n, label=_q(f"{n}\\n{short}"), kind=_q(d.get("kind") or ""), status=_q(d.get("status") or ""),
+                   style="filled", fillcolor=_q(_color(d)), fontname="Helvetica", shape="box")
+    for u, v, d in g.edges(data=True):
+        style = {"frontmatter": "solid", "body": "dotted", "derived": "dashed"}.get(d.get("origin"), "solid")
+        h.add_edge(u, v, label=_q(d.get("relation", "")), style=style, origin=_q(d.get("origin", "")))
+    h.graph["graph"] = {"rankdir": "LR"}
+    return to_pydot(h).to_string()
+
+
+def _q(s: str) -> str:
+    s = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\\\\n", "\\n")
+    return f'"{s}"'
+
+
+def _color(d: dict) -> str:
+    from .index import PALETTE
+    kinds = ["LIT", "NOTE", "THEORY", "CLAIM", "QUESTION"]
+    k = d.get("kind")
+    return PALETTE[kinds.index(k)] if k in kinds else "#dddddd"
