@@ -434,11 +434,14 @@ class Lifecycle:
     ``.tolerance``, ``.stale``); None loads them with
     :func:`load_check_results` when a ``check:`` item is first evaluated.
     ``checks``: the known check ids; None discovers them when first needed
-    (and tolerates their being unknowable).
+    (and tolerates their being unknowable).  ``specs``: id -> check spec
+    from a discovery already made (saves a second one).
     """
 
-    def __init__(self, corpus, results=None, checks=None):
+    def __init__(self, corpus, results=None, checks=None, specs=None):
         self.corpus = corpus
+        if specs is not None:          # id -> check spec, from a discovery already made
+            self._specs = specs
         self._results = results
         self._checks = checks
         self._checks_loaded = checks is not None

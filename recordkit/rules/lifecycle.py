@@ -10,7 +10,18 @@ from .base import rule
 def _lifecycle(ctx) -> lc.Lifecycle:
     """One analysis per lint run, shared by the rules.  ``ctx.check_results``
     None means "load the cached results when a check: item needs them"."""
-    return ctx.cached("lifecycle.analysis", lambda: lc.analyze(ctx.corpus, results=ctx.check_results))
+    return ctx.cached("lifecycle.analysis", lambda: lc.Lifecycle(ctx.corpus, results=ctx.check_results,
+                                                                 specs=_specs(ctx)))
+
+
+def _specs(ctx):
+    """The check discovery the RK5xx rules share (one per lint run), or None
+    (discovered later, if a check: item needs it)."""
+    try:
+        from ..numeric.discover import discover_all
+    except ImportError:
+        return None
+    return ctx.cached("check_discovery", lambda: discover_all(ctx.corpus)).checks
 
 
 def _status_pos(rec):
