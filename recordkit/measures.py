@@ -224,8 +224,10 @@ def psd_factor(K, rtol: float | None = None) -> np.ndarray:
     makes kernel-route fidelities exact to round-off for rank-deficient
     kernels: sqrt(ε λ_max) ≈ 1e-8 λ_max^{1/2} components in the null space
     of K would otherwise meet the range of the other kernel and add
-    O(1e-8) to the fidelity.  The price: a genuine eigenvalue below the
-    threshold is lost, changing F by at most sqrt(rtol)·‖K‖^{1/2}‖L‖^{1/2}.
+    O(1e-8) to the fidelity.  The price: a genuine eigenvalue λ below the
+    threshold is lost, changing F(K, L) by at most about sqrt(λ·λ_max(L))
+    ≤ sqrt(rtol·λ_max(K)·λ_max(L)) — for such a kernel the fidelity is in
+    any case determined by the floating-point K only to that order.
     """
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:

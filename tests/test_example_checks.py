@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from recordkit import measures as ms
+from recordkit.numeric import REGISTRY
 
 CHECKS = Path(__file__).resolve().parent.parent / "checks"
 EXPECTED_IDS = {"msvd-equals-nbs", "msvd-weyl-lower-bound", "linear-identifiability",
@@ -28,6 +29,15 @@ def load(name):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _restore_registry():
+    """Importing check modules registers their checks globally: undo it afterwards."""
+    saved = dict(REGISTRY)
+    yield
+    REGISTRY.clear()
+    REGISTRY.update(saved)
 
 
 @pytest.fixture(scope="module")
