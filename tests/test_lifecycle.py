@@ -563,6 +563,10 @@ def test_promote_lists_ready_first_with_every_requirement(make_record):
         "text": "check tiny-pass", "ok": True, "state": "met", "by": None, "index": 1,
         "reason": "check tiny-pass passes (discrepancy 0 ≤ 1e-09)"}
     assert data["active_unestablished"] == []
+    # one theory, item by item
+    proc = run_cli("--root", str(root), "promote", "THEORY-002", cwd=root.parent)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("THEORY-002 is proposed (blocked)\n  THEORY-002  Blocked\n")
 
 
 def test_promote_lists_active_theories_whose_evidence_is_gone(make_record):
@@ -570,7 +574,7 @@ def test_promote_lists_active_theories_whose_evidence_is_gone(make_record):
     files["note/NOTE-001.md"] = note("NOTE-001", status="draft", bears_on="THEORY-001, THEORY-003")
     root = make_record(files)
     proc = run_cli("--root", str(root), "promote", cwd=root.parent)
-    assert "Active, but the evidence no longer holds (1)\n  THEORY-003  Established\n" in proc.stdout
+    assert "Active, but not established: evidence unmet or unknown (1)\n  THEORY-003  Established\n" in proc.stdout
     assert "no NOTE with status final points here by bears_on; NOTE-001 (draft) does" in proc.stdout
 
 

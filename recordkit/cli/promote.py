@@ -96,7 +96,7 @@ def format_listing(data: dict) -> str:
             out.extend(_format_entry(e))
     if data["active_unestablished"]:
         out.append("")
-        out.append(f"Active, but the evidence no longer holds ({len(data['active_unestablished'])})")
+        out.append(f"Active, but not established: evidence unmet or unknown ({len(data['active_unestablished'])})")
         for i, e in enumerate(data["active_unestablished"]):
             if i:
                 out.append("")
@@ -122,7 +122,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
 
     With no ID: every proposed theory, ready first, with the state of each
     promote_when requirement (✓ met, ✗ unmet, ? unknown); then the active
-    theories whose evidence no longer holds.  With ID: that theory; with
+    theories whose evidence is unmet or unknown.  With ID: that theory; with
     --apply, promote it (status: active, promoted_by) when every requirement
     holds, else refuse with the reasons (exit 1) and leave the file as it is.
     """
