@@ -253,7 +253,8 @@ def _start(spec: CheckSpec, tmp: Path, checks_dir: Path, cwd: Path, env: dict,
     job = {"id": spec.id, "form": spec.form, "path": str(spec.path), "seed": spec.seed,
            "checks_dir": str(checks_dir), "source": spec.source if spec.form == "block" else None,
            "code_line": spec.code_line, "memory": memory,
-           "dump_at": (time.time() + t - min(0.5, t * 0.1)) if t else None}
+           "dump_at": (time.time() + t - min(0.5, t * 0.1)) if t else None,
+           "kill_at": (time.time() + t + 5) if t else None, "parent": os.getpid()}
     job_path, result_path = str(tmp / f"{stem}.job.json"), str(tmp / f"{stem}.result.json")
     out_path, err_path = str(tmp / f"{stem}.out"), str(tmp / f"{stem}.err")
     with open(job_path, "w", encoding="utf-8") as fh:
@@ -310,7 +311,8 @@ def _stack_from_faulthandler(err: str, frames: int = 4) -> str | None:
             start = i
     if start is None:
         return None
-    head = [l for l in lines if l.startswith(("Fatal Python error", "Timeout ("))]
+    head = [l if not l.startswith("Timeout (") else "where it was when the time limit came:"
+            for l in lines if l.startswith(("Fatal Python error", "Timeout ("))]
     worker = os.path.join("recordkit", "numeric", "worker.py")
     stack = [l.strip() for l in lines[start + 1:] if l.strip().startswith("File ")
              and worker not in l and "<frozen runpy>" not in l]

@@ -48,6 +48,35 @@ def _limit_memory(nbytes: int | None) -> None:
             pass
 
 
+def _tie_to_parent(parent_pid: int | None, kill_at: float | None) -> None:
+    """Never outlive the runner: on Linux the kernel kills us when it dies
+    (PR_SET_PDEATHSIG); a watchdog thread also kills our process group when
+    the runner has gone, or well after the time limit (the runner enforces
+    the limit; this is the backstop if it cannot)."""
+    import signal
+    import threading
+    import time
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent_pid and os.getppid() != parent_pid:
+        os._exit(70)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if (parent_pid and os.getppid() != parent_pid) or (kill_at and time.time() > kill_at):
+                try:
+                    os.killpg(os.getpgrp(), signal.SIGKILL)
+                finally:
+                    os._exit(70)
+
+    threading.Thread(target=watch, name="recordkit-watchdog", daemon=True).start()
+
+
 def _write(path: str, payload: dict) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
@@ -132,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(job_path, encoding="utf-8") as fh:
         job = json.load(fh)
     _limit_memory(job.get("memory"))
+    _tie_to_parent(job.get("parent"), job.get("kill_at"))
     import faulthandler
     faulthandler.enable(file=sys.stderr, all_threads=False)
     if job.get("dump_at"):

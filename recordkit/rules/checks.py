@@ -33,11 +33,19 @@ def _cited(rec):
 
 def _held(ctx, rec):
     """The block checks ``rec`` holds (every definition, duplicates included)."""
-    disc = _discovery(ctx)
-    out = [s for s in disc.checks.values() if s.record == rec.id and s.path == str(rec.path)]
-    for specs in disc.duplicates.values():
-        out.extend(s for s in specs[1:] if s.record == rec.id and s.path == str(rec.path))
-    return sorted(out, key=lambda s: s.line)
+    by_path = ctx.cached("check_blocks_by_path", lambda: _blocks_by_path(_discovery(ctx)))
+    return by_path.get(str(rec.path), [])
+
+
+def _blocks_by_path(disc) -> dict:
+    out: dict = {}
+    specs = list(disc.checks.values()) + [s for dups in disc.duplicates.values() for s in dups[1:]]
+    for s in specs:
+        if s.form == "block":
+            out.setdefault(s.path, []).append(s)
+    for v in out.values():
+        v.sort(key=lambda s: s.line)
+    return out
 
 
 def _fence_pos(rec, line: int):
