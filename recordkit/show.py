@@ -106,7 +106,12 @@ def format_text(info: dict, width: int = 100) -> str:
             for item in pw.get("requires") or []:
                 text = _requirement_text(item)
                 st = state.get(text)
-                mark = "" if st is None else ("  [met]" if st.get("ok") else f"  [unmet: {st.get('reason')}]")
+                if st is None:
+                    mark = ""
+                elif st.get("ok"):
+                    mark = "  [met]"
+                else:
+                    mark = f"  [{st.get('state') or 'unmet'}: {st.get('reason')}]"
                 lines.append(f"  requires {text}{mark}")
         else:
             lines.append(f"  {pw}")
@@ -153,3 +158,9 @@ def _requirement_text(item) -> str:
 def _short(text: str, n: int) -> str:
     n = max(n, 20)
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+# The lifecycle (standing, promote_when state) and the numeric checks add
+# their parts of a description through register_extra.
+from . import lifecycle_show  # noqa: E402,F401
+from .numeric import showextra  # noqa: E402,F401

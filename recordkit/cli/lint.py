@@ -143,82 +143,28 @@ def _schema_fingerprint(config) -> dict:
     return raw
 
 
-def _fix(ctx, diags, *, diff: bool, select, ignore, passes: int = 4):
-    """Apply fixes file by file, re-linting between passes (a fix that
-    overlaps another waits for the next pass).  A file is written only when
-    its fixed text still parses; each write is atomic."""
-    from ..corpus import load
-    from ..edit import apply_fixes, atomic_write, unified_diff
+def _fix(ctx, diags, *, diff: bool, select, ignore):
+    """Apply (or, with --diff, show) the safe fixes; return the diagnostics
+    that remain."""
+    from ..edit import unified_diff
     from ..lint.engine import lint
+    from ..lint.fix import fix_corpus
     from ..lint.output import display_path
-    from ..parse import parse_text
 
-    corpus = ctx.corpus
-    fixed_total = 0
-    originals: dict[Path, str] = {}
-    current: dict[Path, str] = {}
-    for _ in range(passes):
-        by_file: dict[Path, list] = {}
-        for d in diags:
-            if d.fix is not None:
-                by_file.setdefault(Path(d.path), []).append(d.fix)
-        if not by_file:
-            break
-        progressed = False
-        for path, fixes in by_file.items():
-            rec = corpus.by_path(path)
-            if rec is None or not rec.ok:
-                continue
-            before = rec.text
-            after, skipped = apply_fixes(before, fixes)
-            if after == before:
-                continue
-            _, pd = parse_text(after, rec.path, rec.relpath, corpus.schema)
-            if any(d.code in ("RK101", "RK102", "RK104") for d in pd):
-                click.echo(f"recordkit: not fixing {display_path(path)}: the fixed text would not parse", err=True)
-                continue
-            originals.setdefault(path, before)
-            current[path] = after
-            fixed_total += len(fixes) - len(skipped)
-            progressed = True
-            if not diff:
-                atomic_write(path, after)
-        if not progressed:
-            break
-        if diff:
-            # re-lint the edited texts in memory
-            corpus = _reload_with(ctx, current)
-        else:
-            corpus = load(ctx.config.root, config=ctx.config, schema=corpus.schema)
-        diags = lint(corpus, select=select or None, ignore=ignore, check_results=_check_results(corpus)).diagnostics
+    def lint_fn(corpus):
+        return lint(corpus, select=select or None, ignore=ignore,
+                    check_results=_check_results(corpus)).diagnostics
+
+    report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff)
+    for path in report.refused:
+        click.echo(f"recordkit: not fixing {display_path(path)}: the fixed text would not parse", err=True)
+    n = report.fixed
     if diff:
-        for path, before in originals.items():
-            click.echo(unified_diff(display_path(path), before, current[path]), nl=False)
-        click.echo(f"Would fix {fixed_total} diagnostic{'s' if fixed_total != 1 else ''}.", err=True)
-        # report the diagnostics as they stand on disk
-        return lint(ctx.corpus, select=select or None, ignore=ignore,
-                    check_results=_check_results(ctx.corpus)).diagnostics
-    if fixed_total:
-        click.echo(f"Fixed {fixed_total} diagnostic{'s' if fixed_total != 1 else ''}.", err=True)
+        for path, before in report.originals.items():
+            click.echo(unified_diff(display_path(path), before, report.texts[path]), nl=False)
+        click.echo(f"Would fix {n} diagnostic{'s' if n != 1 else ''}.", err=True)
+        return diags
+    if n:
+        click.echo(f"Fixed {n} diagnostic{'s' if n != 1 else ''}.", err=True)
     ctx._corpus = corpus
-    return diags
-
-
-def _reload_with(ctx, texts: dict[Path, str]):
-    """A corpus where the given files hold the given texts (for --diff)."""
-    from ..corpus import Corpus
-    from ..parse import parse_text
-    base = ctx.corpus
-    c = Corpus(root=base.root, schema=base.schema, config=base.config)
-    for rec in base.files:
-        if rec.path in texts:
-            new, diags = parse_text(texts[rec.path], rec.path, rec.relpath, base.schema)
-            c.files.append(new)
-            c.diagnostics.extend(diags)
-            rec = new
-        else:
-            c.files.append(rec)
-            c.diagnostics.extend(d for d in base.diagnostics if d.path == rec.path)
-        if rec.ok and rec.id not in c.records:
-            c.records[rec.id] = rec
-    return c
+    return lint_fn(corpus)
