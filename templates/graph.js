@@ -960,6 +960,7 @@
 
   // Greedy non-overlapping labels, by priority
   var labelBudget = 260;
+  var baseLabels = new Map(); // node -> the label the base layer drew for it
   function labelText(i, long) {
     var n = nodes[i];
     return long ? n.id + " · " + truncate(n.title, 42) : String(n.id);
@@ -1036,13 +1037,17 @@
         var bx0 = x - 1, by0 = yy - 7, bx1 = x + w + 1, by1 = yy + 7;
         if (collides(bx0, by0, bx1, by1)) continue;
         add(bx0, by0, bx1, by1);
-        out.push([txt, x, yy]);
+        out.push([txt, x, yy, n]);
         placed++;
         break;
       }
     }
     c.strokeStyle = "rgba(247,247,245,0.92)"; c.lineWidth = 3;
-    for (var o = 0; o < out.length; o++) c.strokeText(out[o][0], out[o][1], out[o][2]);
+    baseLabels = new Map();
+    for (var o = 0; o < out.length; o++) {
+      baseLabels.set(out[o][3], { txt: out[o][0], x: out[o][1], y: out[o][2] });
+      c.strokeText(out[o][0], out[o][1], out[o][2]);
+    }
     c.fillStyle = "#1f2328";
     for (var o2 = 0; o2 < out.length; o2++) c.fillText(out[o2][0], out[o2][1], out[o2][2]);
     return placed;
@@ -1071,6 +1076,22 @@
     var sx = X[i] * cam.k + cam.tx, sy = Y[i] * cam.k + cam.ty, r = screenR(i) + extra;
     c.beginPath(); c.arc(sx, sy, r, 0, 6.283185307179586);
     c.strokeStyle = color; c.lineWidth = width; c.stroke();
+  }
+
+  // One node's standing mark, as drawScene draws them in batches.
+  function standingMark(c, name, x, y, r) {
+    var st = STANDING_STYLE[name];
+    c.beginPath();
+    c.arc(x, y, st.cross ? r + 1 : r + st.gap + st.width / 2, 0, 6.283185307179586);
+    c.strokeStyle = st.color; c.lineWidth = st.width; c.setLineDash(st.dash); c.stroke();
+    c.setLineDash([]);
+    if (st.cross) {
+      var d = Math.max(r * 0.72, 2.5);
+      c.beginPath();
+      c.moveTo(x - d, y - d); c.lineTo(x + d, y + d); c.moveTo(x + d, y - d); c.lineTo(x - d, y + d);
+      c.strokeStyle = "#ffffff"; c.lineWidth = 3.4; c.stroke();
+      c.strokeStyle = st.cross; c.lineWidth = 1.8; c.stroke();
+    }
   }
 
   function drawArrow(c, x1, y1, x2, y2, rTarget) {
@@ -1145,15 +1166,19 @@
         c.beginPath(); c.arc(vx, vy, vr, 0, 6.283185307179586);
         c.fillStyle = kindColors[nodeKind[v]]; c.globalAlpha = Math.max(0.55, ALPHA_LEVELS[nodeAlphaLevel[v]]); c.fill();
         c.globalAlpha = 1; c.strokeStyle = "#fff"; c.lineWidth = 1; c.stroke();
+        if (nodeStanding[v] >= 0) standingMark(c, STANDINGS[nodeStanding[v]], vx, vy, vr);
       }
       ring(c, hi, X, Y, 2.5, "#1f2328", 2);
       // labels for the neighbourhood (hovered one first, long)
       c.font = "11px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
       c.textBaseline = "middle"; c.lineJoin = "round";
       var labels = Array.from(seen).slice(0, 80);
+      var bs = baseCam ? cam.k / baseCam.k : 1;
       for (var li = 0; li < labels.length; li++) {
-        var u = labels[li], txt = u === hi ? labelText(u, true) : String(nodes[u].id);
-        var lx = X[u] * k + tx + screenR(u) + 4, ly = Y[u] * k + ty;
+        // a label the base layer placed is redrawn in place, in full ink
+        var u = labels[li], pl = u !== hi && baseCam ? baseLabels.get(u) : null, txt, lx, ly;
+        if (pl) { txt = pl.txt; lx = (pl.x - baseCam.tx) * bs + cam.tx; ly = (pl.y - baseCam.ty) * bs + cam.ty; }
+        else { txt = u === hi ? labelText(u, true) : String(nodes[u].id); lx = X[u] * k + tx + screenR(u) + 4; ly = Y[u] * k + ty; }
         c.strokeStyle = "rgba(255,255,255,0.95)"; c.lineWidth = 3; c.strokeText(txt, lx, ly);
         c.fillStyle = u === hi ? "#000" : "#24292f"; c.fillText(txt, lx, ly);
       }
@@ -1761,9 +1786,12 @@
   });
   document.getElementById("rk-panel-close").addEventListener("click", function () { select(-1); });
   document.addEventListener("keydown", function (ev) {
-    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
-    if (ev.key === "/") { ev.preventDefault(); searchEl.focus(); searchEl.select(); }
+    var t = ev.target || document.body;
+    if (t === searchEl) return; // the search box handles its own keys
+    var typing = t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "checkbox");
+    if (ev.key === "/" && !typing) { ev.preventDefault(); searchEl.focus(); searchEl.select(); }
     else if (ev.key === "Escape") {
+      if (t !== document.body && t.blur) t.blur();
       if (selected >= 0) select(-1);
       else if (focusState) setFocus(-1);
     }
@@ -1798,6 +1826,7 @@
     clearFocus: function () { setFocus(-1); },
     select: function (id) { var j = id == null ? -1 : indexOf(id); select(j); return j >= 0 ? nodes[j].id : null; },
     selected: function () { return selected >= 0 ? nodes[selected].id : null; },
+    hovered: function () { return hovered >= 0 ? nodes[hovered].id : null; },
     isVisible: function (id) { var j = indexOf(id); return j >= 0 && nodeVisible[j] === 1; },
     screenPosition: function (id) {
       var j = indexOf(id);
