@@ -611,8 +611,16 @@
     var r = stage.getBoundingClientRect();
     dpr = Math.min(window.devicePixelRatio || 1, 2);
     W = Math.max(1, Math.round(r.width)); H = Math.max(1, Math.round(r.height));
+    var keep = null;
+    if (baseCam && base.width > 1) {
+      // keep the old picture until the new one is drawn (the worker takes a moment)
+      keep = document.createElement("canvas");
+      keep.width = base.width; keep.height = base.height;
+      keep.getContext("2d").drawImage(base, 0, 0);
+    }
     canvas.width = base.width = Math.round(W * dpr);
     canvas.height = base.height = Math.round(H * dpr);
+    if (keep) bctx.drawImage(keep, 0, 0);
     if (camMode === "auto") fitView(false);
     invalidate("resize");
   }
@@ -1168,7 +1176,7 @@
         c.globalAlpha = 1; c.strokeStyle = "#fff"; c.lineWidth = 1; c.stroke();
         if (nodeStanding[v] >= 0) standingMark(c, STANDINGS[nodeStanding[v]], vx, vy, vr);
       }
-      ring(c, hi, X, Y, 2.5, "#1f2328", 2);
+      ring(c, hi, X, Y, nodeStanding[hi] >= 0 ? 6.5 : 2.5, "#1f2328", 2);
       // labels for the neighbourhood (hovered one first, long)
       c.font = "11px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
       c.textBaseline = "middle"; c.lineJoin = "round";
@@ -1183,9 +1191,9 @@
         c.fillStyle = u === hi ? "#000" : "#24292f"; c.fillText(txt, lx, ly);
       }
     }
-    if (focusState && nodeVisible[focusState.center]) ring(c, focusState.center, X, Y, 5, "#bf8700", 2);
+    if (focusState && nodeVisible[focusState.center]) ring(c, focusState.center, X, Y, nodeStanding[focusState.center] >= 0 ? 10.5 : 6, "#bf8700", 2);
     if (selected >= 0 && nodeVisible[selected]) {
-      ring(c, selected, X, Y, 3.5, "#0969da", 3);
+      ring(c, selected, X, Y, nodeStanding[selected] >= 0 ? 7 : 3.5, "#0969da", 3);
     }
   }
 
