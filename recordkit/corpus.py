@@ -64,9 +64,10 @@ def iter_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+        folder = Path(dirpath)
         for name in sorted(filenames):
             if name.endswith(".md") and not name.startswith("."):
-                out.append(Path(dirpath, name))
+                out.append(folder / name)
     if exclude:
         import fnmatch
         out = [p for p in out if not any(fnmatch.fnmatch(p.relative_to(root).as_posix(), pat) for pat in exclude)]
@@ -93,8 +94,9 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     if not root.is_dir():
         from .config import ConfigError
         raise ConfigError(f"record root {root} is not a folder")
+    prefix = len(str(root)) + 1
     for path in iter_files(root, config.exclude):
-        rel = path.relative_to(root).as_posix()
+        rel = str(path)[prefix:].replace(os.sep, "/")
         rec, diags = read_record(path, rel, schema)
         corpus.files.append(rec)
         corpus.diagnostics.extend(diags)

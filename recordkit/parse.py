@@ -18,9 +18,21 @@ except ImportError:  # pragma: no cover - the C loader is several times faster
     from yaml import SafeLoader as _BaseLoader  # type: ignore
 
 
+# First characters with which an implicit YAML 1.1 resolver (bool, int,
+# float, null, timestamp, merge, value) can match; any other plain scalar is
+# a string, so it needs no regular-expression tries.
+_RESOLVER_FIRST = frozenset("yYnNtTfFoO-+0123456789.~<=")
+
+
 class _Loader(_BaseLoader):
-    """SafeLoader whose timestamps never raise: an impossible date such as
-    2026-13-45 stays a string, and the schema rule for dates reports it."""
+    """SafeLoader whose timestamps never raise (an impossible date such as
+    2026-13-45 stays a string, and the schema rule for dates reports it), and
+    whose scalar resolution skips the resolvers that cannot match."""
+
+    def resolve(self, kind, value, implicit):
+        if kind is yaml.ScalarNode and implicit[0] and value and value[0] not in _RESOLVER_FIRST:
+            return "tag:yaml.org,2002:str"
+        return super().resolve(kind, value, implicit)
 
 
 def _timestamp(loader, node):
