@@ -167,13 +167,15 @@ def _code_spans(body: str, ranges: list) -> None:
             i += 1
 
 
-def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1) -> list[Mention]:
-    """Every mention in ``body``; lines are counted from ``first_line``."""
+def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1, code: list | None = None) -> list[Mention]:
+    """Every mention in ``body``; lines are counted from ``first_line``.
+    ``code`` is :func:`code_ranges` of the body, when the caller has it."""
     # Two searches, each with a pattern a literal leads, merged in order: an
     # alternation of both is 5x slower than the two together.  The loop is
     # written out flat because it runs once per mention of the whole record.
     wikis = list(_WIKI_RE.finditer(body)) if "[[" in body else []
-    code = code_ranges(body)
+    if code is None:
+        code = code_ranges(body)
     nc = len(code)
     nw = len(wikis)
     ci = wi = 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from .mentions import scan_mentions, scan_suppressions
+from .mentions import code_ranges, scan_mentions, scan_suppressions
 from .model import Diagnostic, Record
 
 try:
@@ -190,7 +190,9 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
 
 
 def _scan_body(rec: Record, schema) -> None:
-    rec.mentions = scan_mentions(rec.body, schema.mention_re, rec.body_line)
+    code = code_ranges(rec.body)
+    rec.__dict__["_code"] = code   # reused by the section rules
+    rec.mentions = scan_mentions(rec.body, schema.mention_re, rec.body_line, code)
     if "<!--" in rec.text:
         rec.suppressions = scan_suppressions(rec.text)
 

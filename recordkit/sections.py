@@ -25,21 +25,34 @@ def _in_code(ranges, pos):
 
 
 def headings(rec) -> list[Heading]:
+    """The body's ATX headings outside code, in order (cached on the record)."""
     cached = rec.__dict__.get("_headings")
     if cached is not None:
         return cached
     body = rec.body
     out: list[Heading] = []
-    if "#" in body:
-        ranges = code_ranges(body) if ("```" in body or "~~~" in body or "\n    " in body) else []
-        line = 0
-        last = 0
-        for m in _HEADING_RE.finditer(body):
-            if ranges and _in_code(ranges, m.start()):
-                continue
-            line += body.count("\n", last, m.start())
-            last = m.start()
-            out.append(Heading(len(m.group(1)), m.group(2).strip(), rec.body_line + line, m.start()))
+    ranges = None
+    line = 0
+    last = 0
+    find = body.find
+    i = find("#")
+    while i >= 0:
+        ls = body.rfind("\n", 0, i) + 1
+        if i - ls <= 3 and (i == ls or not body[ls:i].strip(" ")):
+            m = _HEADING_RE.match(body, ls)
+            if m:
+                if ranges is None:
+                    ranges = rec.__dict__.get("_code")
+                    if ranges is None:
+                        ranges = code_ranges(body)
+                if not (ranges and _in_code(ranges, ls)):
+                    line += body.count("\n", last, ls)
+                    last = ls
+                    out.append(Heading(len(m.group(1)), m.group(2).strip(), rec.body_line + line, ls))
+        nl = find("\n", i)
+        if nl < 0:
+            break
+        i = find("#", nl)
     rec.__dict__["_headings"] = out
     return out
 
@@ -69,26 +82,26 @@ class TableRow:
     line: int
 
 
+_PIPE_RE = re.compile(r"(?<!\\)\|")
+
+
 def _split_row(line: str) -> tuple[list[str], list[int]]:
+    """Cells of a pipe-table row and the 1-based column of each cell's text."""
+    parts = _PIPE_RE.split(line)
+    offsets = []
+    pos = 0
+    for p in parts:
+        offsets.append(pos)
+        pos += len(p) + 1
+    if parts and not parts[0].strip():          # leading pipe
+        parts, offsets = parts[1:], offsets[1:]
+    if len(parts) > 1 and not parts[-1].strip():  # trailing pipe
+        parts, offsets = parts[:-1], offsets[:-1]
     cells, cols = [], []
-    s = line
-    i = 0
-    n = len(s)
-    while i < n and s[i] in " \t":
-        i += 1
-    if i < n and s[i] == "|":
-        i += 1
-    start = i
-    while i <= n:
-        if i == n or (s[i] == "|" and (i == 0 or s[i - 1] != "\\")):
-            raw = s[start:i]
-            if i == n and not raw.strip():
-                break
-            lead = len(raw) - len(raw.lstrip())
-            cells.append(raw.strip())
-            cols.append(start + lead + 1)
-            start = i + 1
-        i += 1
+    for p, off in zip(parts, offsets):
+        stripped = p.strip()
+        cells.append(stripped)
+        cols.append(off + (len(p) - len(p.lstrip())) + 1)
     return cells, cols
 
 

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 import shlex
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -85,15 +87,35 @@ def discover(corpus) -> dict[str, CheckSpec]:
 
 def discover_all(corpus) -> Discovery:
     """Every check of ``corpus``: the check modules of its configured checks
-    folder, then the block checks of its records."""
+    folder, then the block checks of its records.
+
+    Cheap to call again: a check module is re-read only when it or a file
+    its hash covers changed (mtime, size), and a corpus's blocks are found
+    once per corpus object."""
     disc = Discovery()
     for spec in function_checks(corpus.config.checks, disc.problems):
         disc.add(spec)
-    for rec in sorted(corpus.files, key=lambda r: r.relpath):
-        if rec.ok and "check" in rec.body and ("```" in rec.body or "~~~" in rec.body):
-            for spec in block_checks(rec, disc.problems):
-                disc.add(spec)
+    try:
+        blocks = _BLOCK_MEMO.get(corpus)
+    except TypeError:  # pragma: no cover - not weak-referenceable
+        blocks = None
+    if blocks is None:
+        blocks = ([], [])
+        for rec in sorted(corpus.files, key=lambda r: r.relpath):
+            if rec.ok and _BLOCK_HINT.search(rec.body):
+                blocks[0].extend(block_checks(rec, blocks[1]))
+        try:
+            _BLOCK_MEMO[corpus] = blocks
+        except TypeError:  # pragma: no cover
+            pass
+    for spec in blocks[0]:
+        disc.add(replace(spec))
+    disc.problems.extend(blocks[1])
     return disc
+
+
+_BLOCK_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_BLOCK_HINT = re.compile(r"^ {0,3}(?:```|~~~)[`~]*\s*python\s+check\b", re.M)
 
 
 # -- function checks ---------------------------------------------------------
@@ -108,11 +130,42 @@ def function_checks(folder, problems: list[Problem] | None = None) -> list[Check
     if folder.is_dir():
         for path in sorted(folder.glob("*.py")):
             if not path.name.startswith((".", "_")):
-                out.extend(_module_checks(path, folder, problems))
+                out.extend(_module_checks_memo(path, folder, problems))
     return out
 
 
-def _module_checks(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
+#: check module path -> (its stamp, stamps of the files its hash covers, specs, problems)
+_MODULE_MEMO: dict = {}
+
+
+def _stamp(path) -> tuple:
+    try:
+        st = os.stat(path)
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        return (None,)
+
+
+def _module_checks_memo(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
+    hit = _MODULE_MEMO.get(path)
+    if hit is not None and hit[0] == _stamp(path) and all(_stamp(p) == st for p, st in hit[1]):
+        problems.extend(hit[3])
+        return [replace(s, extra=dict(s.extra)) for s in hit[2]]
+    stamp = _stamp(path)
+    mine: list[Problem] = []
+    covered: list[Path] = []
+    specs = _module_checks(path, folder, mine, covered)
+    _MODULE_MEMO[path] = (stamp, tuple((p, _stamp(p)) for p in covered), specs, mine)
+    problems.extend(mine)
+    return [replace(s, extra=dict(s.extra)) for s in specs]
+
+
+def _module_checks(path: Path, folder: Path, problems: list[Problem],
+                   covered: list[Path] | None = None) -> list[CheckSpec]:
+    """The checks of one module; ``covered`` receives the other files their
+    hashes depend on (imported local modules, inputs)."""
+    if covered is None:
+        covered = []
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -124,7 +177,7 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem]) -> list[Ch
         problems.append(Problem(str(path), exc.lineno or 1, f"check module does not parse: {exc.msg}"))
         return []
     names, modules = _check_aliases(tree)
-    deps = _dependency_text(tree, path, folder)
+    deps = _dependency_text(tree, path, folder, covered)
     out = []
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -134,7 +187,7 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem]) -> list[Ch
                 continue
             spec = _spec_from_call(deco, node, path, text, problems)
             if spec is not None:
-                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder))
+                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder, covered))
                 out.append(spec)
     return out
 
@@ -260,15 +313,16 @@ def _local_module_file(name: str, folder: Path) -> Path | None:
     return None
 
 
-def _dependency_text(tree: ast.Module, path: Path, folder: Path) -> str:
+def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[Path] | None = None) -> str:
     """The text of the local modules that ``tree`` imports, transitively
     (sibling modules of the checks folder; ``recordkit.*`` modules other
-    than the package's ``__init__``), in a stable order."""
+    than the package's ``__init__`` and ``recordkit.numeric``), in a stable
+    order.  Dependencies are scanned for imports with a regular expression
+    (fast, and it errs toward including too much), not parsed."""
     seen: dict[Path, str] = {}
-    todo = [(tree, path)]
+    todo = [_imported_names(tree)]
     while todo:
-        t, _ = todo.pop()
-        for name in sorted(_imported_names(t)):
+        for name in sorted(todo.pop()):
             f = _local_module_file(name, folder)
             if f is None or f == path or f in seen:
                 continue
@@ -277,11 +331,15 @@ def _dependency_text(tree: ast.Module, path: Path, folder: Path) -> str:
             except (OSError, UnicodeDecodeError):
                 continue
             seen[f] = txt
-            try:
-                todo.append((ast.parse(txt), f))
-            except SyntaxError:
-                pass
-    return "".join(f"\n# --- {p.name}\n{seen[p]}" for p in sorted(seen))
+            if covered is not None:
+                covered.append(f)
+            todo.append(_imported_names_text(txt))
+    return "".join(f"\n# --- {p}\n{seen[p]}" for p in sorted(seen))
+
+
+def _keep(names: set[str]) -> set[str]:
+    # the package __init__ and the numeric machinery define the mechanism, not the maths
+    return {n for n in names if n not in _RECORDKIT_MODULES and not n.startswith("recordkit.numeric")}
 
 
 def _imported_names(tree: ast.Module) -> set[str]:
@@ -292,17 +350,39 @@ def _imported_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             out.add(node.module)
             out.update(f"{node.module}.{a.name}" for a in node.names)
-    # the package __init__ and the registry define the mechanism, not the maths
-    return {n for n in out if n not in _RECORDKIT_MODULES and not n.startswith("recordkit.numeric")}
+    return _keep(out)
 
 
-def _inputs_text(spec: CheckSpec, folder: Path) -> str:
+_FROM_RE = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
+_IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([^\n#]+)", re.M)
+
+
+def _imported_names_text(text: str) -> set[str]:
+    out = set()
+    for m in _FROM_RE.finditer(text):
+        mod = m.group(1)
+        out.add(mod)
+        for item in m.group(2).strip("()").replace("\\", " ").split(","):
+            name = item.split(" as ")[0].strip()
+            if name.isidentifier():
+                out.add(f"{mod}.{name}")
+    for m in _IMPORT_RE.finditer(text):
+        for item in m.group(1).split(","):
+            name = item.split(" as ")[0].strip()
+            if name and all(p.isidentifier() for p in name.split(".")):
+                out.add(name)
+    return _keep(out)
+
+
+def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = None) -> str:
     inputs = spec.extra.get("inputs") or []
     if isinstance(inputs, str):
         inputs = [inputs]
     h = hashlib.sha256()
     for rel in sorted(str(i) for i in inputs):
         p = folder / rel
+        if covered is not None:
+            covered.append(p)
         h.update(rel.encode())
         try:
             h.update(p.read_bytes())

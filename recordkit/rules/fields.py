@@ -83,8 +83,10 @@ def _type_errors(ctx, rec, kind):
     cache = ctx.memo.setdefault("type_errors", {})
     if id(rec) in cache:
         return cache[id(rec)]
-    v = ctx.schema.validator(kind.name)
-    errs = [] if v.is_valid(rec.meta) else list(v.iter_errors(rec.meta))
+    if ctx.schema.fast_validator(kind.name)(rec.meta):
+        errs = []
+    else:
+        errs = list(ctx.schema.validator(kind.name).iter_errors(rec.meta))
     cache[id(rec)] = errs
     return errs
 

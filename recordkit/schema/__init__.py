@@ -189,8 +189,51 @@ class Schema:
             cache[kind] = cls({"type": "object", "properties": props})
         return cache[kind]
 
+    def fast_validator(self, kind: str):
+        """A compiled yes/no check of a kind's front matter (fastjsonschema,
+        ~30x faster than jsonschema's ``is_valid``); only a record it rejects
+        goes to :meth:`validator` for the detailed errors.  ``date`` fields
+        are left to the date rule, as JSON has no date type."""
+        cache = self.__dict__.setdefault("_fast", {})
+        if kind not in cache:
+            try:
+                import fastjsonschema
+            except ImportError:  # pragma: no cover - a declared dependency
+                v = self.validator(kind)
+                cache[kind] = v.is_valid
+                return cache[kind]
+            props = {}
+            for name, spec in self.fields_for(kind).items():
+                spec = {k: v for k, v in spec.items()
+                        if k not in ("list", "relation") and not (k == "required" and isinstance(v, bool))}
+                props[name] = {} if _mentions_date(spec) else spec
+            check = fastjsonschema.compile({"type": "object", "properties": props})
+
+            def is_valid(data, _check=check):
+                try:
+                    _check(data)
+                    return True
+                except fastjsonschema.JsonSchemaException:
+                    return False
+                except Exception:  # a value fastjsonschema cannot handle: ask jsonschema
+                    return False
+
+            cache[kind] = is_valid
+        return cache[kind]
+
     def to_dict(self) -> dict:
         return copy.deepcopy(self.raw)
+
+
+def _mentions_date(spec) -> bool:
+    if isinstance(spec, dict):
+        t = spec.get("type")
+        if t == "date" or (isinstance(t, list) and "date" in t):
+            return True
+        return any(_mentions_date(v) for v in spec.values())
+    if isinstance(spec, list):
+        return any(_mentions_date(v) for v in spec)
+    return False
 
 
 def default_schema_raw() -> dict:
