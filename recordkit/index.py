@@ -71,9 +71,9 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
         st = standing.get(rid)
         pw = rec.get("promote_when")
         promote = None
-        if st is not None and getattr(st, "requirements", None) is not None:
-            promote = {"summary": pw.get("summary") if isinstance(pw, dict) else None,
-                       "requires": [{"text": r.text, "ok": r.ok, "reason": r.reason} for r in st.requirements]}
+        ev = getattr(st, "evaluation", None) if st is not None else None
+        if ev is not None and isinstance(pw, dict):
+            promote = ev.to_dict()
         elif isinstance(pw, dict):
             promote = {"summary": pw.get("summary"), "requires": []}
         checks = []
@@ -92,6 +92,8 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
             "path": rec.relpath, "url": (site_urls or {}).get(rid),
             "standing": getattr(st, "state", None) if st is not None else None,
             "standing_detail": getattr(st, "detail", None) if st is not None else None,
+            "standing_path": list(getattr(st, "path", None) or []) if st is not None else [],
+            "standings": list(getattr(st, "states", None) or []) if st is not None else [],
             "fields": {k: _plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
             "relations": {rel: [t.id for t in ts] for rel, ts in rec.relations.items()},
             "backlinks": backlinks(corpus, rid),
