@@ -6,6 +6,7 @@ import datetime as _dt
 from typing import Any
 
 from .graph import backlinks, id_sort_key
+from .lint.output import display_path
 
 
 def _plain(value: Any) -> Any:
@@ -49,7 +50,7 @@ def describe(corpus, record_id: str) -> dict | None:
     fields = {k: _plain(v) for k, v in rec.meta.items() if k not in schema.relations}
     info = {
         "id": rec.id, "kind": rec.kind, "title": rec.title, "status": rec.status,
-        "path": str(rec.path), "fields": fields, "relations": relations, "derived": derived,
+        "path": display_path(rec.path), "fields": fields, "relations": relations, "derived": derived,
         "backlinks": {label: [{"id": s, "title": records[s].title} for s in ids]
                       for label, ids in backlinks(corpus, record_id).items()},
         "mentions": mentions_out,
