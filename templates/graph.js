@@ -601,7 +601,7 @@
   var cam = { k: 1, tx: 0, ty: 0 }, baseCam = null, camMode = "auto"; // auto | manual
   var lastCamChange = 0;
   var stats = {
-    firstFrameMs: null, firstPaintMs: null, baseDraws: 0, lastBaseMs: 0, lastBaseFrameMs: 0, lastComposeMs: 0,
+    firstFrameMs: null, firstPaintMs: null, firstFullFrameMs: null, baseDraws: 0, lastBaseMs: 0, lastBaseFrameMs: 0, lastComposeMs: 0,
     drawnNodes: 0, drawnEdges: 0,
     labels: 0, layoutMode: "none", errors: []
   };
@@ -646,7 +646,10 @@
     var big = stats.lastBaseFrameMs > 30;
     var needBase = dirty.base || camMoved;
     if (scene.mode === "starting") {
-      needBase = false; // the scene worker is starting; it draws the first frame
+      // the scene worker is starting: meanwhile draw the records alone (cheap),
+      // the worker adds the links
+      if (!baseCam) drawNodesOnly();
+      needBase = false;
     } else if (scene.mode === "worker") {
       // the worker draws; meanwhile the last bitmap is shown, moved to the camera
       if (needBase) requestScene();
@@ -881,8 +884,21 @@
     stats.labels = drawLabels(bctx, X, Y, cam.k, cam.tx, cam.ty);
     baseCam = { k: cam.k, tx: cam.tx, ty: cam.ty };
     stats.baseDraws++;
+    if (stats.firstFullFrameMs === null) stats.firstFullFrameMs = performance.now();
     lastBaseAt = performance.now();
     stats.lastBaseMs = lastBaseAt - t0;
+  }
+
+  // A first picture without links, while the scene worker starts.
+  function drawNodesOnly() {
+    var X = PX(), Y = PY(), P = {}, S = staticScene(), st = sceneState(X, Y);
+    for (var key in S) P[key] = S[key];
+    for (var key2 in st) P[key2] = st[key2];
+    P.M = 0;
+    var out = drawScene(bctx, P);
+    stats.drawnNodes = out.drawnNodes;
+    baseCam = { k: cam.k, tx: cam.tx, ty: cam.ty };
+    stats.baseDraws++;
   }
 
   // Worker-drawn base layer (large graphs).
@@ -927,6 +943,7 @@
     stats.labels = drawLabels(bctx, req.X, req.Y, req.cam.k, req.cam.tx, req.cam.ty);
     baseCam = req.cam;
     stats.baseDraws++;
+    if (stats.firstFullFrameMs === null) stats.firstFullFrameMs = performance.now();
     stats.lastBaseMs = m.stats.ms;
     stats.lastBaseFrameMs = performance.now() - req.t;
     lastBaseAt = performance.now();
