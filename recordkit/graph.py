@@ -154,6 +154,27 @@ def backlinks(corpus: "Corpus", record_id: str, *, include_mentions: bool = Fals
     return out
 
 
+def all_backlinks(corpus: "Corpus") -> dict[str, dict[str, list[str]]]:
+    """:func:`backlinks` of every record at once, in one pass over the edges."""
+    schema = corpus.schema
+    order = {r: i for i, r in enumerate(schema.relations)}
+    labels = {n: r.label for n, r in schema.relations.items()}
+    acc: dict[str, dict[str, set]] = {}
+    for src, dst, data in corpus.graph.edges(data=True):
+        if data["origin"] == "body":
+            continue
+        acc.setdefault(dst, {}).setdefault(data["relation"], set()).add(src)
+    out: dict[str, dict[str, list[str]]] = {}
+    for dst, by_rel in acc.items():
+        d: dict[str, list[str]] = {}
+        for rel in sorted(by_rel, key=lambda r: order.get(r, len(order))):
+            label = labels.get(rel, f"{rel} by")
+            lst = d.setdefault(label, [])
+            lst.extend(sorted(by_rel[rel] - set(lst), key=id_sort_key))
+        out[dst] = d
+    return out
+
+
 def outgoing(corpus: "Corpus", record_id: str, origin: str | None = None) -> dict[str, list[str]]:
     """Relation -> target ids of a record's outgoing edges."""
     g = corpus.graph

@@ -63,7 +63,8 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
     if results is None:
         results = _results(corpus)
     standing = _standings(corpus, results) if with_standing else {}
-    from .graph import backlinks
+    from .graph import all_backlinks
+    back = all_backlinks(corpus)
     relation_fields = set(schema.relations)
     skip = {"id", "title", "status", "tags"} | relation_fields
     nodes = []
@@ -96,7 +97,7 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
             "standings": list(getattr(st, "states", None) or []) if st is not None else [],
             "fields": {k: _plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
             "relations": {rel: [t.id for t in ts] for rel, ts in rec.relations.items()},
-            "backlinks": backlinks(corpus, rid),
+            "backlinks": back.get(rid, {}),
             "promote": promote,
             "checks": checks,
         })

@@ -162,3 +162,13 @@ def test_fast_edge_insertion_matches_networkx():
     assert sorted(g1.edges(keys=True, data="r")) == sorted(g2.edges(keys=True, data="r"))
     assert sorted(g1.in_edges("A", keys=True, data="r")) == sorted(g2.in_edges("A", keys=True, data="r"))
     assert nx.utils.graphs_equal(g1, g2)
+
+
+def test_all_backlinks_equals_backlinks_of_each():
+    from conftest import REPO
+    from recordkit.graph import all_backlinks, backlinks
+    c = recordkit.load(REPO / "records")
+    every = all_backlinks(c)
+    for rid in c.records:
+        assert every.get(rid, {}) == backlinks(c, rid)
+    assert every["LIT-849"]['Cited as "source" by'] == ["THEORY-175", "THEORY-798"]
