@@ -44,8 +44,14 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
+#: command name -> module of this package that defines ``command``
+COMMANDS = {name: name for name in ("lint", "check", "promote", "show", "graph", "rule")}
+
+
 class Group(click.Group):
-    """Turns configuration and schema errors into exit status 2 with a message."""
+    """Imports a command's module only when that command runs (so `lint`
+    does not pay for the lifecycle or numpy), and turns configuration and
+    schema errors into exit status 2 with a message."""
 
     def invoke(self, ctx):
         try:
@@ -55,7 +61,17 @@ class Group(click.Group):
             sys.exit(2)
 
     def list_commands(self, ctx):
-        return list(self.commands)
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name in self.commands:
+            return self.commands[name]
+        if name not in COMMANDS:
+            return None
+        import importlib
+        mod = importlib.import_module(f".{COMMANDS[name]}", __name__)
+        self.add_command(mod.command, name)
+        return mod.command
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -68,18 +84,3 @@ class Group(click.Group):
 def main(ctx, root, config_file):
     """recordkit: lint, check, graph and publish a research record."""
     ctx.obj = Context(root, config_file)
-
-
-def _register() -> None:
-    import importlib
-    for name in ("show", "lint", "rule", "check", "promote", "graph"):
-        try:
-            mod = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.endswith(f"cli.{name}"):
-                continue  # that command is not built yet
-            raise
-        main.add_command(mod.command)
-
-
-_register()
