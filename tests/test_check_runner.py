@@ -321,16 +321,16 @@ def test_cache_reused_until_source_changes(tmp_path):
 
 def test_results_api_stale_and_unknown(tmp_path):
     root = project(tmp_path, SIMPLE_NOTE, SIMPLE)
-    corpus = recordkit.load(tmp_path)
+    corpus = recordkit.load(tmp_path / "records")
     assert load_results(corpus) == {}                      # never run: absent
     assert check_holds(load_results(corpus), "alpha") is None
     cli(root, "check", "alpha", check=True)
-    res = load_results(recordkit.load(tmp_path))
+    res = load_results(recordkit.load(tmp_path / "records"))
     assert set(res) == {"alpha"} and res["alpha"].verdict == "pass" and not res["alpha"].stale
     assert check_holds(res, "alpha") is True and check_holds(res, "beta") is None
     mod = tmp_path / "checks" / "basic.py"
     mod.write_text(mod.read_text() + "\n# a comment changes the module\n")
-    res = load_results(recordkit.load(tmp_path))
+    res = load_results(recordkit.load(tmp_path / "records"))
     assert res["alpha"].stale and check_holds(res, "alpha") is None   # stale is unknown, never true
 
 
@@ -380,7 +380,7 @@ def test_discovery_forms_and_hash(tmp_path):
         def e(rng):
             return 0
     '''))
-    corpus = recordkit.load(tmp_path)
+    corpus = recordkit.load(tmp_path / "records")
     disc = discover_all(corpus)
     assert set(disc.checks) == {"via-module", "via-alias", "via-numeric", "block-ok", "block-raises"}
     vm = disc.checks["via-module"]
@@ -405,9 +405,9 @@ def test_hash_covers_sibling_helper_modules(tmp_path):
     project(tmp_path, SIMPLE_NOTE, SIMPLE.replace("from recordkit import check",
                                                   "from recordkit import check\nfrom _helpers import k"))
     write(tmp_path, "checks/_helpers.py", "k = 1\n")
-    h1 = discover_all(recordkit.load(tmp_path)).checks["alpha"].hash
+    h1 = discover_all(recordkit.load(tmp_path / "records")).checks["alpha"].hash
     write(tmp_path, "checks/_helpers.py", "k = 2\n")
-    h2 = discover_all(recordkit.load(tmp_path)).checks["alpha"].hash
+    h2 = discover_all(recordkit.load(tmp_path / "records")).checks["alpha"].hash
     assert h1 != h2
 
 
@@ -460,7 +460,7 @@ def test_show_lists_check_results(tmp_path):
     cli(root, "check", "alpha", check=True)
     import recordkit.numeric.showextra  # noqa: F401  (registers the extra)
     from recordkit.show import describe
-    info = describe(recordkit.load(tmp_path), "NOTE-001")
+    info = describe(recordkit.load(tmp_path / "records"), "NOTE-001")
     checks = {c["id"]: c for c in info["checks"]}
     assert checks["alpha"]["verdict"] == "pass" and checks["alpha"]["tolerance"] == 1e-9
     assert checks["beta"]["verdict"] == "not run" and checks["gamma"]["verdict"] == "not run"

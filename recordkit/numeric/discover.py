@@ -115,7 +115,7 @@ def discover_all(corpus) -> Discovery:
 
 
 _BLOCK_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_BLOCK_HINT = re.compile(r"^ {0,3}(?:```|~~~)[`~]*\s*python\s+check\b", re.M)
+_BLOCK_HINT = re.compile(r"python[ \t]+check\b")   # a fast prefilter (literal prefix); block_checks decides
 
 
 # -- function checks ---------------------------------------------------------
@@ -134,24 +134,25 @@ def function_checks(folder, problems: list[Problem] | None = None) -> list[Check
     return out
 
 
-#: check module path -> (its stamp, stamps of the files its hash covers, specs, problems)
+#: check module path -> (its bytes, (file, bytes) its hash covers, specs, problems)
 _MODULE_MEMO: dict = {}
 
 
-def _stamp(path) -> tuple:
+def _stamp(path) -> bytes | None:
+    """The content of ``path`` (reading is cheap; parsing is what the memo saves)."""
     try:
-        st = os.stat(path)
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+        with open(path, "rb") as fh:
+            return fh.read()
     except OSError:
-        return (None,)
+        return None
 
 
 def _module_checks_memo(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
+    stamp = _stamp(path)
     hit = _MODULE_MEMO.get(path)
-    if hit is not None and hit[0] == _stamp(path) and all(_stamp(p) == st for p, st in hit[1]):
+    if hit is not None and hit[0] == stamp and all(_stamp(p) == st for p, st in hit[1]):
         problems.extend(hit[3])
         return [replace(s, extra=dict(s.extra)) for s in hit[2]]
-    stamp = _stamp(path)
     mine: list[Problem] = []
     covered: list[Path] = []
     specs = _module_checks(path, folder, mine, covered)
@@ -334,7 +335,17 @@ def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[P
             if covered is not None:
                 covered.append(f)
             todo.append(_imported_names_text(txt))
-    return "".join(f"\n# --- {p}\n{seen[p]}" for p in sorted(seen))
+    return "".join(f"\n# --- {_portable(p, folder)}\n{seen[p]}" for p in sorted(seen))
+
+
+def _portable(p: Path, folder: Path) -> str:
+    """A name of ``p`` that does not depend on where the project lives."""
+    for base, prefix in ((folder, ""), (_PKG_DIR, "recordkit/")):
+        try:
+            return prefix + p.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return p.name
 
 
 def _keep(names: set[str]) -> set[str]:
