@@ -104,7 +104,11 @@ def unknown_check(ctx, rec):
             near = get_close_matches(cid, list(disc.checks), n=1, cutoff=0.6)
             hint = f" (did you mean {near[0]}?)" if near else ""
             unreadable = [p for p in disc.problems if p.record is None]
-            note = f"; note: {unreadable[0]}" if unreadable else ""
+            note = ""
+            if unreadable:
+                import os
+                p = unreadable[0]
+                note = f"; note: {os.path.relpath(p.path, ctx.config.base)}:{p.line}: {p.message}"
             out.append(ctx.diag("RK501", f"unknown check id {cid!r}{hint}{note}", rec, pos))
     for spec in _held(ctx, rec):
         if spec.id in disc.duplicates:
