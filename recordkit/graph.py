@@ -8,6 +8,7 @@ graph (lint reports them).
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -109,22 +110,22 @@ def derived_edges(corpus: "Corpus") -> list:
     return out
 
 
+_REF_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "https://doi.org/",
+                 "http://doi.org/", "doi:")
+_ARXIV_RE = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
+
+
 def normalize_ref(ref: str) -> str:
     """``arXiv:2209.15430v2`` and ``https://arxiv.org/abs/2209.15430`` name the
     same work as ``2209.15430``; DOIs compare case-insensitively."""
-    s = ref.strip()
-    low = s.lower()
-    for prefix in ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "https://doi.org/",
-                   "http://doi.org/", "doi:"):
-        if low.startswith(prefix):
-            s = s[len(prefix):]
-            low = low[len(prefix):]
-            break
-    import re
-    m = re.fullmatch(r"(\d{4}\.\d{4,5})(v\d+)?", s)
-    if m:
-        return m.group(1)
-    return low
+    low = ref.strip().lower()
+    if low.startswith(_REF_PREFIXES):
+        for prefix in _REF_PREFIXES:
+            if low.startswith(prefix):
+                low = low[len(prefix):]
+                break
+    m = _ARXIV_RE.fullmatch(low)
+    return m.group(1) if m else low
 
 
 def backlinks(corpus: "Corpus", record_id: str, *, include_mentions: bool = False) -> dict[str, list[str]]:

@@ -38,8 +38,10 @@ class Record:
     relpath: str                             # relative to the record root, '/'-separated
     text: str = ""                           # the whole file, decoded
     meta: dict | None = None
-    keys: dict = field(default_factory=dict)     # key path tuple -> Pos of the key
-    values: dict = field(default_factory=dict)   # key path tuple -> Pos of the value / list item
+    # key path tuple -> Pos of the key / of the value or list item; None when
+    # not kept (a record parsed in a helper process): worked out on first use
+    _keys: dict | None = field(default=None, repr=False)
+    _values: dict | None = field(default=None, repr=False)
     fm_line: int = 1                         # line of the opening '---'
     fm_end_line: int = 1                     # line of the closing '---'
     body: str = ""
@@ -50,6 +52,32 @@ class Record:
     kind: str | None = None
     id: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
+    digest: str | None = None                # blake2b-128 of the file's bytes (the lint cache's key)
+    stat: tuple | None = None                # (mtime_ns, size, inode) when it was read
+
+    @property
+    def keys(self) -> dict:
+        if self._keys is None:
+            self._positions()
+        return self._keys
+
+    @keys.setter
+    def keys(self, value: dict) -> None:
+        self._keys = value
+
+    @property
+    def values(self) -> dict:
+        if self._values is None:
+            self._positions()
+        return self._values
+
+    @values.setter
+    def values(self, value: dict) -> None:
+        self._values = value
+
+    def _positions(self) -> None:
+        from .parse import front_matter_positions
+        self._keys, self._values = front_matter_positions(self.text)
 
     # -- convenient fields ---------------------------------------------------
     @property

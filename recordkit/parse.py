@@ -4,6 +4,8 @@ diagnostics (RK101–RK104) and the record keeps what could be read.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -22,6 +24,7 @@ except ImportError:  # pragma: no cover - the C loader is several times faster
 # float, null, timestamp, merge, value) can match; any other plain scalar is
 # a string, so it needs no regular-expression tries.
 _RESOLVER_FIRST = frozenset("yYnNtTfFoO-+0123456789.~<=")
+_STR = "tag:yaml.org,2002:str"
 
 
 class _Loader(_BaseLoader):
@@ -30,9 +33,22 @@ class _Loader(_BaseLoader):
     whose scalar resolution skips the resolvers that cannot match."""
 
     def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode and implicit[0] and value and value[0] not in _RESOLVER_FIRST:
-            return "tag:yaml.org,2002:str"
+        if kind is yaml.ScalarNode and implicit[0] and value:
+            c = value[0]
+            # a letter-led plain scalar longer than "False" matches no resolver
+            if c not in _RESOLVER_FIRST or (len(value) > 5 and c.isalpha()):
+                return _STR
+            tag = _RESOLVED.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_RESOLVED) < 65536:
+                    _RESOLVED[value] = tag
+            return tag
         return super().resolve(kind, value, implicit)
+
+
+#: plain scalar -> its resolved tag (dates, years and short words recur)
+_RESOLVED: dict[str, str] = {}
 
 
 def _timestamp(loader, node):
@@ -48,7 +64,6 @@ _OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 
 
-_STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -189,6 +204,28 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     return rec, diags
 
 
+def front_matter_positions(text: str) -> tuple[dict, dict]:
+    """The key and value positions of a file's front matter (empty when it
+    has none or it does not parse)."""
+    keys: dict = {}
+    values: dict = {}
+    m = _OPEN_RE.match(text)
+    close = _CLOSE_RE.search(text, m.end()) if m else None
+    if not close:
+        return keys, values
+    try:
+        loader = _Loader(text[m.end():close.start()])
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError:
+        return keys, values
+    if node is not None:
+        _positions(node, (), 2, keys, values)
+    return keys, values
+
+
 def _scan_body(rec: Record, schema) -> None:
     code = code_ranges(rec.body)
     rec.__dict__["_code"] = code   # reused by the section rules
@@ -214,11 +251,16 @@ def _collect_relations(rec: Record, schema) -> None:
 def read_record(path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
     """Read and parse the file at ``path``."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
     except OSError as exc:
         rec = Record(path=path, relpath=relpath)
         return rec, [Diagnostic("RK103", f"file cannot be read: {exc.strerror or exc}", path, 1, 1)]
-    return parse_bytes(data, path, relpath, schema)
+    rec, diags = parse_bytes(data, path, relpath, schema)
+    rec.digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    rec.stat = (st.st_mtime_ns, st.st_size, st.st_ino)
+    return rec, diags
 
 
 def parse_bytes(data: bytes, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:

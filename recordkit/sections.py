@@ -82,12 +82,16 @@ class TableRow:
     line: int
 
 
-_PIPE_RE = re.compile(r"(?<!\\)\|")
-
-
 def _split_row(line: str) -> tuple[list[str], list[int]]:
-    """Cells of a pipe-table row and the 1-based column of each cell's text."""
-    parts = _PIPE_RE.split(line)
+    """Cells of a pipe-table row and the 1-based column of each cell's text
+    (an escaped pipe ``\\|`` stays inside its cell)."""
+    raw = line.split("|")
+    parts: list[str] = []
+    for piece in raw:
+        if parts and parts[-1].endswith("\\"):
+            parts[-1] += "|" + piece
+        else:
+            parts.append(piece)
     offsets = []
     pos = 0
     for p in parts:

@@ -136,9 +136,11 @@ def format_text(info: dict, width: int = 100) -> str:
         lines.append("")
         lines.append("Checks")
         for c in info["checks"]:
-            lines.append(f"  {c['id']}: {c.get('verdict', 'unknown')}" +
-                         (f" (discrepancy {c['discrepancy']:.3g} ≤ {c['tolerance']:.3g})"
-                          if c.get("discrepancy") is not None and c.get("tolerance") is not None else ""))
+            d, tol = c.get("discrepancy"), c.get("tolerance")
+            measured = ""
+            if isinstance(d, (int, float)) and isinstance(tol, (int, float)):
+                measured = f" (discrepancy {d:.3g} {'≤' if d <= tol else '>'} {tol:.3g})"
+            lines.append(f"  {c['id']}: {c.get('verdict', 'unknown')}{measured}")
     return "\n".join(lines)
 
 

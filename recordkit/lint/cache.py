@@ -42,47 +42,39 @@ def _write_json(path: Path, data) -> None:
         pass  # a read-only checkout lints without a cache
 
 
-def file_hashes(files: list[Path], cache_dir: Path) -> dict[str, str]:
-    """Content hash of each file, reusing the stored hash where the file's
-    stat signature is unchanged."""
-    stat_path = cache_dir / STAT_NAME
-    old = _read_json(stat_path) or {}
-    new: dict[str, list] = {}
+def unchanged_hashes(files: list[Path], cache_dir: Path) -> dict[str, str] | None:
+    """The stored content hash of every file, when every file's stat
+    signature ``(mtime_ns, size, inode)`` is the one stored with it; None as
+    soon as one file is new, gone or touched (the lint then runs, and the
+    loader hashes what it reads, on every core)."""
+    old = _read_json(cache_dir / STAT_NAME)
+    if not old or len(old) != len(files):
+        return None
     out: dict[str, str] = {}
-    changed = False
     for p in files:
         key = str(p)
+        prev = old.get(key)
+        if prev is None:
+            return None
         try:
             st = os.stat(p)
         except OSError:
-            continue
-        sig = [st.st_mtime_ns, st.st_size, st.st_ino]
-        prev = old.get(key)
-        if prev and prev[:3] == sig:
-            h = prev[3]
-        else:
-            try:
-                h = hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest()
-            except OSError:
-                continue
-            changed = True
-        new[key] = sig + [h]
-        out[key] = h
-    if changed or len(new) != len(old):
-        _write_json(stat_path, new)
+            return None
+        if prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino:
+            return None
+        out[key] = prev[3]
     return out
 
 
-def _hash_folder(folder: Path | None) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    if folder and folder.is_dir():
-        for p in sorted(folder.rglob("*.py")):
-            try:
-                h.update(str(p).encode())
-                h.update(p.read_bytes())
-            except OSError:
-                pass
-    return h.hexdigest()
+def store_hashes(corpus, cache_dir: Path) -> dict[str, str]:
+    """Store the signature and hash of every file the loader read; return
+    the hashes."""
+    sigs = {}
+    for r in corpus.files:
+        if r.digest is not None and r.stat is not None:
+            sigs[str(r.path)] = list(r.stat) + [r.digest]
+    _write_json(cache_dir / STAT_NAME, sigs)
+    return {k: v[3] for k, v in sigs.items()}
 
 
 def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
@@ -95,12 +87,10 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
     for k in sorted(hashes):
         h.update(k.encode())
         h.update(hashes[k].encode())
-    h.update(_hash_folder(config.checks).encode())
-    results = config.cache_dir / "checks.json"
-    try:
-        h.update(hashlib.blake2b(results.read_bytes(), digest_size=16).digest())
-    except OSError:
-        h.update(b"no-results")
+    # the check results and every check's source hash (its module, the local
+    # modules it imports such as recordkit.measures, its inputs)
+    from ..numeric.cache import fingerprint
+    h.update(fingerprint(config).encode())
     return h.hexdigest()
 
 
