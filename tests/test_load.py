@@ -172,3 +172,27 @@ def test_all_backlinks_equals_backlinks_of_each():
     for rid in c.records:
         assert every.get(rid, {}) == backlinks(c, rid)
     assert every["LIT-849"]['Cited as "source" by'] == ["THEORY-175", "THEORY-798"]
+
+
+def test_parallel_load_equals_serial_load(tmp_path):
+    import sys
+    sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
+    from generate import generate
+    from recordkit import parallel
+    generate(tmp_path / "rec", 300, seed=3, defects=0.1)
+    serial = recordkit.load(tmp_path / "rec", jobs=1)
+    before = dict(parallel.STATS)
+    par = recordkit.load(tmp_path / "rec", jobs=2)
+    assert parallel.STATS["shares"] == before["shares"] + 1      # the helper's share came back
+    assert parallel.STATS["fallbacks"] == before["fallbacks"]
+    assert len(par.files) == len(serial.files) == 300
+    for a, b in zip(serial.files, par.files):
+        assert (a.path, a.id, a.kind, a.meta, a.body, a.digest) == (b.path, b.id, b.kind, b.meta, b.body, b.digest)
+        assert a.keys == b.keys and a.values == b.values          # positions worked out again on demand
+        assert [(m.target, m.line, m.col, m.form) for m in a.mentions] == \
+               [(m.target, m.line, m.col, m.form) for m in b.mentions]
+        assert {k: [(t.id, t.pos) for t in v] for k, v in a.relations.items()} == \
+               {k: [(t.id, t.pos) for t in v] for k, v in b.relations.items()}
+    key = lambda d: (str(d.path), d.line, d.col, d.code, d.message)
+    assert sorted(map(key, serial.diagnostics)) == sorted(map(key, par.diagnostics))
+    assert sorted(serial.graph.edges(data="relation")) == sorted(par.graph.edges(data="relation"))
