@@ -58,12 +58,18 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
                 results=None, with_standing: bool = True) -> dict:
     """The content index of ``corpus``.  ``site_urls`` maps ids to the
     relative URL of their page when a site exists."""
+    from .corpus import gc_paused
+    with gc_paused():
+        return _build_index(corpus, site_urls, title, results, with_standing)
+
+
+def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
     schema = corpus.schema
     g = corpus.graph
     if results is None:
         results = _results(corpus)
     standing = _standings(corpus, results) if with_standing else {}
-    from .graph import all_backlinks
+    from .graph import all_backlinks, iter_edges
     back = all_backlinks(corpus)
     relation_fields = set(schema.relations)
     skip = {"id", "title", "status", "tags"} | relation_fields
@@ -102,7 +108,7 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
             "checks": checks,
         })
     links = [{"source": u, "target": v, "relation": d["relation"], "origin": d["origin"]}
-             for u, v, d in g.edges(data=True)]
+             for u, v, d in iter_edges(g)]
     kinds = {name: {"color": kind_color(schema, name), "statuses": list(k.statuses),
                     "description": k.description} for name, k in schema.kinds.items()}
     for n in nodes:  # kinds the schema lacks still get a colour

@@ -196,3 +196,10 @@ def test_parallel_load_equals_serial_load(tmp_path):
     key = lambda d: (str(d.path), d.line, d.col, d.code, d.message)
     assert sorted(map(key, serial.diagnostics)) == sorted(map(key, par.diagnostics))
     assert sorted(serial.graph.edges(data="relation")) == sorted(par.graph.edges(data="relation"))
+
+
+def test_iter_edges_is_networkx_edges():
+    from conftest import REPO
+    from recordkit.graph import iter_edges
+    g = recordkit.load(REPO / "records").graph
+    assert list(iter_edges(g)) == list(g.edges(data=True))

@@ -44,6 +44,19 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
+def fast_exit(code: int = 0) -> None:
+    """Exit without tearing down the loaded record: freeing millions of small
+    objects one by one takes half a second on a large record, and every file
+    a command writes is closed and renamed into place before this is called.
+    ``RECORDKIT_CLEAN_EXIT=1`` (or running under coverage) exits normally."""
+    import os
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.environ.get("RECORDKIT_CLEAN_EXIT") or "coverage" in sys.modules:
+        sys.exit(code)
+    os._exit(code)
+
+
 #: command name -> module of this package that defines ``command``
 COMMANDS = {name: name for name in ("lint", "check", "promote", "show", "graph", "rule")}
 

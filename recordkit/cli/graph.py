@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import pass_ctx
+from . import fast_exit, pass_ctx
 
 
 @click.command("graph")
@@ -44,3 +44,4 @@ def command(ctx, html_file, fmt, output, focus, depth):
             click.echo(f"wrote {output}", err=True)
         else:
             click.echo(text)
+    fast_exit(0)
