@@ -44,7 +44,6 @@ def main() -> None:
     run()
     report(f"lint unchanged (cached), {args.count} records", timed(run, args.repeat),
            target=0.5 if args.count == 10000 else None)
-    proc = subprocess.run([sys.executable, "-c", "import recordkit.cli"], capture_output=True)
     report("python startup + import recordkit.cli", timed(
         lambda: subprocess.run([sys.executable, "-c", "import recordkit.cli"], check=True), args.repeat))
 

@@ -11,7 +11,6 @@ import networkx as nx
 
 from .config import Config, load_config
 from .model import Diagnostic, Record
-from .parse import read_record
 from .schema import Schema, load_schema
 
 

@@ -49,21 +49,23 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, list[Fix]]:
 
 def atomic_write(path: str | Path, text: str | bytes) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file in the same
-    folder, flushed and fsynced, then ``os.replace``; the file's mode is kept."""
+    folder, flushed and fsynced, then ``os.replace``.  An existing file's
+    mode is kept; a new file gets the usual 0666 less the umask (not the
+    temporary file's 0600)."""
     path = Path(path)
     data = text.encode("utf-8") if isinstance(text, str) else text
+    folder = path.parent if str(path.parent) else Path(".")
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -71,14 +73,22 @@ def atomic_write(path: str | Path, text: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-    try:  # make the rename itself durable
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+    try:  # make the rename itself durable; not possible everywhere
+        dfd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
     except OSError:
         pass
+    finally:
+        os.close(dfd)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

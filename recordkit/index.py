@@ -7,20 +7,13 @@ docs/index-format.md for the shape.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any
+
+from .model import to_plain
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
            "#9c755f", "#bab0ac"]
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def kind_color(schema, kind: str) -> str:
@@ -101,7 +94,7 @@ def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
             "standing_detail": getattr(st, "detail", None) if st is not None else None,
             "standing_path": list(getattr(st, "path", None) or []) if st is not None else [],
             "standings": list(getattr(st, "states", None) or []) if st is not None else [],
-            "fields": {k: _plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
+            "fields": {k: to_plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
             "relations": {rel: [t.id for t in ts] for rel, ts in rec.relations.items()},
             "backlinks": back.get(rid, {}),
             "promote": promote,

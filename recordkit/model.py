@@ -5,11 +5,23 @@ characters, as editors and ruff do.
 """
 from __future__ import annotations
 
+import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 Pos = tuple  # (line, col, end_line, end_col), 1-based
+
+
+def to_plain(value: Any) -> Any:
+    """A front-matter value made JSON-ready: dates as ISO strings, keys as strings."""
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    return value
 
 
 @dataclass(slots=True)

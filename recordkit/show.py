@@ -2,21 +2,13 @@
 typed backlinks, mentions in and out, and (when known) standing and checks."""
 from __future__ import annotations
 
-import datetime as _dt
-from typing import Any
+
+from .model import to_plain
 
 from .graph import backlinks, id_sort_key
 from .lint.output import display_path
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def describe(corpus, record_id: str) -> dict | None:
@@ -47,7 +39,7 @@ def describe(corpus, record_id: str) -> dict | None:
                              "line": m.line})
     mentioned_by = sorted({src for src, _, d in g.in_edges(record_id, data=True) if d["origin"] == "body"},
                           key=id_sort_key)
-    fields = {k: _plain(v) for k, v in rec.meta.items() if k not in schema.relations}
+    fields = {k: to_plain(v) for k, v in rec.meta.items() if k not in schema.relations}
     info = {
         "id": rec.id, "kind": rec.kind, "title": rec.title, "status": rec.status,
         "path": display_path(rec.path), "fields": fields, "relations": relations, "derived": derived,

@@ -13,8 +13,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -118,47 +116,8 @@ def render_graph_html(index: dict, *, title: str = "recordkit graph",
 
 
 def write_graph_html(index: dict, path, **kw) -> None:
-    """Render the page and write it to ``path`` atomically.
-
-    The text goes to a temporary file in the same folder, which is flushed,
-    fsynced and then renamed over ``path`` with :func:`os.replace`, so a reader
-    never sees a half-written page.  Keyword arguments go to
-    :func:`render_graph_html`.
-    """
-    html = render_graph_html(index, **kw)
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(html.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            mode = os.stat(target).st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:  # make the rename itself durable; not possible everywhere
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    """Render the page and write it to ``path`` atomically (see
+    :func:`recordkit.edit.atomic_write`), so a reader never sees a
+    half-written page.  Keyword arguments go to :func:`render_graph_html`."""
+    from ..edit import atomic_write
+    atomic_write(Path(path), render_graph_html(index, **kw))

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import os
 import re
 import shlex
 import weakref

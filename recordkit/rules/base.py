@@ -4,8 +4,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Callable, Iterable
+from typing import Callable
 
 from ..model import Diagnostic, Fix, Pos, Record
 

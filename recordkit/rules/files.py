@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
-from ..model import Fix
 from .base import rule
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import yaml
 
