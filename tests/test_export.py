@@ -47,3 +47,9 @@ def test_exports_round_trip(tmp_path, fmt):
 def test_graph_needs_an_output():
     proc = run_cli("graph", cwd=REPO)
     assert proc.returncode == 2
+
+
+def test_unwritable_output_is_a_message_not_a_traceback(tmp_path):
+    proc = run_cli("graph", "--html", str(tmp_path / "missing" / "g.html"), cwd=REPO)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "No such file or directory" in proc.stderr

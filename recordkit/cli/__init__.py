@@ -72,6 +72,13 @@ class Group(click.Group):
         except (ConfigError, SchemaError) as exc:
             click.echo(f"recordkit: configuration error: {exc}", err=True)
             sys.exit(2)
+        except OSError as exc:  # an output folder that does not exist, a full disk, ...
+            where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+            click.echo(f"recordkit: {exc.strerror or exc}{where}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("recordkit: interrupted", err=True)
+            sys.exit(130)
 
     def list_commands(self, ctx):
         return list(COMMANDS)
