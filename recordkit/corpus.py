@@ -49,11 +49,12 @@ class Corpus:
         return len(self.records)
 
     def by_path(self, path: str | Path) -> Record | None:
-        p = Path(path).resolve()
-        for rec in self.files:
-            if rec.path == p:
-                return rec
-        return None
+        """The file loaded from ``path`` (any spelling of it), or None."""
+        index = self.__dict__.get("_by_path")
+        if index is None or len(index) != len(self.files):
+            index = {rec.path: rec for rec in self.files}
+            self.__dict__["_by_path"] = index
+        return index.get(Path(path).resolve())
 
     def backlinks(self, record_id: str) -> dict[str, list[str]]:
         from .graph import backlinks

@@ -9,7 +9,6 @@ from typing import Callable
 from ..model import Diagnostic, Fix, Pos, Record
 
 SEVERITIES = ("error", "warning", "info")
-DOCS_URL = "https://recordkit.invalid/rules/#{code}"  # overridden by docs_url() below
 
 
 @dataclass
