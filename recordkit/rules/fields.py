@@ -155,8 +155,6 @@ def wrong_field_type(ctx, rec):
             continue  # RK205 reports dates
         if e.validator == "minLength":
             continue  # RK201 reports empty values
-        if e.validator == "enum" and top == "strength" and len(path) == 1:
-            pass
         seen.add(path)
         dotted = ".".join(str(p) for p in path)
         fix = None
@@ -180,12 +178,7 @@ def wrong_field_type(ctx, rec):
             msg = f"`{dotted}` is {value!r}, not one of {', '.join(map(str, e.validator_value))}{hint}"
             if near and str(value).strip().lower() == near[0].lower() and len(path) == 1:
                 fix = _scalar_fix(rec, path, near[0], f"`{dotted}`: {value} → {near[0]}")
-        elif e.validator == "required":
-            msg = f"`{dotted}` {e.message.replace(repr(e.validator_value), '')}".replace("  ", " ")
-            msg = f"`{dotted}`: {e.message}"
-        elif e.validator == "additionalProperties":
-            msg = f"`{dotted}`: {e.message}"
-        else:
+        else:   # required, additionalProperties, and the rest: jsonschema's own words
             msg = f"`{dotted}`: {e.message}"
         out.append(ctx.diag("RK202", msg, rec, rec.value_pos(*path), fix=fix))
     return out
