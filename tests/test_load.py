@@ -203,3 +203,21 @@ def test_iter_edges_is_networkx_edges():
     from recordkit.graph import iter_edges
     g = recordkit.load(REPO / "records").graph
     assert list(iter_edges(g)) == list(g.edges(data=True))
+
+
+def test_linked_ids_are_the_graphs_non_isolated_nodes(tmp_path):
+    """RK307 reads linked_ids instead of building the graph: the two agree."""
+    import sys
+    from conftest import REPO
+    from recordkit.graph import linked_ids
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import generate
+    generate(tmp_path / "rec", 400, seed=5, defects=0.2)
+    (tmp_path / "rec" / "LIT-99999.md").write_text(
+        "---\nid: LIT-99999\ntitle: Alone\nstatus: queued\nauthors: [A]\nyear: 2020\n---\nSee LIT-99999.\n")
+    for root in (REPO / "records", tmp_path / "rec"):
+        c = recordkit.load(root)
+        g = c.graph
+        expected = {n for n in g if g.succ[n] or g.pred[n]}
+        assert linked_ids(c) == expected
+    assert "LIT-99999" in c.records and "LIT-99999" not in expected   # a self-mention links nothing

@@ -36,8 +36,15 @@ class Context:
     @property
     def corpus(self):
         if self._corpus is None:
+            import gc
+
             from ..corpus import load
             self._corpus = load(self.config.root, config=self.config)
+            # A command runs once over a corpus that lives until it exits:
+            # move what loading made out of the collector's sight, or every
+            # later collection walks millions of objects (0.2 s each on a
+            # 10,000-file record) to find no garbage among them.
+            gc.freeze()
         return self._corpus
 
 

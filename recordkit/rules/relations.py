@@ -284,7 +284,7 @@ def isolated_record(ctx):
     Relate it (a NOTE's `paper`, a THEORY's `source`), or mention it where it
     matters.
     """
-    g = ctx.corpus.graph
-    succ, pred = g.succ, g.pred   # adjacency views: len() is O(1), unlike a multigraph's degree
+    from ..graph import linked_ids
+    linked = linked_ids(ctx.corpus)
     return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"))
-            for rid, rec in ctx.records.items() if rid in succ and not succ[rid] and not pred[rid]]
+            for rid, rec in ctx.records.items() if rid not in linked]

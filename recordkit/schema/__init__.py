@@ -146,11 +146,29 @@ class Schema:
         m = self.id_re.match(record_id) if isinstance(record_id, str) else None
         return m.group("kind") if m else None
 
+    def _memo(self, what: str, kind: str, compute):
+        # per-kind lookups run for every record on every lint: worked out once
+        # (the schema is not changed after it is loaded; callers must not
+        # change what these return)
+        memo = self.__dict__.setdefault("_per_kind", {})
+        key = (what, kind)
+        if key not in memo:
+            memo[key] = compute(kind)
+        return memo[key]
+
     def relations_from(self, kind: str) -> dict[str, Relation]:
+        """The relations a record of ``kind`` may declare (shared: do not change it)."""
+        return self._memo("relations_from", kind, self._relations_from)
+
+    def _relations_from(self, kind: str) -> dict[str, Relation]:
         return {n: r for n, r in self.relations.items() if r.allows_source(kind)}
 
     def fields_for(self, kind: str) -> dict[str, dict]:
-        """Every field a record of ``kind`` may carry: common, own, relations."""
+        """Every field a record of ``kind`` may carry: common, own, relations
+        (shared: do not change it)."""
+        return self._memo("fields_for", kind, self._fields_for)
+
+    def _fields_for(self, kind: str) -> dict[str, dict]:
         out = dict(self.common_fields)
         k = self.kinds.get(kind)
         if k:
@@ -162,6 +180,10 @@ class Schema:
         return out
 
     def required_fields(self, kind: str) -> list[str]:
+        """Required fields of ``kind``, relations included (shared: do not change it)."""
+        return self._memo("required_fields", kind, self._required_fields)
+
+    def _required_fields(self, kind: str) -> list[str]:
         out = [n for n, f in self.fields_for(kind).items() if f.get("required") is True]
         out += [n for n, r in self.relations_from(kind).items() if r.required and n not in out]
         return out
