@@ -68,9 +68,9 @@ def linked_ids(corpus: "Corpus") -> set[str]:
                     add(t.id)
                     linked = True
         if r.mentions:
-            hit = {m.target for m in r.mentions}
+            # (not hit &= records.keys(): that walks all the records each time)
+            hit = {m.target for m in r.mentions if m.target in records}
             hit.discard(rid)
-            hit.intersection_update(records)
             if hit:
                 out.update(hit)
                 linked = True
