@@ -6,12 +6,14 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .config import Config, load_config
 from .model import Diagnostic, Record
 from .schema import Schema, load_schema
+
+if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
+    import networkx as nx
 
 
 @dataclass(eq=False)
@@ -29,10 +31,10 @@ class Corpus:
     files: list[Record] = field(default_factory=list)
     records: dict[str, Record] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    _graph: nx.MultiDiGraph | None = None
+    _graph: "nx.MultiDiGraph | None" = None
 
     @property
-    def graph(self) -> nx.MultiDiGraph:
+    def graph(self) -> "nx.MultiDiGraph":
         if self._graph is None:
             from .graph import build_graph
             with gc_paused():
@@ -92,7 +94,8 @@ def iter_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
 
 
 def load(root: str | Path | None = None, *, config: Config | None = None,
-         schema: Schema | None = None, jobs: int | None = None) -> Corpus:
+         schema: Schema | None = None, jobs: int | None = None,
+         files: list[Path] | None = None) -> Corpus:
     """Load the record under ``root`` (default: the configured root).
 
     Never raises for a bad record file: each problem becomes a diagnostic in
@@ -102,6 +105,7 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
 
     ``jobs``: processes to parse with (default: one per core, up to 4, for
     records of 2,000 files or more; ``RECORDKIT_JOBS`` overrides).
+    ``files``: :func:`iter_files` of the resolved root, when the caller has it.
     """
     if config is None:
         config = load_config(Path(root) if root is not None else Path.cwd())
@@ -116,7 +120,9 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         raise ConfigError(f"record root {root} is not a folder")
     prefix = len(str(root)) + 1
     from .parallel import default_jobs, parse_parallel
-    items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in iter_files(root, config.exclude)]
+    if files is None:
+        files = iter_files(root, config.exclude)
+    items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
     with gc_paused():
         parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs)
         for rec, diags in parsed:

@@ -58,7 +58,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .graph import id_sort_key
+from .edges import id_sort_key
 
 REQUIREMENT_KEYS = ("check", "record", "claim")
 RECORD_KEYS = ("kind", "relation", "status")

@@ -221,3 +221,25 @@ def test_linked_ids_are_the_graphs_non_isolated_nodes(tmp_path):
         expected = {n for n in g if g.succ[n] or g.pred[n]}
         assert linked_ids(c) == expected
     assert "LIT-99999" in c.records and "LIT-99999" not in expected   # a self-mention links nothing
+
+
+def test_cyclic_core_keeps_exactly_the_cycles():
+    """RK304 hands networkx only what survives the sink-pruning: the graph
+    has a cycle iff something survives, and the cycles are all kept."""
+    import random
+    import networkx as nx
+    from recordkit.rules.relations import _cyclic_core
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(1, 12)
+        succ: dict = {}
+        for _ in range(rng.randint(0, 2 * n)):
+            u, v = f"T-{rng.randrange(n)}", f"T-{rng.randrange(n)}"
+            if u != v:
+                succ.setdefault(u, {})[v] = None
+        g = nx.DiGraph([(u, v) for u, vs in succ.items() for v in vs])
+        core = _cyclic_core(succ)
+        assert bool(core) == (not nx.is_directed_acyclic_graph(g))
+        h = nx.DiGraph([(u, v) for u, vs in core.items() for v in vs])
+        big = lambda x: sorted(sorted(c) for c in nx.strongly_connected_components(x) if len(c) > 1)
+        assert big(g) == big(h)

@@ -79,9 +79,8 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     use_cache = not (no_cache or fix or diff)
     options = {"select": select_l, "ignore": ignore_l}
     if use_cache:
-        from ..corpus import iter_files
         from ..lint import cache
-        files = iter_files(config.root, config.exclude) if config.root.is_dir() else []
+        files = ctx.record_files()
         files_count = len(files)
         hashes = cache.unchanged_hashes(files, config.cache_dir)
         if hashes is not None:

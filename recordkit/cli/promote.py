@@ -39,7 +39,7 @@ def _listing(a: lc.Lifecycle) -> dict:
             proposed.append(_entry(a, st))
         elif st.lifecycle == lc.UNESTABLISHED:
             active.append(_entry(a, st))
-    from ..graph import id_sort_key
+    from ..edges import id_sort_key
     proposed.sort(key=lambda e: (_ORDER.get(e["standing"], 9), id_sort_key(e["id"])))
     active.sort(key=lambda e: id_sort_key(e["id"]))
     return {"proposed": proposed, "active_unestablished": active}
