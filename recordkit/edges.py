@@ -19,6 +19,16 @@ def derived_edges(corpus: "Corpus") -> list:
     ``references`` that match another LIT's ``arxiv`` or ``doi`` become
     ``cites`` edges."""
     out = []
+    for rid, target, rule, field_name, i, ref in _derived(corpus):
+        pos = corpus.records[rid].value_pos(field_name, i)
+        out.append((rid, target, {"relation": rule["relation"], "origin": "derived",
+                                  "line": pos[0], "col": pos[1], "via": str(ref)}))
+    return out
+
+
+def _derived(corpus: "Corpus"):
+    """(source, target, derive rule, field, index in it, reference) of every
+    derived edge, without positions (which may cost a second YAML parse)."""
     for rule in corpus.schema.derive:
         kind = rule.get("kind")
         index: dict[str, str] = {}
@@ -44,10 +54,7 @@ def derived_edges(corpus: "Corpus") -> list:
                     continue
                 target = index.get(normalize_ref(str(ref)))
                 if target and target != rid and target not in declared:
-                    pos = r.value_pos(src_field, i)
-                    out.append((rid, target, {"relation": rule["relation"], "origin": "derived",
-                                              "line": pos[0], "col": pos[1], "via": str(ref)}))
-    return out
+                    yield rid, target, rule, src_field, i, ref
 
 
 _REF_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "https://doi.org/",
@@ -92,7 +99,7 @@ def linked_ids(corpus: "Corpus") -> set[str]:
                 linked = True
         if linked:
             add(rid)
-    for u, v, _ in derived_edges(corpus):
+    for u, v, *_ in _derived(corpus):
         add(u)
         add(v)
     return out

@@ -25,11 +25,14 @@ _PARA_BREAK_RE = re.compile(r"\n[ \t]*\n")
 _SUPPRESS_RE = re.compile(r"<!--\s*recordkit:\s*ignore\s+([A-Z0-9 ,]+?)\s*-->")
 
 
-def code_ranges(body: str) -> list[tuple[int, int]]:
+def code_ranges(body: str, infos: list | None = None) -> list[tuple[int, int]]:
     """Sorted, non-overlapping (start, end) character ranges of ``body`` that
-    are code (fenced or indented blocks, code spans) or HTML comments."""
+    are code (fenced or indented blocks, code spans) or HTML comments.
+    ``infos``, when given, receives the text after the fence characters of
+    every line that starts (after blanks) with a fence: a superset of the
+    info strings of the body's fenced blocks."""
     ranges: list[tuple[int, int]] = []
-    _fenced(body, ranges)
+    _fenced(body, ranges, infos)
     _indented(body, ranges)
     ranges.sort()
     _code_spans(body, ranges)
@@ -64,11 +67,14 @@ def _fence_lines(body: str):
     return out
 
 
-def _fenced(body: str, out: list) -> None:
+def _fenced(body: str, out: list, infos: list | None = None) -> None:
     open_char = None
     open_len = 0
     start = 0
-    for ls, fence, info, le in _fence_lines(body):
+    lines = _fence_lines(body)
+    if infos is not None:
+        infos.extend(info for _, _, info, _ in lines if info.strip())
+    for ls, fence, info, le in lines:
         if open_char is None:
             if fence[0] == "`" and "`" in info:
                 continue  # not a fence: an info string may not hold backticks

@@ -57,13 +57,13 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
             [(m.target, m.line, m.col, m.end_col, m.form, m.label) for m in rec.mentions],
             rec.suppressions, rec.kind, rec.id,
             {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
-            rec.__dict__.get("_code"), rec.digest, rec.stat,
+            rec.__dict__.get("_code"), rec.__dict__.get("_fence_infos"), rec.digest, rec.stat,
             [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags])
 
 
 def _unflat(f: tuple) -> tuple[Record, list[Diagnostic]]:
     (path, relpath, text, meta, keys, values, fm_line, fm_end_line, body_offset, body_line, mentions,
-     suppressions, kind, rid, relations, code, digest, stat, diags) = f
+     suppressions, kind, rid, relations, code, infos, digest, stat, diags) = f
     p = Path(path)
     rec = Record(path=p, relpath=relpath, text=text, meta=meta, _keys=keys, _values=values, fm_line=fm_line,
                  fm_end_line=fm_end_line, body=text[body_offset:], body_line=body_line, body_offset=body_offset,
@@ -72,6 +72,8 @@ def _unflat(f: tuple) -> tuple[Record, list[Diagnostic]]:
                  digest=digest, stat=stat)
     if code is not None:
         rec.__dict__["_code"] = code
+    if infos is not None:
+        rec.__dict__["_fence_infos"] = infos
     return rec, [Diagnostic(c, msg, p, ln, col, el, ec) for c, msg, ln, col, el, ec in diags]
 
 

@@ -227,8 +227,10 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
 
 
 def _scan_body(rec: Record, schema) -> None:
-    code = code_ranges(rec.body)
+    infos: list[str] = []
+    code = code_ranges(rec.body, infos)
     rec.__dict__["_code"] = code   # reused by the section rules
+    rec.__dict__["_fence_infos"] = infos   # lets check discovery skip bodies with no check fence
     rec.mentions = scan_mentions(rec.body, schema.mention_re, rec.body_line, code)
     if "<!--" in rec.text:
         rec.suppressions = scan_suppressions(rec.text)

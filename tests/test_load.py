@@ -193,6 +193,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
                [(m.target, m.line, m.col, m.form) for m in b.mentions]
         assert {k: [(t.id, t.pos) for t in v] for k, v in a.relations.items()} == \
                {k: [(t.id, t.pos) for t in v] for k, v in b.relations.items()}
+        assert a.__dict__.get("_fence_infos") == b.__dict__.get("_fence_infos")
     key = lambda d: (str(d.path), d.line, d.col, d.code, d.message)
     assert sorted(map(key, serial.diagnostics)) == sorted(map(key, par.diagnostics))
     assert sorted(serial.graph.edges(data="relation")) == sorted(par.graph.edges(data="relation"))
@@ -243,3 +244,22 @@ def test_cyclic_core_keeps_exactly_the_cycles():
         h = nx.DiGraph([(u, v) for u, vs in core.items() for v in vs])
         big = lambda x: sorted(sorted(c) for c in nx.strongly_connected_components(x) if len(c) > 1)
         assert big(g) == big(h)
+
+
+def test_check_discovery_prefilter_finds_what_a_body_search_finds(tmp_path):
+    """Discovery skips bodies whose fences hold no ``python check``, from the
+    fence texts the loader kept; it finds the same checks as searching every
+    body."""
+    import sys
+    from conftest import REPO
+    from recordkit.numeric import discover
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import generate
+    generate(tmp_path / "rec", 600, seed=11)
+    c = recordkit.load(tmp_path / "rec")
+    fast = discover.discover_all(c)
+    for rec in c.files:
+        rec.__dict__.pop("_fence_infos", None)
+    discover._BLOCK_MEMO.clear()
+    slow = discover.discover_all(c)
+    assert sorted(fast.checks) == sorted(slow.checks) and len(fast.checks) > 3
