@@ -131,16 +131,22 @@ class PromoteWhen:
         return self.present and not self.requires and not self.problems
 
 
-_requirement_text = None
+def requirement_text(item) -> str:
+    """The wording of a ``promote_when.requires`` item (``recordkit show`` prints it)."""
+    if isinstance(item, dict):
+        if "check" in item:
+            return f"check {item['check']}"
+        if "claim" in item:
+            return f"claim {item['claim']} supported"
+        if "record" in item:
+            r = item["record"] if isinstance(item["record"], dict) else {}
+            status = r.get("status") or item.get("status")
+            return (f"a {r.get('kind', '?')} pointing here by {r.get('relation', '?')}"
+                    + (f" with status {status}" if status else ""))
+    return str(item)
 
 
-def _text(item) -> str:
-    """The text ``recordkit show`` prints for a requirement (one wording)."""
-    global _requirement_text
-    if _requirement_text is None:
-        from .show import _requirement_text as f
-        _requirement_text = f
-    return _requirement_text(item)
+_text = requirement_text
 
 
 def parse_promote_when(value: Any) -> PromoteWhen:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .model import to_plain
 
 from .graph import backlinks, id_sort_key
+from .lifecycle import requirement_text as _requirement_text
 from .lint.output import display_path
 
 
@@ -134,20 +135,6 @@ def format_text(info: dict, width: int = 100) -> str:
                 measured = f" (discrepancy {d:.3g} {'≤' if d <= tol else '>'} {tol:.3g})"
             lines.append(f"  {c['id']}: {c.get('verdict', 'unknown')}{measured}")
     return "\n".join(lines)
-
-
-def _requirement_text(item) -> str:
-    if isinstance(item, dict):
-        if "check" in item:
-            return f"check {item['check']}"
-        if "claim" in item:
-            return f"claim {item['claim']} supported"
-        if "record" in item:
-            r = item["record"] if isinstance(item["record"], dict) else {}
-            status = r.get("status") or item.get("status")
-            return (f"a {r.get('kind', '?')} pointing here by {r.get('relation', '?')}"
-                    + (f" with status {status}" if status else ""))
-    return str(item)
 
 
 def _short(text: str, n: int) -> str:

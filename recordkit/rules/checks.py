@@ -58,9 +58,13 @@ def _items(ctx, rec):
     """(check id, position, how) for every check ``rec`` is answerable for:
     the items of its ``checks:`` list, then the block checks it holds (at
     their fence lines)."""
-    out = [(cid, pos, "cited") for cid, pos in _cited(rec)]
-    for spec in _held(ctx, rec):
-        out.append((spec.id, _fence_pos(rec, spec.line), "block"))
+    memo = ctx.memo.setdefault("check_items", {})   # three rules ask, per record
+    out = memo.get(id(rec))
+    if out is None:
+        out = [(cid, pos, "cited") for cid, pos in _cited(rec)]
+        for spec in _held(ctx, rec):
+            out.append((spec.id, _fence_pos(rec, spec.line), "block"))
+        memo[id(rec)] = out
     return out
 
 

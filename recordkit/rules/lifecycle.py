@@ -73,11 +73,13 @@ def unmet_promote_requirement(ctx, rec):
     ev = a.evaluate_record(rec)
     out = []
     for item in ev.items:
-        pos = lc.span(rec, item.requirement.where)
+        if item.state not in (lc.UNMET, lc.UNKNOWN):
+            continue
+        pos = lc.span(rec, item.requirement.where)   # (may parse the YAML again: only when reporting)
         if item.state == lc.UNMET:
             out.append(ctx.diag("RK401", f"{rec.id} is active but its requirement '{item.text}' is unmet: "
                                          f"{item.reason}", rec, pos))
-        elif item.state == lc.UNKNOWN:
+        else:
             d = ctx.diag("RK401", f"{rec.id} is active but its requirement '{item.text}' is unknown: "
                                   f"{item.reason}", rec, pos)
             d.severity = "warning"   # nothing is known to be wrong: see the rule's doc
