@@ -31,6 +31,8 @@ class Corpus:
     files: list[Record] = field(default_factory=list)
     records: dict[str, Record] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: what the ``analyze`` function given to :func:`load` ran (see there)
+    analysis_key: object = None
     _graph: "nx.MultiDiGraph | None" = None
 
     @property
@@ -106,7 +108,7 @@ def iter_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
 
 def load(root: str | Path | None = None, *, config: Config | None = None,
          schema: Schema | None = None, jobs: int | None = None,
-         files: list[Path] | None = None) -> Corpus:
+         files: list[Path] | None = None, analyze=None) -> Corpus:
     """Load the record under ``root`` (default: the configured root).
 
     Never raises for a bad record file: each problem becomes a diagnostic in
@@ -117,6 +119,10 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     ``jobs``: processes to parse with (default: one per core, up to 4, for
     records of 2,000 files or more; ``RECORDKIT_JOBS`` overrides).
     ``files``: :func:`iter_files` of the resolved root, when the caller has it.
+    ``analyze``: a function of one record run where each readable file is
+    parsed (on every core); its result, which must pickle, is kept as the
+    record's ``_analysis``, and ``corpus.analysis_key`` is its ``key``
+    attribute.  The lint runs its local rules this way.
     """
     if config is None:
         config = load_config(Path(root) if root is not None else Path.cwd())
@@ -135,7 +141,8 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         files = iter_files(root, config.exclude)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
     with gc_paused():
-        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs)
+        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze)
+        corpus.analysis_key = getattr(analyze, "key", None) if analyze is not None else None
         for rec, diags in parsed:
             corpus.files.append(rec)
             corpus.diagnostics.extend(diags)

@@ -90,9 +90,9 @@ def linked_ids(corpus: "Corpus") -> set[str]:
                 if t.id != rid and t.id in records:
                     add(t.id)
                     linked = True
-        if r.mentions:
+        if r.mention_targets:
             # (not hit &= records.keys(): that walks all the records each time)
-            hit = {m.target for m in r.mentions if m.target in records}
+            hit = {t for t in r.mention_targets if t in records}
             hit.discard(rid)
             if hit:
                 out.update(hit)

@@ -2,9 +2,10 @@
 
 Nodes are record ids with attributes ``kind``, ``status``, ``title``,
 ``tags``, ``path``.  Edges (a MultiDiGraph: one per relation target) carry
-``relation``, ``origin`` (``frontmatter``, ``body`` or ``derived``),
-``line`` and ``col``.  Edges to ids that do not exist are left out of the
-graph (lint reports them).
+``relation`` and ``origin`` (``frontmatter``, ``body`` or ``derived``);
+front-matter and derived edges also ``line`` and ``col``, body edges a
+``count``.  Edges to ids that do not exist are left out of the graph (lint
+reports them).
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
 def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:
     """The record's graph.  Front-matter relations give one edge per target;
     body mentions one edge per (record, mentioned id) pair, with ``count``
-    occurrences and the first one's line/col; derived edges come from
-    :func:`derived_edges`."""
+    occurrences (their positions are the record's ``mentions``); derived
+    edges come from :func:`derived_edges`."""
     g = nx.MultiDiGraph()
     records = corpus.records
     schema = corpus.schema
@@ -41,12 +42,12 @@ def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:
                     append((rid, t.id, {"relation": rel, "origin": "frontmatter",
                                         "line": t.pos[0], "col": t.pos[1]}))
         seen: dict = {}
-        for m in r.mentions:
-            tgt = m.target
-            if tgt in seen:
-                seen[tgt]["count"] += 1
+        for tgt in r.mention_targets:
+            d = seen.get(tgt)
+            if d is not None:
+                d["count"] += 1
             elif tgt in records and tgt != rid:
-                d = {"relation": mention_rel, "origin": "body", "line": m.line, "col": m.col, "count": 1}
+                d = {"relation": mention_rel, "origin": "body", "count": 1}
                 seen[tgt] = d
                 append((rid, tgt, d))
     edges.extend(derived_edges(corpus))

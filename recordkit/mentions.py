@@ -239,6 +239,52 @@ def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1, code: list 
     return out
 
 
+def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None) -> list[str]:
+    """The targets of :func:`scan_mentions` (``[m.target for m in
+    scan_mentions(body, ...)]``, same order), without positions, at the
+    speed of the regular-expression engine: the loader keeps these for
+    every record, and the positions are worked out only for a record whose
+    mentions someone reads (``tests/test_mentions.py`` checks the two
+    agree).  ``targets_re`` is the schema's ``mention_targets_re``.
+
+    The body is cut at code ranges and at wikilinks (which are not in
+    code); the ids of each piece between come from one ``findall`` whose
+    look-behind still sees the character before the piece.
+    """
+    if code is None:
+        code = code_ranges(body)
+    skips = code
+    wikis = None
+    if "[[" in body:
+        wikis = []
+        nc = len(code)
+        ci = 0
+        for w in _WIKI_RE.finditer(body):
+            ws = w.start()
+            while ci < nc and code[ci][1] <= ws:
+                ci += 1
+            if ci < nc and code[ci][0] <= ws:
+                continue
+            wikis.append((ws, w.end(), w.group(1).strip()))
+        if wikis:
+            skips = sorted([(s, e, None) for s, e in code] + wikis)
+    out: list[str] = []
+    findall = targets_re.findall
+    pos = 0
+    for skip in skips:
+        s, e = skip[0], skip[1]
+        if s > pos:
+            for *kinds, num in findall(body, pos, s):
+                out.append("".join(kinds) + "-" + num)
+        if wikis is not None and skip[2:] and skip[2] is not None:
+            out.append(skip[2])
+        if e > pos:
+            pos = e
+    for *kinds, num in findall(body, pos):
+        out.append("".join(kinds) + "-" + num)
+    return out
+
+
 def scan_suppressions(text: str) -> dict[int, frozenset]:
     """``<!-- recordkit: ignore RK305 -->`` lines: the codes they silence, by
     the line they apply to (the next line; and their own line)."""

@@ -59,7 +59,11 @@ class Record:
     body: str = ""
     body_line: int = 1                       # file line of the body's first line
     body_offset: int = 0                     # character offset of the body in ``text``
-    mentions: list[Mention] = field(default_factory=list)
+    # the ids the body names outside code, in order (what scan_mentions
+    # finds, without positions); the mentions with their positions are
+    # worked out on first use (``mentions``)
+    mention_targets: list[str] = field(default_factory=list)
+    _mentions: list[Mention] | None = field(default=None, repr=False)
     suppressions: dict[int, frozenset] = field(default_factory=dict)  # line -> codes ignored on it
     kind: str | None = None
     id: str | None = None
@@ -86,6 +90,24 @@ class Record:
     @values.setter
     def values(self, value: dict) -> None:
         self._values = value
+
+    @property
+    def mentions(self) -> list[Mention]:
+        """Every mention in the body with its line and column (the same
+        targets as ``mention_targets``)."""
+        if self._mentions is None:
+            from .mentions import scan_mentions
+            pattern = self.__dict__.get("_mention_re")
+            if pattern is None:   # a record not made by the loader
+                from .schema import load_schema
+                pattern = load_schema().mention_re
+            self._mentions = scan_mentions(self.body, pattern, self.body_line, self.__dict__.get("_code"))
+        return self._mentions
+
+    @mentions.setter
+    def mentions(self, value: list[Mention]) -> None:
+        self._mentions = value
+        self.mention_targets = [m.target for m in value]
 
     def _positions(self) -> None:
         from .parse import front_matter_positions

@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .model import Diagnostic, Mention, Record, Target
+from .model import Diagnostic, Record, Target
 from .parse import read_record
 
 #: below this many files the fork costs more than it saves
@@ -45,8 +45,19 @@ def default_jobs(n_files: int) -> int:
     return max(1, min(cpus, 4))
 
 
-def parse_serial(items, schema):
-    return [read_record(path, rel, schema) for path, rel in items]
+def parse_serial(items, schema, analyze=None):
+    """Parse each file; with ``analyze``, also keep ``analyze(record)`` of
+    each readable record as its ``_analysis`` (run right after the parse,
+    in the process that parsed it)."""
+    if analyze is None:
+        return [read_record(path, rel, schema) for path, rel in items]
+    out = []
+    for path, rel in items:
+        rec, diags = read_record(path, rel, schema)
+        if rec.ok:
+            rec.__dict__["_analysis"] = analyze(rec)
+        out.append((rec, diags))
+    return out
 
 
 def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
@@ -54,33 +65,38 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
     # (for a diagnostic), which is rare, while sending them costs on every load
     return (str(rec.path), rec.relpath, rec.text, rec.meta, None, None, rec.fm_line, rec.fm_end_line,
             rec.body_offset, rec.body_line,
-            [(m.target, m.line, m.col, m.end_col, m.form, m.label) for m in rec.mentions],
+            rec.mention_targets,
             rec.suppressions, rec.kind, rec.id,
             {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
-            rec.__dict__.get("_code"), rec.__dict__.get("_fence_infos"), rec.digest, rec.stat,
+            rec.__dict__.get("_code"), rec.__dict__.get("_fence_infos"), rec.__dict__.get("_analysis"),
+            rec.digest, rec.stat,
             [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags])
 
 
-def _unflat(f: tuple) -> tuple[Record, list[Diagnostic]]:
-    (path, relpath, text, meta, keys, values, fm_line, fm_end_line, body_offset, body_line, mentions,
-     suppressions, kind, rid, relations, code, infos, digest, stat, diags) = f
+def _unflat(f: tuple, mention_re) -> tuple[Record, list[Diagnostic]]:
+    (path, relpath, text, meta, keys, values, fm_line, fm_end_line, body_offset, body_line, mention_targets,
+     suppressions, kind, rid, relations, code, infos, analysis, digest, stat, diags) = f
     p = Path(path)
     rec = Record(path=p, relpath=relpath, text=text, meta=meta, _keys=keys, _values=values, fm_line=fm_line,
                  fm_end_line=fm_end_line, body=text[body_offset:], body_line=body_line, body_offset=body_offset,
-                 mentions=[Mention(*m) for m in mentions], suppressions=suppressions, kind=kind, id=rid,
+                 mention_targets=mention_targets, suppressions=suppressions, kind=kind, id=rid,
                  relations={k: [Target(i, pos) for i, pos in v] for k, v in relations.items()},
                  digest=digest, stat=stat)
+    rec.__dict__["_mention_re"] = mention_re
     if code is not None:
         rec.__dict__["_code"] = code
     if infos is not None:
         rec.__dict__["_fence_infos"] = infos
+    if analysis is not None:
+        rec.__dict__["_analysis"] = analysis
     return rec, [Diagnostic(c, msg, p, ln, col, el, ec) for c, msg, ln, col, el, ec in diags]
 
 
-def parse_parallel(items: list, schema, jobs: int) -> list:
-    """``parse_serial(items)``, with ``jobs - 1`` forked helpers."""
+def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
+    """``parse_serial(items, schema, analyze)``, with ``jobs - 1`` forked
+    helpers (``analyze``'s results must pickle)."""
     if jobs <= 1 or len(items) < 2:
-        return parse_serial(items, schema)
+        return parse_serial(items, schema, analyze)
     # Contiguous shares keep each child's files together on disk.  The parent
     # takes a larger share: a child also spends ~45% of its parse time
     # packing its results, which the parent then unpacks.
@@ -101,7 +117,7 @@ def parse_parallel(items: list, schema, jobs: int) -> list:
             code = 0
             try:
                 os.close(r)
-                data = pickle.dumps([_flat(rec, d) for rec, d in parse_serial(share, schema)],
+                data = pickle.dumps([_flat(rec, d) for rec, d in parse_serial(share, schema, analyze)],
                                     protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(w, "wb") as fh:
                     fh.write(data)
@@ -114,19 +130,20 @@ def parse_parallel(items: list, schema, jobs: int) -> list:
         reader = threading.Thread(target=_drain, args=(r, box), daemon=True)
         reader.start()
         children.append((pid, reader, box, share))
-    out = parse_serial(shares[0], schema)
+    out = parse_serial(shares[0], schema, analyze)
     for pid, reader, box, share in children:
         reader.join()
         _, status = os.waitpid(pid, 0)
         got = None
         if status == 0 and box.get("data"):
             try:
-                got = [_unflat(f) for f in pickle.loads(box["data"])]
+                mention_re = schema.mention_re
+                got = [_unflat(f, mention_re) for f in pickle.loads(box["data"])]
             except Exception:
                 got = None
         if got is None or len(got) != len(share):
             STATS["fallbacks"] += 1
-            got = parse_serial(share, schema)
+            got = parse_serial(share, schema, analyze)
         else:
             STATS["shares"] += 1
         out.extend(got)

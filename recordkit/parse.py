@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from .mentions import code_ranges, scan_mentions, scan_suppressions
+from .mentions import code_ranges, mention_targets, scan_suppressions
 from .model import Diagnostic, Record
 
 try:
@@ -231,7 +231,8 @@ def _scan_body(rec: Record, schema) -> None:
     code = code_ranges(rec.body, infos)
     rec.__dict__["_code"] = code   # reused by the section rules
     rec.__dict__["_fence_infos"] = infos   # lets check discovery skip bodies with no check fence
-    rec.mentions = scan_mentions(rec.body, schema.mention_re, rec.body_line, code)
+    rec.mention_targets = mention_targets(rec.body, schema.mention_targets_re, code)
+    rec.__dict__["_mention_re"] = schema.mention_re   # for the positions, when asked
     if "<!--" in rec.text:
         rec.suppressions = scan_suppressions(rec.text)
 

@@ -267,3 +267,38 @@ def test_pre_commit_hook_fails_on_dangling_relation_then_passes(tmp_path):
     git("add", ".")
     second = try_repo()
     assert second.returncode == 0, second.stdout + second.stderr
+
+
+def test_local_rules_run_where_files_are_parsed_with_the_same_findings(tmp_path):
+    """`recordkit lint` runs the local rules inside the loader (on both cores
+    for a large record); what they find is exactly what running every rule
+    after the load finds, fixes included."""
+    import sys
+    import recordkit
+    from recordkit.config import load_config
+    from recordkit.lint.engine import LocalRules, chosen_codes, lint
+    from recordkit.schema import load_schema
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import generate
+    generate(tmp_path / "gen", 300, seed=4, defects=0.3)
+    shutil.copytree(FIXTURE, tmp_path / "defects")
+    key = lambda d: (str(d.path), d.line, d.col, d.end_line, d.end_col, d.code, d.message, d.severity, d.record,
+                     d.fix and (d.fix.start, d.fix.end, d.fix.content, d.fix.message))
+    for root, jobs in ((tmp_path / "gen", 2), (tmp_path / "defects", 1), (tmp_path / "gen", 1)):
+        cfg = load_config(root)
+        schema = load_schema(cfg.schema)
+        local = LocalRules(schema, cfg, chosen_codes(cfg))
+        assert {"RK202", "RK207", "RK601"} <= {r.code for r in local.rules}
+        fast = recordkit.load(root, config=cfg, schema=schema, jobs=jobs, analyze=local)
+        assert fast.analysis_key == local.key
+        plain = recordkit.load(root, config=cfg, schema=schema, jobs=1)
+        a, b = lint(fast).diagnostics, lint(plain).diagnostics
+        assert sorted(map(key, a)) == sorted(map(key, b))
+        assert any(d.fix for d in a) and len({d.code for d in a}) > 5
+
+
+def test_a_local_rule_cannot_reach_the_corpus():
+    from recordkit.rules.base import LintContext, LocalCorpus
+    ctx = LintContext(LocalCorpus(schema=None, config=None))
+    with pytest.raises(RuntimeError, match="local rule"):
+        ctx.records

@@ -191,6 +191,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
         assert a.keys == b.keys and a.values == b.values          # positions worked out again on demand
         assert [(m.target, m.line, m.col, m.form) for m in a.mentions] == \
                [(m.target, m.line, m.col, m.form) for m in b.mentions]
+        assert a.mention_targets == b.mention_targets == [m.target for m in b.mentions]
         assert {k: [(t.id, t.pos) for t in v] for k, v in a.relations.items()} == \
                {k: [(t.id, t.pos) for t in v] for k, v in b.relations.items()}
         assert a.__dict__.get("_fence_infos") == b.__dict__.get("_fence_infos")

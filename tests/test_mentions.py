@@ -81,3 +81,16 @@ def test_positions_are_those_of_the_token():
         ("LIT-849", 12, 13, 34, "wikilink", "the paper"),
         ("NOTE-738", 12, 39, 47, "bare", None),
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(block(), min_size=1, max_size=8))
+def test_mention_targets_are_the_scanners_targets(blocks):
+    """The loader keeps only mention_targets (a regular-expression pass per
+    stretch between code ranges and wikilinks); the positions come later from
+    scan_mentions.  Both must name the same ids in the same order."""
+    from recordkit.mentions import code_ranges, mention_targets
+    body = "\n\n".join(blocks) + "\nX-LIT-849 LIT-849-b (THEORY-175) [[LIT-849|the paper]] `[[NOTE-738` LIT-849"
+    code = code_ranges(body)
+    assert mention_targets(body, SCHEMA.mention_targets_re, code) == \
+        [m.target for m in scan_mentions(body, SCHEMA.mention_re, 1, code)]

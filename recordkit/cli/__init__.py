@@ -45,6 +45,11 @@ class Context:
 
     @property
     def corpus(self):
+        return self.load_corpus()
+
+    def load_corpus(self, **load_options):
+        """The corpus, loaded on first use (``load_options`` go to
+        :func:`recordkit.load` then, and are ignored once it is loaded)."""
         if self._corpus is None:
             import gc
 
@@ -58,7 +63,7 @@ class Context:
             was = gc.isenabled()
             gc.disable()
             try:
-                self._corpus = load(self.config.root, config=self.config, files=self._files)
+                self._corpus = load(self.config.root, config=self.config, files=self._files, **load_options)
             finally:
                 gc.freeze()
                 if was:

@@ -89,7 +89,12 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
 
     if diags is None:
         from ..corpus import gc_paused
-        corpus = ctx.corpus
+        from ..lint.engine import LocalRules, chosen_codes
+        from ..schema import load_schema
+        # the local rules run where each file is parsed, on every core
+        schema = load_schema(config.schema)
+        corpus = ctx.load_corpus(schema=schema, analyze=LocalRules(schema, config,
+                                                                    chosen_codes(config, select_l or None, ignore_l)))
         with gc_paused():
             result = lint(corpus, select=select_l or None, ignore=ignore_l, check_results=_check_results(corpus))
         diags = result.diagnostics

@@ -18,6 +18,11 @@ class Rule:
     ``scope`` is ``record`` (``func(ctx, record)``, run for each loaded
     record), ``corpus`` (``func(ctx)``, run once) or ``load`` (reported by
     the loader; the function only documents it).
+
+    ``local``: a record rule that reads only the record, the schema and the
+    configuration (never ``ctx.records`` or ``ctx.corpus``).  The lint may
+    run it in the process that parsed the file, on every core; with
+    ``ctx.records`` it raises there.
     """
     code: str
     name: str
@@ -27,6 +32,7 @@ class Rule:
     fixable: bool = False
     summary: str = ""
     doc: str = ""
+    local: bool = False
 
     @property
     def url(self) -> str:
@@ -42,7 +48,8 @@ RULES: dict[str, Rule] = {}
 _FAMILIES = ("files", "fields", "relations", "lifecycle", "checks", "tables")
 
 
-def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable: bool = False):
+def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable: bool = False,
+         local: bool = False):
     """Register a rule.  The function's docstring's first line is the summary."""
     if severity not in SEVERITIES:
         raise ValueError(f"bad severity {severity!r} for {code}")
@@ -50,7 +57,9 @@ def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable:
     def deco(func: Callable) -> Callable:
         doc = inspect.getdoc(func) or ""
         summary = doc.split("\n", 1)[0].strip()
-        RULES[code] = Rule(code, name, severity, func, scope, fixable, summary, doc)
+        if local and scope != "record":
+            raise ValueError(f"{code}: only a record rule can be local")
+        RULES[code] = Rule(code, name, severity, func, scope, fixable, summary, doc, local)
         return func
 
     return deco
@@ -114,3 +123,15 @@ class LintContext:
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]
+
+
+class LocalCorpus:
+    """What a local rule may see of the corpus: its schema and configuration.
+    Used where a file is parsed, before the rest of the record is known."""
+
+    def __init__(self, schema, config):
+        self.schema = schema
+        self.config = config
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"a local rule asked for corpus.{name}, which is not known where files are parsed")

@@ -30,7 +30,7 @@ def _scalar_fix(rec, path, new_value: str, message: str) -> Fix | None:
     return Fix(start, end, new_value, message)
 
 
-@rule("RK201", "missing-required-field", "error")
+@rule("RK201", "missing-required-field", "error", local=True)
 def missing_required_field(ctx, rec):
     """A required field is missing or empty.
 
@@ -109,7 +109,7 @@ def _describe(value) -> str:
     return "null" if value is None else type(value).__name__
 
 
-@rule("RK202", "wrong-field-type", "error", fixable=True)
+@rule("RK202", "wrong-field-type", "error", fixable=True, local=True)
 def wrong_field_type(ctx, rec):
     """A field has the wrong type.
 
@@ -184,7 +184,7 @@ def wrong_field_type(ctx, rec):
     return out
 
 
-@rule("RK203", "unknown-field", "warning")
+@rule("RK203", "unknown-field", "warning", local=True)
 def unknown_field(ctx, rec):
     """A field the schema does not know for this kind (with the closest known one).
 
@@ -228,7 +228,7 @@ def unknown_field(ctx, rec):
     return out
 
 
-@rule("RK204", "invalid-status", "error", fixable=True)
+@rule("RK204", "invalid-status", "error", fixable=True, local=True)
 def invalid_status(ctx, rec):
     """`status` is not in the kind's vocabulary (with the closest one).
 
@@ -269,7 +269,7 @@ def invalid_status(ctx, rec):
                      rec, rec.value_pos("status"), fix=fix)]
 
 
-@rule("RK205", "invalid-date", "error")
+@rule("RK205", "invalid-date", "error", local=True)
 def invalid_date(ctx, rec):
     """A date field does not hold a valid date.
 
@@ -318,7 +318,7 @@ def kebab(tag: str) -> str:
     return s
 
 
-@rule("RK206", "tag-not-kebab-case", "warning", fixable=True)
+@rule("RK206", "tag-not-kebab-case", "warning", fixable=True, local=True)
 def tag_not_kebab_case(ctx, rec):
     """A tag is not kebab-case.
 
@@ -359,7 +359,7 @@ def tag_not_kebab_case(ctx, rec):
     return out
 
 
-@rule("RK207", "missing-section", "warning")
+@rule("RK207", "missing-section", "warning", local=True)
 def missing_section(ctx, rec):
     """A section the schema expects for this kind (and status) is missing.
 
@@ -404,7 +404,7 @@ def missing_section(ctx, rec):
     return out
 
 
-@rule("RK208", "missing-final-newline", "warning", fixable=True)
+@rule("RK208", "missing-final-newline", "warning", fixable=True, local=True)
 def missing_final_newline(ctx, rec):
     """The file does not end with a newline.
 

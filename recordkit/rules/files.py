@@ -114,7 +114,7 @@ def front_matter_not_mapping(ctx):
     """
 
 
-@rule("RK105", "invalid-id", "error")
+@rule("RK105", "invalid-id", "error", local=True)
 def invalid_id(ctx, rec):
     """`id` is missing or not of the form `KIND-NNN`.
 
@@ -144,7 +144,7 @@ def invalid_id(ctx, rec):
     return None
 
 
-@rule("RK106", "id-file-mismatch", "error")
+@rule("RK106", "id-file-mismatch", "error", local=True)
 def id_file_mismatch(ctx, rec):
     """`id` differs from the file name.
 
@@ -200,7 +200,7 @@ def duplicate_id(ctx):
     return out
 
 
-@rule("RK108", "unknown-kind", "error")
+@rule("RK108", "unknown-kind", "error", local=True)
 def unknown_kind(ctx, rec):
     """The id's prefix is not a kind of the schema.
 

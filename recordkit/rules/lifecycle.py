@@ -226,7 +226,7 @@ _HINTS = {
 }
 
 
-@rule("RK405", "status-needs-field", "error")
+@rule("RK405", "status-needs-field", "error", local=True)
 def status_needs_field(ctx, rec):
     """A status that needs a field lacks it (active needs promoted_by, answered needs answered_by).
 

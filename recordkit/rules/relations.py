@@ -121,7 +121,7 @@ def relation_kind_not_allowed(ctx, rec):
     return out
 
 
-@rule("RK303", "self-relation", "error")
+@rule("RK303", "self-relation", "error", local=True)
 def self_relation(ctx, rec):
     """A record relates to itself.
 
@@ -245,6 +245,11 @@ def dangling_mention(ctx, rec):
     """
     records = ctx.records
     out = []
+    for t in rec.mention_targets:
+        if t not in records:
+            break
+    else:
+        return out   # (the positions are worked out only for a record that has a dangling mention)
     for m in rec.mentions:
         if m.target not in records:
             what = "wikilink" if m.form == "wikilink" else "mention"
@@ -253,7 +258,7 @@ def dangling_mention(ctx, rec):
     return out
 
 
-@rule("RK306", "too-many-targets", "error")
+@rule("RK306", "too-many-targets", "error", local=True)
 def too_many_targets(ctx, rec):
     """A relation has more targets than it allows.
 

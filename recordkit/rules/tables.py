@@ -20,7 +20,7 @@ def _claims_table(ctx, rec):
     return found
 
 
-@rule("RK601", "claims-table-columns", "warning")
+@rule("RK601", "claims-table-columns", "warning", local=True)
 def claims_table_columns(ctx, rec):
     """A NOTE's Claims table lacks the columns id, claim, strength, support.
 
@@ -64,7 +64,7 @@ def claims_table_columns(ctx, rec):
     return None
 
 
-@rule("RK602", "claims-table-strength", "error")
+@rule("RK602", "claims-table-strength", "error", local=True)
 def claims_table_strength(ctx, rec):
     """A Claims-table strength is not strong, moderate or weak.
 
