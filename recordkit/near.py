@@ -5,8 +5,9 @@ One edit is a character changed, dropped, added, or two neighbours swapped
 every id under itself and each of its one-character deletions (the
 "symmetric delete" scheme): two strings one edit apart share such a key, so
 a query looks up a dozen keys, whatever the number of ids, and checks the
-few candidates exactly.  Building it for 10,000 ids takes a few
-milliseconds; difflib over the same ids took 40 ms a query.
+few candidates exactly (about 20 µs).  Building it for 10,000 ids takes
+60 ms, once per corpus; generating every one-edit variant of a query took
+0.5 ms a query, and difflib over the ids 40 ms.
 """
 from __future__ import annotations
 
