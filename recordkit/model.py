@@ -68,7 +68,7 @@ class Record:
     kind: str | None = None
     id: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
-    digest: str | None = None                # blake2b-128 of the file's bytes (the lint cache's key)
+    digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
     stat: tuple | None = None                # (mtime_ns, size, inode) when it was read
 
     @property

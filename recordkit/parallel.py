@@ -1,7 +1,7 @@
 """Parse a large record on two (or more) cores.
 
 Records are parsed in forked children, each taking a share of the files.  A
-child sends its results back as plain tuples through a pipe (pickling
+child sends its results back as plain tuples through a temporary file (pickling
 dataclasses would cost more than the parsing saved); the parent parses its
 own share meanwhile, then rebuilds the records.  Anything that goes wrong in
 a child (an exception, a crash, a short read) makes the parent parse that
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -107,40 +108,41 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
         bounds.append(min(len(items), bounds[-1] + round(len(items) * w / total)))
     bounds[-1] = len(items)
     shares = [items[bounds[i]:bounds[i + 1]] for i in range(jobs)]
+    # Each helper writes its results to an unlinked temporary file, read once
+    # it has exited: through a pipe, a reader thread would have to win the
+    # GIL from the parsing thread for every chunk, and the helper would wait.
+    try:
+        boxes = [tempfile.TemporaryFile() for _ in shares[1:]]
+    except OSError:   # no writable temporary folder: one process does it all
+        return parse_serial(items, schema, analyze)
     children = []
-    for share in shares[1:]:
-        r, w = os.pipe()
+    for share, box in zip(shares[1:], boxes):
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
-        if pid == 0:  # the child: parse, send, and leave without cleanup
+        if pid == 0:  # the child: parse, write, and leave without cleanup
             code = 0
             try:
-                os.close(r)
-                data = pickle.dumps([_flat(rec, d) for rec, d in parse_serial(share, schema, analyze)],
-                                    protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(w, "wb") as fh:
-                    fh.write(data)
+                pickle.dump([_flat(rec, d) for rec, d in parse_serial(share, schema, analyze)], box,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+                box.flush()
             except BaseException:
                 code = 1
             finally:
                 os._exit(code)
-        os.close(w)
-        box: dict = {}
-        reader = threading.Thread(target=_drain, args=(r, box), daemon=True)
-        reader.start()
-        children.append((pid, reader, box, share))
+        children.append((pid, box, share))
     out = parse_serial(shares[0], schema, analyze)
-    for pid, reader, box, share in children:
-        reader.join()
+    for pid, box, share in children:
         _, status = os.waitpid(pid, 0)
         got = None
-        if status == 0 and box.get("data"):
+        if status == 0:
             try:
+                box.seek(0)
                 mention_re = schema.mention_re
-                got = [_unflat(f, mention_re) for f in pickle.loads(box["data"])]
+                got = [_unflat(f, mention_re) for f in pickle.load(box)]
             except Exception:
                 got = None
+        box.close()
         if got is None or len(got) != len(share):
             STATS["fallbacks"] += 1
             got = parse_serial(share, schema, analyze)
@@ -148,17 +150,3 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
             STATS["shares"] += 1
         out.extend(got)
     return out
-
-
-def _drain(fd: int, box: dict) -> None:
-    chunks = []
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            while True:
-                b = fh.read(1 << 20)
-                if not b:
-                    break
-                chunks.append(b)
-    except OSError:
-        pass
-    box["data"] = b"".join(chunks)
