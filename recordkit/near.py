@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .edges import id_sort_key
+
 
 def _deletions(s: str) -> set[str]:
     return {s[:i] + s[i + 1:] for i in range(len(s))}
@@ -34,11 +36,6 @@ def one_edit(a: str, b: str) -> bool:
     if la > lb:
         return a[i + 1:] == b[i:]                          # dropped
     return a[i:] == b[i + 1:]                              # added
-
-
-def _id_order(record_id: str):
-    from .edges import id_sort_key
-    return id_sort_key(record_id)
 
 
 class IdIndex:
@@ -66,7 +63,7 @@ class IdIndex:
         if not hits:
             return None
         kind = target.rpartition("-")[0]
-        return min(hits, key=lambda h: (h.rpartition("-")[0] != kind, _id_order(h)))
+        return min(hits, key=lambda h: (h.rpartition("-")[0] != kind, id_sort_key(h)))
 
 
 def did_you_mean(corpus, target: str, exclude: str | None = None) -> str:
