@@ -155,3 +155,52 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
             STATS["shares"] += 1
         out.extend(got)
     return out
+
+
+def fork_map(func, parts: list, first=None) -> list:
+    """``[func(part) for part in parts]``, the first part in this process
+    and each other in a forked helper, which inherits everything already
+    loaded (so ``func`` may read a whole corpus).  ``func``'s results must
+    pickle.  A helper that fails has its part done here instead.  ``first``,
+    when given, is called instead of ``func`` for the first part (this
+    process can do more meanwhile)."""
+    if len(parts) < 2 or not hasattr(os, "fork"):
+        return [(first or func)(parts[0])] + [func(part) for part in parts[1:]]
+    try:
+        boxes = [tempfile.TemporaryFile() for _ in parts[1:]]
+    except OSError:
+        return [(first or func)(parts[0])] + [func(part) for part in parts[1:]]
+    children = []
+    for part, box in zip(parts[1:], boxes):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                import gc
+                gc.disable()   # the helper is short-lived: no collection over the inherited corpus
+                pickler = pickle.Pickler(box, protocol=pickle.HIGHEST_PROTOCOL)
+                pickler.dump(func(part))
+                box.flush()
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        children.append((pid, box, part))
+    out = [(first or func)(parts[0])]
+    for pid, box, part in children:
+        _, status = os.waitpid(pid, 0)
+        got = _MISSING = object()
+        if status == 0:
+            try:
+                box.seek(0)
+                got = pickle.load(box)
+            except Exception:
+                got = _MISSING
+        box.close()
+        if got is _MISSING:
+            STATS["fallbacks"] += 1
+            got = func(part)
+        out.append(got)
+    return out

@@ -302,3 +302,20 @@ def test_a_local_rule_cannot_reach_the_corpus():
     ctx = LintContext(LocalCorpus(schema=None, config=None))
     with pytest.raises(RuntimeError, match="local rule"):
         ctx.records
+
+
+def test_rules_on_two_processes_find_what_one_finds(tmp_path):
+    """On a large record a forked helper runs the record rules on part of the
+    records; the findings are the same as in one process."""
+    import sys
+    import recordkit
+    from recordkit.lint.engine import lint
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import generate
+    generate(tmp_path / "gen", 400, seed=9, defects=0.3)
+    c = recordkit.load(tmp_path / "gen", jobs=1)
+    key = lambda d: (str(d.path), d.line, d.col, d.end_line, d.end_col, d.code, d.message, d.severity, d.record,
+                     d.fix and (d.fix.start, d.fix.end, d.fix.content, d.fix.message))
+    one = sorted(map(key, lint(c, jobs=1).diagnostics))
+    two = sorted(map(key, lint(c, jobs=2).diagnostics))
+    assert one == two and len({k[5] for k in one}) > 8

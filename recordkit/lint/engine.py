@@ -62,6 +62,10 @@ def unknown_codes(prefixes: list[str]) -> list[str]:
     return bad
 
 
+#: the share of the records each forked helper takes in :func:`run_rules`
+HELPER_SHARE_OF_RULES = 0.4
+
+
 class LocalRules:
     """The chosen local rules (see :class:`recordkit.rules.base.Rule`) as a
     function of one record, for :func:`recordkit.load`'s ``analyze``: they
@@ -95,10 +99,11 @@ def _local_diagnostics(rec) -> list[Diagnostic]:
             for code, msg, line, col, el, ec, sev, rid, fx in rec.__dict__["_analysis"]]
 
 
-def run_rules(corpus, codes: set[str], check_results=None) -> list[Diagnostic]:
+def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = None) -> list[Diagnostic]:
     """Every diagnostic the chosen rules find, before suppression.  When the
     corpus was loaded with :class:`LocalRules` for these codes, the local
-    rules' findings are read from the records."""
+    rules' findings are read from the records.  ``jobs``: processes to run
+    the record rules on (default as for :func:`recordkit.load`)."""
     rules = all_rules()
     ctx = LintContext(corpus, check_results=check_results)
     out: list[Diagnostic] = []
@@ -117,17 +122,59 @@ def run_rules(corpus, codes: set[str], check_results=None) -> list[Diagnostic]:
         for rec in recs:
             if rec.__dict__["_analysis"]:
                 out.extend(_local_diagnostics(rec))
-    for rule in record_rules:
-        f = rule.func
-        for rec in recs:
-            found = f(ctx, rec)
+    def corpus_level():
+        found_all = []
+        for rule in corpus_rules:
+            found = rule.func(ctx)
             if found:
-                out.extend(found)
-    for rule in corpus_rules:
-        found = rule.func(ctx)
-        if found:
-            out.extend(found)
+                found_all.extend(found)
+        return found_all
+
+    out.extend(_record_rules(ctx, record_rules, recs, jobs, corpus_level))
     return [d for d in out if d.code in codes]
+
+
+def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
+    """The record rules' findings on ``recs``, then ``also()``'s.  On a large
+    record a forked helper takes part of the records (it inherits the loaded
+    corpus, works out what the rules share, such as the lifecycle analysis,
+    on its own, and sends back its findings as tuples) while this process
+    does the rest and ``also()``."""
+    def run(part):
+        found_all = []
+        for rule in rules:
+            f = rule.func
+            for rec in part:
+                found = f(ctx, rec)
+                if found:
+                    found_all.extend(found)
+        return found_all
+
+    from ..parallel import default_jobs, fork_map
+    n = default_jobs(len(recs)) if jobs is None else jobs
+    if n <= 1 or not rules:
+        return run(recs) + also()
+    # This process also runs the corpus rules, and a helper's first touches
+    # of the inherited memory cost it page copies: helpers take less.
+    size = int(len(recs) * min(HELPER_SHARE_OF_RULES, 1 / n))   # each helper's records
+    k = len(recs) - size * (n - 1)
+    parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
+    by_path = {}
+    for rec in recs:
+        by_path[str(rec.path)] = rec.path
+
+    def packed(part):
+        return [(d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
+                 None if d.fix is None else (d.fix.start, d.fix.end, d.fix.content, d.fix.message))
+                for d in run(part)]
+
+    results = fork_map(packed, parts, first=lambda part: run(part) + also())
+    out = list(results[0])
+    for got in results[1:]:
+        for code, msg, path, line, col, el, ec, sev, rid, fx in got:
+            out.append(Diagnostic(code, msg, by_path.get(path) or Path(path), line, col, el, ec, sev, rid,
+                                  None if fx is None else Fix(*fx)))
+    return out
 
 
 def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | None = None) -> list[Diagnostic]:
@@ -200,7 +247,7 @@ def chosen_codes(config, select=None, ignore=None) -> set[str]:
     return select_codes(select or config.select or None, list(config.ignore) + list(ignore or []))
 
 
-def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None) -> LintResult:
+def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jobs: int | None = None) -> LintResult:
     """Lint ``corpus``: the library entry point of ``recordkit lint``.
 
     For speed on a large record, load it with
@@ -208,7 +255,7 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None) ->
     the local rules then run on every core while the files are parsed."""
     cfg = corpus.config
     codes = chosen_codes(cfg, select, ignore)
-    diags = run_rules(corpus, codes, check_results)
+    diags = run_rules(corpus, codes, check_results, jobs)
     diags = apply_config(diags, corpus)
     diags = filter_paths(diags, paths)
     diags.sort(key=Diagnostic.sort_key)
