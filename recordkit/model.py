@@ -48,7 +48,10 @@ class Record:
     matter could not be read (the reason is a load diagnostic)."""
     path: Path                               # absolute
     relpath: str                             # relative to the record root, '/'-separated
-    text: str = ""                           # the whole file, decoded
+    # the whole file, decoded (``text``); a record parsed in a helper process
+    # arrives as the file's bytes, decoded on first use
+    _text: str | None = field(default="", repr=False)
+    _raw: bytes | None = field(default=None, repr=False)
     meta: dict | None = None
     # key path tuple -> Pos of the key / of the value or list item; None when
     # not kept (a record parsed in a helper process): worked out on first use
@@ -56,7 +59,7 @@ class Record:
     _values: dict | None = field(default=None, repr=False)
     fm_line: int = 1                         # line of the opening '---'
     fm_end_line: int = 1                     # line of the closing '---'
-    body: str = ""
+    _body: str | None = field(default="", repr=False)   # ``body``: text[body_offset:]
     body_line: int = 1                       # file line of the body's first line
     body_offset: int = 0                     # character offset of the body in ``text``
     # the ids the body names outside code, in order (what scan_mentions
@@ -90,6 +93,30 @@ class Record:
     @values.setter
     def values(self, value: dict) -> None:
         self._values = value
+
+    @property
+    def text(self) -> str:
+        """The whole file, decoded."""
+        if self._text is None:
+            self._text = self._raw.decode("utf-8") if self._raw is not None else ""
+            self._raw = None
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+        self._raw = None
+
+    @property
+    def body(self) -> str:
+        """The text after the front matter (the whole text when it has none)."""
+        if self._body is None:
+            self._body = self.text[self.body_offset:]
+        return self._body
+
+    @body.setter
+    def body(self, value: str) -> None:
+        self._body = value
 
     @property
     def mentions(self) -> list[Mention]:

@@ -22,7 +22,7 @@ from .parse import read_record
 #: below this many files the fork costs more than it saves
 MIN_FILES = 2000
 #: the parent's share of the files relative to a child's (see parse_parallel)
-PARENT_WEIGHT = 1.4
+PARENT_WEIGHT = 1.2
 
 #: how many shares came back from helpers, and how many had to be parsed again
 STATS = {"shares": 0, "fallbacks": 0}
@@ -46,6 +46,17 @@ def default_jobs(n_files: int) -> int:
     return max(1, min(cpus, 4))
 
 
+def _parse_keeping_bytes(items, schema, analyze):
+    """parse_serial in a helper: each record also keeps the file's bytes."""
+    out = []
+    for path, rel in items:
+        rec, diags = read_record(path, rel, schema, keep_bytes=True)
+        if analyze is not None and rec.ok:
+            rec.__dict__["_analysis"] = analyze(rec)
+        out.append((rec, diags))
+    return out
+
+
 def parse_serial(items, schema, analyze=None):
     """Parse each file; with ``analyze``, also keep ``analyze(record)`` of
     each readable record as its ``_analysis`` (run right after the parse,
@@ -64,7 +75,11 @@ def parse_serial(items, schema, analyze=None):
 def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
     # positions of keys are left out: they are worked out again on first use
     # (for a diagnostic), which is rare, while sending them costs on every load
-    return (str(rec.path), rec.relpath, rec.text, rec.meta, None, None, rec.fm_line, rec.fm_end_line,
+    # the file's bytes rather than its text: they pickle as a copy, and most
+    # records' text is never read in the parent
+    raw = rec.__dict__.get("_bytes")
+    return (str(rec.path), rec.relpath, raw if raw is not None else rec.text, rec.meta, None, None,
+            rec.fm_line, rec.fm_end_line,
             rec.body_offset, rec.body_line,
             rec.mention_targets,
             rec.suppressions, rec.kind, rec.id,
@@ -79,8 +94,10 @@ def _unflat(f: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
     (parsing the path string again would cost more than the rest)."""
     (path, relpath, text, meta, keys, values, fm_line, fm_end_line, body_offset, body_line, mention_targets,
      suppressions, kind, rid, relations, code, infos, analysis, digest, stat, diags) = f
-    rec = Record(path=p, relpath=relpath, text=text, meta=meta, _keys=keys, _values=values, fm_line=fm_line,
-                 fm_end_line=fm_end_line, body=text[body_offset:], body_line=body_line, body_offset=body_offset,
+    is_raw = isinstance(text, bytes)
+    rec = Record(path=p, relpath=relpath, _text=None if is_raw else text, _raw=text if is_raw else None,
+                 meta=meta, _keys=keys, _values=values, fm_line=fm_line,
+                 fm_end_line=fm_end_line, _body=None, body_line=body_line, body_offset=body_offset,
                  mention_targets=mention_targets, suppressions=suppressions, kind=kind, id=rid,
                  relations={k: [Target(i, pos) for i, pos in v] for k, v in relations.items()},
                  digest=digest, stat=stat)
@@ -127,7 +144,7 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
             try:
                 pickler = pickle.Pickler(box, protocol=pickle.HIGHEST_PROTOCOL)
                 pickler.fast = True   # no memo: nothing is shared or recursive, and it is 30% faster
-                pickler.dump([_flat(rec, d) for rec, d in parse_serial(share, schema, analyze)])
+                pickler.dump([_flat(rec, d) for rec, d in _parse_keeping_bytes(share, schema, analyze)])
                 box.flush()
             except BaseException:
                 code = 1

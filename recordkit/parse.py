@@ -144,7 +144,7 @@ def _positions(node, path, line0, keys, values):
 
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
     """Parse a decoded file.  Returns the record and its load diagnostics."""
-    rec = Record(path=path, relpath=relpath, text=text)
+    rec = Record(path=path, relpath=relpath, _text=text)
     diags: list[Diagnostic] = []
     m = _OPEN_RE.match(text)
     if not m:
@@ -251,12 +251,12 @@ def _collect_relations(rec: Record, schema) -> None:
                                    for i, v in enumerate(value) if isinstance(v, str)]
 
 
-def read_record(path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
-    """Read and parse the file at ``path``."""
+def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False) -> tuple[Record, list[Diagnostic]]:
+    """Read and parse the file at ``path``.  ``keep_bytes``: also keep the
+    file's bytes as ``_bytes`` when they decoded (for a helper process to
+    send)."""
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
+        data, st = _read(path)
     except OSError as exc:
         rec = Record(path=path, relpath=relpath)
         return rec, [Diagnostic("RK103", f"file cannot be read: {exc.strerror or exc}", path, 1, 1)]
@@ -264,7 +264,29 @@ def read_record(path: Path, relpath: str, schema) -> tuple[Record, list[Diagnost
     # sha256 runs on the CPU's SHA instructions here: 30% faster than blake2b
     rec.digest = hashlib.sha256(data).hexdigest()[:32]
     rec.stat = (st.st_mtime_ns, st.st_size, st.st_ino)
+    if keep_bytes and (rec._text or not data):
+        rec.__dict__["_bytes"] = data
     return rec, diags
+
+
+def _read(path) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and its stat, with plain system calls (half the cost
+    of ``open()``'s buffered file object, which matters 10,000 times)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:   # short read, or the file grew: read to the end
+            chunks = [data]
+            while True:
+                more = os.read(fd, 1 << 20)
+                if not more:
+                    break
+                chunks.append(more)
+            data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    return data, st
 
 
 def parse_bytes(data: bytes, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:

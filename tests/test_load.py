@@ -180,14 +180,20 @@ def test_parallel_load_equals_serial_load(tmp_path):
     from generate import generate
     from recordkit import parallel
     generate(tmp_path / "rec", 300, seed=3, defects=0.1)
+    # the helper takes the last files: give it a non-UTF-8 one and an empty one
+    (tmp_path / "rec" / "zz").mkdir()
+    (tmp_path / "rec" / "zz" / "LIT-99998.md").write_bytes(b"---\nid: LIT-99998\ntitle: caf\xe9\n---\n")
+    (tmp_path / "rec" / "zz" / "LIT-99999.md").write_bytes(b"")
     serial = recordkit.load(tmp_path / "rec", jobs=1)
     before = dict(parallel.STATS)
     par = recordkit.load(tmp_path / "rec", jobs=2)
     assert parallel.STATS["shares"] == before["shares"] + 1      # the helper's share came back
     assert parallel.STATS["fallbacks"] == before["fallbacks"]
-    assert len(par.files) == len(serial.files) == 300
+    assert len(par.files) == len(serial.files) == 302
+    assert par.files[-2].path.name == "LIT-99998.md" and par.files[-2].text == ""
     for a, b in zip(serial.files, par.files):
-        assert (a.path, a.id, a.kind, a.meta, a.body, a.digest) == (b.path, b.id, b.kind, b.meta, b.body, b.digest)
+        assert (a.path, a.id, a.kind, a.meta, a.body, a.text, a.digest) == \
+               (b.path, b.id, b.kind, b.meta, b.body, b.text, b.digest)
         assert a.keys == b.keys and a.values == b.values          # positions worked out again on demand
         assert [(m.target, m.line, m.col, m.form) for m in a.mentions] == \
                [(m.target, m.line, m.col, m.form) for m in b.mentions]

@@ -63,7 +63,7 @@ def unknown_codes(prefixes: list[str]) -> list[str]:
 
 
 #: the share of the records each forked helper takes in :func:`run_rules`
-HELPER_SHARE_OF_RULES = 0.4
+HELPER_SHARE_OF_RULES = 0.5
 
 
 class LocalRules:
@@ -78,6 +78,8 @@ class LocalRules:
         self.rules = [r for c, r in rules.items() if c in codes and r.scope == "record" and r.local]
         self.key = ("local-rules",) + tuple(r.code for r in self.rules)
         self.ctx = LintContext(LocalCorpus(schema, config))
+        for kind in schema.kinds:   # compiled once, before the loader forks its helpers
+            schema.fast_validator(kind)
 
     def __call__(self, rec) -> list[tuple]:
         ctx = self.ctx
