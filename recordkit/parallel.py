@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -130,6 +129,9 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
     # Each helper writes its results to an unlinked temporary file, read once
     # it has exited: through a pipe, a reader thread would have to win the
     # GIL from the parsing thread for every chunk, and the helper would wait.
+    import tempfile
+    if analyze is not None and hasattr(analyze, "before_fork"):
+        analyze.before_fork()
     try:
         boxes = [tempfile.TemporaryFile() for _ in shares[1:]]
     except OSError:   # no writable temporary folder: one process does it all
@@ -183,6 +185,7 @@ def fork_map(func, parts: list, first=None) -> list:
     process can do more meanwhile)."""
     if len(parts) < 2 or not hasattr(os, "fork"):
         return [(first or func)(parts[0])] + [func(part) for part in parts[1:]]
+    import tempfile
     try:
         boxes = [tempfile.TemporaryFile() for _ in parts[1:]]
     except OSError:

@@ -82,8 +82,15 @@ class LocalRules:
         self.rules = [r for c, r in rules.items() if c in codes and r.scope == "record" and r.local]
         self.key = ("local-rules",) + tuple(r.code for r in self.rules)
         self.ctx = LintContext(LocalCorpus(schema, config))
-        for kind in schema.kinds:   # compiled once, before the loader forks its helpers
-            schema.fast_validator(kind)
+        self.schema = schema
+
+    def before_fork(self) -> None:
+        """Called by the loader before it forks helpers: build what every
+        process would otherwise build for itself (the field validators, and
+        jsonschema, which takes 50 ms to import)."""
+        for kind in self.schema.kinds:
+            self.schema.fast_validator(kind)
+            self.schema.validator(kind)
 
     def __call__(self, rec) -> list[tuple]:
         ctx = self.ctx
