@@ -12,7 +12,7 @@ import argparse
 import gc
 import time
 
-from _common import report, synthetic, timed
+from _common import compile_package, report, synthetic, timed
 
 
 def main() -> None:
@@ -21,6 +21,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     root = synthetic(args.count)
+    compile_package()
     files = sorted(root.rglob("*.md"))
     size = sum(p.stat().st_size for p in files)
     print(f"{len(files)} files, {size / 1e6:.1f} MB under {root}")
