@@ -32,10 +32,12 @@ def code_ranges(body: str, infos: list | None = None) -> list[tuple[int, int]]:
     every line that starts (after blanks) with a fence: a superset of the
     info strings of the body's fenced blocks."""
     ranges: list[tuple[int, int]] = []
-    _fenced(body, ranges, infos)
+    # every backtick run, found once: the fences among them, then the spans
+    ticks = list(_TICKS_RE.finditer(body)) if "`" in body else []
+    _fenced(body, ranges, infos, ticks)
     _indented(body, ranges)
     ranges.sort()
-    _code_spans(body, ranges)
+    _code_spans(body, ranges, ticks)
     if "<!--" in body:
         for m in _COMMENT_RE.finditer(body):
             if not _inside(ranges, m.start()):
@@ -44,11 +46,23 @@ def code_ranges(body: str, infos: list | None = None) -> list[tuple[int, int]]:
     return ranges
 
 
-def _fence_lines(body: str):
-    """(line_start, indent, fence, info, line_end) of each line that starts
-    (after spaces or tabs) with ``` or ~~~, in order."""
+def _fence_lines(body: str, ticks=None):
+    """(line_start, fence, info, line_end) of each line that starts (after
+    spaces or tabs) with ``` or ~~~, in order.  ``ticks``: every run of
+    backticks in the body (``_TICKS_RE``), when the caller has them: the
+    backtick fences are read from them instead of searching the body again."""
     out = []
-    for needle in ("```", "~~~"):
+    if ticks is not None:
+        for m in ticks:
+            i, j = m.start(), m.end()
+            if j - i < 3:
+                continue
+            ls = body.rfind("\n", 0, i) + 1
+            if not body[ls:i].strip(" \t"):
+                le = body.find("\n", j)
+                le = len(body) if le < 0 else le
+                out.append((ls, body[i:j], body[j:le], le))
+    for needle in ("~~~",) if ticks is not None else ("```", "~~~"):
         i = body.find(needle)
         while i >= 0:
             ls = body.rfind("\n", 0, i) + 1
@@ -67,11 +81,11 @@ def _fence_lines(body: str):
     return out
 
 
-def _fenced(body: str, out: list, infos: list | None = None) -> None:
+def _fenced(body: str, out: list, infos: list | None = None, ticks=None) -> None:
     open_char = None
     open_len = 0
     start = 0
-    lines = _fence_lines(body)
+    lines = _fence_lines(body, ticks)
     if infos is not None:
         infos.extend(info for _, _, info, _ in lines if info.strip())
     for ls, fence, info, le in lines:
@@ -143,11 +157,14 @@ def _inside(ranges, pos: int) -> bool:
     return False
 
 
-def _code_spans(body: str, ranges: list) -> None:
+def _code_spans(body: str, ranges: list, ticks=None) -> None:
     """CommonMark code spans: a run of n backticks up to the next run of
-    exactly n backticks in the same paragraph."""
+    exactly n backticks in the same paragraph.  ``ticks``: the body's
+    backtick runs, when the caller has them."""
     blocks = list(ranges)
-    runs = [m for m in _TICKS_RE.finditer(body) if not _inside(blocks, m.start())]
+    if ticks is None:
+        ticks = _TICKS_RE.finditer(body)
+    runs = [m for m in ticks if not _inside(blocks, m.start())]
     i = 0
     n = len(runs)
     while i < n:
