@@ -8,6 +8,7 @@ networkx (0.13 s) nor builds the graph (0.4 s on 10,000 records).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ _REF_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "h
 _ARXIV_RE = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
 
 
+@lru_cache(maxsize=65536)   # the same works are cited by many records
 def normalize_ref(ref: str) -> str:
     """``arXiv:2209.15430v2`` and ``https://arxiv.org/abs/2209.15430`` name the
     same work as ``2209.15430``; DOIs compare case-insensitively."""
