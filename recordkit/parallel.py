@@ -23,7 +23,7 @@ MIN_FILES = 2000
 #: the parent's share of the files relative to a child's (see parse_parallel)
 PARENT_WEIGHT = 1.2
 
-#: how many shares came back from helpers, and how many had to be parsed again
+#: how many parts came back from helpers, and how many had to be done again here
 STATS = {"shares": 0, "fallbacks": 0}
 
 
@@ -126,81 +126,58 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
         bounds.append(min(len(items), bounds[-1] + round(len(items) * w / total)))
     bounds[-1] = len(items)
     shares = [items[bounds[i]:bounds[i + 1]] for i in range(jobs)]
-    # Each helper writes its results to an unlinked temporary file, read once
-    # it has exited: through a pipe, a reader thread would have to win the
-    # GIL from the parsing thread for every chunk, and the helper would wait.
-    import tempfile
     if analyze is not None and hasattr(analyze, "before_fork"):
         analyze.before_fork()
-    try:
-        boxes = [tempfile.TemporaryFile() for _ in shares[1:]]
-    except OSError:   # no writable temporary folder: one process does it all
-        return parse_serial(items, schema, analyze)
-    children = []
-    for share, box in zip(shares[1:], boxes):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: parse, write, and leave without cleanup
-            code = 0
-            try:
-                pickler = pickle.Pickler(box, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.fast = True   # no memo: nothing is shared or recursive, and it is 30% faster
-                pickler.dump([_flat(rec, d) for rec, d in _parse_keeping_bytes(share, schema, analyze)])
-                box.flush()
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        children.append((pid, box, share))
-    out = parse_serial(shares[0], schema, analyze)
-    for pid, box, share in children:
-        _, status = os.waitpid(pid, 0)
-        got = None
-        if status == 0:
-            try:
-                box.seek(0)
-                mention_re = schema.mention_re
-                flats = pickle.load(box)
-                if len(flats) == len(share) and all(f[0] == str(item[0]) for f, item in zip(flats, share)):
-                    got = [_unflat(f, mention_re, item[0]) for f, item in zip(flats, share)]
-            except Exception:
-                got = None
-        box.close()
-        if got is None or len(got) != len(share):
+
+    def in_helper(share):
+        return [_flat(rec, d) for rec, d in _parse_keeping_bytes(share, schema, analyze)]
+
+    results = fork_map(in_helper, shares, first=lambda share: parse_serial(share, schema, analyze))
+    out = results[0]
+    mention_re = schema.mention_re
+    for share, flats in zip(shares[1:], results[1:]):
+        if len(flats) == len(share) and all(f[0] == str(item[0]) for f, item in zip(flats, share)):
+            out.extend(_unflat(f, mention_re, item[0]) for f, item in zip(flats, share))
+        else:  # pragma: no cover - a helper that answered for other files
             STATS["fallbacks"] += 1
-            got = parse_serial(share, schema, analyze)
-        else:
-            STATS["shares"] += 1
-        out.extend(got)
+            out.extend(parse_serial(share, schema, analyze))
     return out
 
 
 def fork_map(func, parts: list, first=None) -> list:
     """``[func(part) for part in parts]``, the first part in this process
     and each other in a forked helper, which inherits everything already
-    loaded (so ``func`` may read a whole corpus).  ``func``'s results must
-    pickle.  A helper that fails has its part done here instead.  ``first``,
-    when given, is called instead of ``func`` for the first part (this
-    process can do more meanwhile)."""
+    loaded (so ``func`` may read a whole corpus).  ``first``, when given, is
+    called instead of ``func`` for the first part (this process can do more
+    meanwhile).
+
+    A helper writes its result, pickled, to an unlinked temporary file that
+    is read once it has exited: through a pipe, a reader thread would have
+    to win the GIL from this process's work for every chunk, and the helper
+    would wait on it.  ``func``'s results must pickle, and hold nothing
+    shared or recursive (the pickler keeps no memo: 30% faster).  A helper
+    that fails has its part done here instead, so the result never depends
+    on whether forking worked."""
+    do_first = first or func
     if len(parts) < 2 or not hasattr(os, "fork"):
-        return [(first or func)(parts[0])] + [func(part) for part in parts[1:]]
+        return [do_first(parts[0])] + [func(part) for part in parts[1:]]
     import tempfile
     try:
         boxes = [tempfile.TemporaryFile() for _ in parts[1:]]
-    except OSError:
-        return [(first or func)(parts[0])] + [func(part) for part in parts[1:]]
+    except OSError:   # no writable temporary folder: this process does it all
+        return [do_first(parts[0])] + [func(part) for part in parts[1:]]
     children = []
     for part, box in zip(parts[1:], boxes):
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
-        if pid == 0:
+        if pid == 0:  # the helper: work, write, and leave without cleanup
             code = 0
             try:
                 import gc
-                gc.disable()   # the helper is short-lived: no collection over the inherited corpus
+                gc.disable()   # short-lived: no collection over what it inherited
                 pickler = pickle.Pickler(box, protocol=pickle.HIGHEST_PROTOCOL)
+                pickler.fast = True
                 pickler.dump(func(part))
                 box.flush()
             except BaseException:
@@ -208,19 +185,22 @@ def fork_map(func, parts: list, first=None) -> list:
             finally:
                 os._exit(code)
         children.append((pid, box, part))
-    out = [(first or func)(parts[0])]
+    out = [do_first(parts[0])]
+    missing = object()
     for pid, box, part in children:
         _, status = os.waitpid(pid, 0)
-        got = _MISSING = object()
+        got = missing
         if status == 0:
             try:
                 box.seek(0)
                 got = pickle.load(box)
             except Exception:
-                got = _MISSING
+                got = missing
         box.close()
-        if got is _MISSING:
+        if got is missing:
             STATS["fallbacks"] += 1
             got = func(part)
+        else:
+            STATS["shares"] += 1
         out.append(got)
     return out

@@ -270,3 +270,20 @@ def test_check_discovery_prefilter_finds_what_a_body_search_finds(tmp_path):
     discover._BLOCK_MEMO.clear()
     slow = discover.discover_all(c)
     assert sorted(fast.checks) == sorted(slow.checks) and len(fast.checks) > 3
+
+
+def test_fork_map_redoes_the_part_of_a_helper_that_fails():
+    import os
+    from recordkit import parallel
+    parent = os.getpid()
+
+    def square_all(part):
+        if os.getpid() != parent and part[0] == 4:
+            os._exit(3)                      # this helper dies
+        return [x * x for x in part]
+
+    before = dict(parallel.STATS)
+    got = parallel.fork_map(square_all, [[1, 2], [3], [4, 5]])
+    assert got == [[1, 4], [9], [16, 25]]
+    assert parallel.STATS["shares"] == before["shares"] + 1
+    assert parallel.STATS["fallbacks"] == before["fallbacks"] + 1
