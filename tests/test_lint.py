@@ -319,3 +319,27 @@ def test_rules_on_two_processes_find_what_one_finds(tmp_path):
     one = sorted(map(key, lint(c, jobs=1).diagnostics))
     two = sorted(map(key, lint(c, jobs=2).diagnostics))
     assert one == two and len({k[5] for k in one}) > 8
+
+
+def test_cli_lint_and_fix_on_two_processes_match_one_process(tmp_path):
+    """The real CLI with RECORDKIT_JOBS=2 (local rules in the parse helper,
+    record rules in a rule helper) reports, fixes and caches exactly what it
+    does in one process."""
+    import sys
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import generate
+    generate(tmp_path / "one" / "records", 300, seed=21, defects=0.3)
+    shutil.copytree(tmp_path / "one", tmp_path / "two")
+    outs = {}
+    for name, jobs in (("one", "1"), ("two", "2")):
+        root = tmp_path / name
+        env = {"RECORDKIT_JOBS": jobs}
+        first = run_cli("lint", "--format", "json", cwd=root, env=env)
+        fixed = run_cli("lint", "--fix", "--format", "json", cwd=root, env=env)
+        after = run_cli("lint", "--format", "json", cwd=root, env=env)      # from the cache
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "records").rglob("*.md"))}
+        outs[name] = (first.returncode, first.stdout, fixed.stdout, after.stdout, files)
+        assert first.returncode == 1 and json.loads(first.stdout)
+    assert outs["one"][:4] == outs["two"][:4]
+    assert outs["one"][4] == outs["two"][4]
+    assert len(json.loads(outs["one"][1])) > len(json.loads(outs["one"][3]))   # --fix fixed something
