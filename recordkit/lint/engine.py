@@ -99,17 +99,25 @@ class LocalRules:
         for r in self.rules:
             found = r.func(ctx, rec)
             if found:
-                for d in found:
-                    fix = d.fix
-                    out.append((d.code, d.message, d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
-                                None if fix is None else (fix.start, fix.end, fix.content, fix.message)))
+                out.extend(map(_pack, found))
         return out
 
 
+def _pack(d: Diagnostic) -> tuple:
+    """A diagnostic as plain values, to travel between processes (its path
+    as a string: the receiver puts its own Path object back)."""
+    fix = d.fix
+    return (d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
+            None if fix is None else (fix.start, fix.end, fix.content, fix.message))
+
+
+def _unpack(t: tuple, path) -> Diagnostic:
+    code, msg, _, line, col, el, ec, sev, rid, fx = t
+    return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx))
+
+
 def _local_diagnostics(rec) -> list[Diagnostic]:
-    path = rec.path
-    return [Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx))
-            for code, msg, line, col, el, ec, sev, rid, fx in rec.__dict__["_analysis"]]
+    return [_unpack(t, rec.path) for t in rec.__dict__["_analysis"]]
 
 
 def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = None) -> list[Diagnostic]:
@@ -170,21 +178,11 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
     size = int(len(recs) * HELPER_SHARE_OF_RULES / (n - 1))   # each helper's records
     k = len(recs) - size * (n - 1)
     parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
-    by_path = {}
-    for rec in recs:
-        by_path[str(rec.path)] = rec.path
-
-    def packed(part):
-        return [(d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
-                 None if d.fix is None else (d.fix.start, d.fix.end, d.fix.content, d.fix.message))
-                for d in run(part)]
-
-    results = fork_map(packed, parts, first=lambda part: run(part) + also())
+    results = fork_map(lambda part: [_pack(d) for d in run(part)], parts, first=lambda part: run(part) + also())
     out = list(results[0])
+    by_path = {str(rec.path): rec.path for part in parts[1:] for rec in part}
     for got in results[1:]:
-        for code, msg, path, line, col, el, ec, sev, rid, fx in got:
-            out.append(Diagnostic(code, msg, by_path.get(path) or Path(path), line, col, el, ec, sev, rid,
-                                  None if fx is None else Fix(*fx)))
+        out.extend(_unpack(t, by_path.get(t[2]) or Path(t[2])) for t in got)
     return out
 
 
