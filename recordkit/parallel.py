@@ -45,27 +45,17 @@ def default_jobs(n_files: int) -> int:
     return max(1, min(cpus, 4))
 
 
-def _parse_keeping_bytes(items, schema, analyze):
-    """parse_serial in a helper: each record also keeps the file's bytes."""
-    out = []
-    for path, rel in items:
-        rec, diags = read_record(path, rel, schema, keep_bytes=True)
-        if analyze is not None and rec.ok:
-            rec.__dict__["_analysis"] = analyze(rec)
-        out.append((rec, diags))
-    return out
-
-
-def parse_serial(items, schema, analyze=None):
+def parse_serial(items, schema, analyze=None, keep_bytes: bool = False):
     """Parse each file; with ``analyze``, also keep ``analyze(record)`` of
     each readable record as its ``_analysis`` (run right after the parse,
-    in the process that parsed it)."""
-    if analyze is None:
+    in the process that parsed it).  ``keep_bytes``: each record keeps the
+    file's bytes too (a helper sends them)."""
+    if analyze is None and not keep_bytes:
         return [read_record(path, rel, schema) for path, rel in items]
     out = []
     for path, rel in items:
-        rec, diags = read_record(path, rel, schema)
-        if rec.ok:
+        rec, diags = read_record(path, rel, schema, keep_bytes)
+        if analyze is not None and rec.ok:
             rec.__dict__["_analysis"] = analyze(rec)
         out.append((rec, diags))
     return out
@@ -132,7 +122,7 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
         analyze.before_fork()
 
     def in_helper(share):
-        return [_flat(rec, d) for rec, d in _parse_keeping_bytes(share, schema, analyze)]
+        return [_flat(rec, d) for rec, d in parse_serial(share, schema, analyze, keep_bytes=True)]
 
     results = fork_map(in_helper, shares, first=lambda share: parse_serial(share, schema, analyze))
     out = results[0]
