@@ -1,0 +1,1 @@
+"""EMIT: what recordkit writes for people to read (the site, the graph page)."""
