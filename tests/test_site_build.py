@@ -143,7 +143,8 @@ def test_record_text_cannot_inject_markup(built):
             assert "<" not in m.group(1)
         if p.suffix == ".js" and "assets/" in p.as_posix() and p.name not in ("site.js", "theme.js"):
             assert "</script" not in t.lower()
-    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    import html
+    csp = html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1))
     assert "script-src 'self'" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
 
 
