@@ -25,3 +25,5 @@ def test_wheel_contains_schema_and_templates(tmp_path):
     assert "recordkit/schema/default.yaml" in names
     for t in ("graph.html.j2", "graph.js", "graph.css"):
         assert f"recordkit/templates/{t}" in names
+    for t in ("record.html.j2", "base.html.j2", "assets/site.css", "assets/site.js"):   # the site's
+        assert f"recordkit/templates/site/{t}" in names
