@@ -80,7 +80,18 @@ def doc_terms(rid: str, title: str, tags: list, text: str) -> dict:
     return c
 
 
+_B36_TABLE: list = []
+
+
 def _b36(n: int) -> str:
+    if n < 46656:
+        if not _B36_TABLE:
+            _B36_TABLE.extend(_b36_slow(k) for k in range(46656))
+        return _B36_TABLE[n]
+    return _b36_slow(n)
+
+
+def _b36_slow(n: int) -> str:
     if n == 0:
         return "0"
     out = []
