@@ -88,7 +88,7 @@ def fast_exit(code: int = 0) -> None:
 
 
 #: command name -> module of this package that defines ``command``
-COMMANDS = {name: name for name in ("lint", "check", "promote", "show", "graph", "rule", "build")}
+COMMANDS = {name: name for name in ("lint", "check", "promote", "show", "graph", "rule", "build", "serve")}
 
 
 class Group(click.Group):
