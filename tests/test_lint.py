@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -251,8 +252,12 @@ def test_pre_commit_hook_fails_on_dangling_relation_then_passes(tmp_path):
     # try-repo needs the hook repository to be a git repo with a commit: use a
     # snapshot of this checkout's working tree
     hook_repo = tmp_path / "hook"
-    shutil.copytree(REPO, hook_repo, ignore=shutil.ignore_patterns(".git", ".recordkit", "site", "*.egg-info",
-                                                                    "__pycache__", "artifacts", "out", "build"))
+    anywhere = shutil.ignore_patterns(".git", ".recordkit", "*.egg-info", "__pycache__", "artifacts")
+
+    def ignore(folder, names):   # site/, out/, build/ are outputs only at the top (recordkit/emit/site is code)
+        top = {"site", "out", "build"} if Path(folder) == REPO else set()
+        return set(anywhere(folder, names)) | (top & set(names))
+    shutil.copytree(REPO, hook_repo, ignore=ignore)
     for a in (["init", "-q"], ["add", "."], ["commit", "-qm", "snapshot"]):
         subprocess.run(["git", *a], cwd=hook_repo, check=True, capture_output=True, env=env)
 

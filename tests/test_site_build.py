@@ -255,3 +255,38 @@ def test_unsafe_urls_are_dropped():
         assert not safe_url(bad), bad
     for good in ("https://arxiv.org/abs/2209.15430", "../lit/LIT-849.html", "#claims", "mailto:a@b.c"):
         assert safe_url(good), good
+
+
+def test_a_user_template_overrides_the_package_one(tmp_path):
+    base = copy_example(tmp_path, with_results=False)
+    (base / "mytemplates").mkdir()
+    (base / "mytemplates" / "404.html.j2").write_text(
+        '{% extends "base.html.j2" %}{% block main %}<h1>Lost in {{ site_title }}</h1>{% endblock %}\n')
+    (base / "mytemplates" / "assets").mkdir()
+    (base / "mytemplates" / "assets" / "theme.js").write_text("/* my theme script */\n")
+    conf = base / "recordkit.toml"
+    conf.write_text(conf.read_text() + '\n[site]\ntemplates = "mytemplates"\n')
+    assert run_cli("build", "-o", str(base / "out"), cwd=base).returncode == 0
+    assert "<h1>Lost in nucleation</h1>" in (base / "out" / "404.html").read_text()
+    assert (base / "out" / "assets" / "theme.js").read_text() == "/* my theme script */\n"
+    assert "rk-props" in (base / "out" / "theory" / "THEORY-798.html").read_text()   # the rest as shipped
+
+
+def test_dates_from_one_git_log(tmp_path):
+    import subprocess
+    base = copy_example(tmp_path, with_results=False)
+    env = dict(os.environ, GIT_AUTHOR_DATE="2031-05-06T12:00:00Z", GIT_COMMITTER_DATE="2031-05-06T12:00:00Z",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.org")
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "all"]):
+        subprocess.run(cmd, cwd=base, env=env, check=True, capture_output=True)
+    env2 = dict(env, GIT_AUTHOR_DATE="2032-01-02T12:00:00Z", GIT_COMMITTER_DATE="2032-01-02T12:00:00Z")
+    p = base / "records" / "lit" / "LIT-849.md"
+    p.write_text(p.read_text() + "\nOne more line.\n")
+    subprocess.run(["git", "commit", "-qam", "edit"], cwd=base, env=env2, check=True, capture_output=True)
+    assert run_cli("build", "-o", str(base / "out"), "--dates", "git", cwd=base).returncode == 0
+    home = (base / "out" / "index.html").read_text()
+    first = re.search(r'data-id="([A-Z]+-\d+)"[^<]*</a></td>\s*<td>[^<]*</td><td>.*?</td>\s*<td class="rk-nowrap">'
+                      r'(\d{4}-\d\d-\d\d)</td>', home, re.S)
+    assert first and first.groups() == ("LIT-849", "2032-01-02"), first and first.groups()
+    assert "2031-05-06" in (base / "out" / "theory" / "THEORY-798.html").read_text()
