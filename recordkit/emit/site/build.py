@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import os
+from array import array
 import sys
 import time
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from .load import SiteData, gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
 from .privacy import publication
-from .search import (bucket_count, bucket_js, bucket_of, doc_terms, encode_postings, merge_postings,
+from .search import (bucket_count, bucket_js, bucket_of, json_js, doc_terms, encode_postings, merge_postings,
                      search_index_js)
 from .templating import asset_files, environment, fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
@@ -145,22 +146,21 @@ class _Builder:
         results = self._render_all(dirty)
         self.timings["pages"] = time.perf_counter() - t
         t = time.perf_counter()
-        texts, previews, parts = {}, {}, []
-        for entries, postings, txt, prev in results:
+        parts, frags = [], []
+        for entries, postings, frag_file, frag_index in results:
             for rel, entry, wrote, rendered in entries:
                 w.record(rel, entry, wrote)
                 self.report.rendered += rendered
             parts.append(postings)
-            texts.update(txt)
-            previews.update(prev)
-        for bk in sorted(dirty):
-            rids = members[bk]
-            w.put(f"assets/text/{bk}.js", bucket_js("texts", {r: texts[r] for r in rids}), key=bucket_keys[bk])
-            w.put(f"assets/preview/{bk}.js", bucket_js("previews", {r: previews[r] for r in rids}),
-                  key=bucket_keys[bk])
+            frags.append((frag_file, frag_index))
+        del results
+        self._write_buckets(members, dirty, bucket_keys, frags)
         docs = [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
                  "url": record_url(r, records[r].kind)} for r in site.ids]
-        w.put("assets/search-index.js", search_index_js(docs, merge_postings(parts)))
+        merged = merge_postings(parts)
+        del parts
+        w.put("assets/search-index.js", search_index_js(docs, merged))
+        del merged
         self.timings["search"] = time.perf_counter() - t
         t = time.perf_counter()
         self._assets()
@@ -198,8 +198,15 @@ class _Builder:
         writer = self.writer
         old_files = writer.old.files
         out = writer.out
-        entries, texts, previews = [], {}, {}
+        entries = []
         postings: dict = {}
+        # the texts and previews of records in changed buckets go to a
+        # scratch file as JSON fragments (the parent joins them by bucket):
+        # 85 MB of text at 10,000 records need not travel back in memory
+        frag_path = out / ".recordkit-tmp" / f"{first}.part"
+        frag_path.parent.mkdir(exist_ok=True)
+        frag_file = open(frag_path, "wb")
+        frag_index = []
         made_dirs = set()
         lines_cache: dict = {}
         for n, rid in enumerate(ids, first):
@@ -226,15 +233,51 @@ class _Builder:
             for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
                 lst = postings.get(term)
                 if lst is None:
-                    postings[term] = [n, count]
+                    postings[term] = array("I", (n, count))
                 else:
                     lst.append(n)
                     lst.append(count)
-            if bucket_of(rid, self.buckets) in dirty:
-                texts[rid] = " ".join(text.split())
-                previews[rid] = [v["kind"], v["status"] or "", v["title"], v["url"], first_paragraph(rec.body)]
+            bk = bucket_of(rid, self.buckets)
+            if bk in dirty:
+                key = json_js(rid)
+                for kind, value in (("t", " ".join(text.split())),
+                                    ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
+                                           first_paragraph(rec.body)])):
+                    data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
+                    frag_index.append((bk, kind, frag_file.tell(), len(data)))
+                    frag_file.write(data)
+        frag_file.close()
         encoded = {t: (encode_postings(lst), lst[-2]) for t, lst in postings.items()}
-        return entries, encoded, texts, previews
+        return entries, encoded, str(frag_path), frag_index
+
+    def _write_buckets(self, members, dirty, bucket_keys, frags) -> None:
+        """Join the helpers' fragments into the text and preview buckets."""
+        by_bucket: dict = {}
+        for path, index in frags:          # in document order
+            for bk, kind, off, n in index:
+                by_bucket.setdefault((bk, kind), []).append((path, off, n))
+        files = {path: open(path, "rb") for path, _ in frags}
+        try:
+            for bk in sorted(dirty):
+                for kind, call, folder in (("t", "texts", "text"), ("p", "previews", "preview")):
+                    pieces = []
+                    for path, off, n in by_bucket.get((bk, kind), []):
+                        fh = files[path]
+                        fh.seek(off)
+                        pieces.append(fh.read(n))
+                    data = f"RK.{call}({{".encode() + b",".join(pieces) + b"});\n"
+                    self.writer.put(f"assets/{folder}/{bk}.js", data, key=bucket_keys[bk])
+        finally:
+            for path, fh in files.items():
+                fh.close()
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+            try:
+                (self.writer.out / ".recordkit-tmp").rmdir()
+            except OSError:
+                pass
 
     def _record_page(self, template, rec, v, lines_cache=None) -> str:
         site = self.site

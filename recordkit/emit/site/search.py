@@ -101,6 +101,11 @@ def _b36_slow(n: int) -> str:
     return "".join(reversed(out))
 
 
+def json_js(value) -> str:
+    """:func:`_js`, for callers that join fragments of one object."""
+    return _js(value)
+
+
 def _js(value) -> str:
     """JSON that is safe inside a .js file loaded by a script element (and
     inside an HTML script element): ``<`` and the line separators escaped."""
