@@ -36,6 +36,10 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
 RENDER_VERSION = "1"
+#: Documents per search shard (the unit of the search index's cache), and
+#: the version of the tokenizer and postings format.
+SHARD = 256
+SEARCH_VERSION = "1"
 
 
 @dataclass
@@ -143,17 +147,24 @@ class _Builder:
                        for bk, rids in members.items()}
         dirty = {bk for bk, h in bucket_keys.items()
                  if not (w.unchanged(f"assets/text/{bk}.js", h) & w.unchanged(f"assets/preview/{bk}.js", h))}
-        results = self._render_all(dirty)
+        # search shards (runs of SHARD documents): re-tokenized when a member changed
+        shard_keys = self._shard_keys()
+        cached = self._read_shards(shard_keys)
+        dirty_shards = {k for k in shard_keys if k not in cached}
+        results = self._render_all(dirty, dirty_shards)
         self.timings["pages"] = time.perf_counter() - t
         t = time.perf_counter()
-        parts, frags = [], []
+        shards, frags = dict(cached), []
         for entries, postings, frag_file, frag_index in results:
             for rel, entry, wrote, rendered in entries:
                 w.record(rel, entry, wrote)
                 self.report.rendered += rendered
-            parts.append(postings)
+            shards.update(postings)
             frags.append((frag_file, frag_index))
         del results
+        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
+        parts = [shards[k] for k in sorted(shards)]
+        del shards
         self._write_buckets(members, dirty, bucket_keys, frags)
         docs = [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
                  "url": record_url(r, records[r].kind)} for r in site.ids]
@@ -170,13 +181,57 @@ class _Builder:
             self._feed_and_sitemap()
         self.timings["lists"] = time.perf_counter() - t
 
-    def _render_all(self, dirty) -> list:
+    def _shard_keys(self) -> dict:
+        records = self.site.corpus.records
+        ids = self.site.ids
+        out = {}
+        for k in range(0, len(ids), SHARD):
+            h = digest((f"{SEARCH_VERSION}|{k}|" + "\n".join(f"{r}\t{records[r].digest}" for r in ids[k:k + SHARD]))
+                       .encode("utf-8", "surrogatepass"))
+            out[k // SHARD] = h
+        return out
+
+    def _shard_dir(self) -> Path:
+        import hashlib
+        cache = Path(self.site.corpus.config.cache_dir)
+        return cache / "site-search" / hashlib.sha1(str(self.writer.out.resolve()).encode()).hexdigest()[:16]
+
+    def _read_shards(self, keys: dict) -> dict:
+        """The cached postings of every shard whose key is unchanged."""
+        import pickle
+        folder = self._shard_dir()
+        out = {}
+        for k, key in keys.items():
+            try:
+                with open(folder / f"{k}.pickle", "rb") as fh:
+                    data = pickle.load(fh)
+                if data.get("key") == key:
+                    out[k] = data["postings"]
+            except Exception:   # missing or unreadable: the shard is made again
+                continue
+        return out
+
+    def _write_shards(self, keys: dict, shards: dict) -> None:
+        import pickle
+        folder = self._shard_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for k, postings in shards.items():
+                write_atomic(folder / f"{k}.pickle",
+                             pickle.dumps({"key": keys[k], "postings": postings}, protocol=pickle.HIGHEST_PROTOCOL))
+            for p in folder.glob("*.pickle"):      # shards past the end (fewer records now)
+                if p.stem.isdigit() and int(p.stem) not in keys:
+                    p.unlink()
+        except OSError:
+            pass   # no cache: the next build tokenizes again
+
+    def _render_all(self, dirty, dirty_shards) -> list:
         ids = self.site.ids
         jobs = self.opts.jobs or _default_jobs(len(ids))
         progress = _Progress(len(ids), self.opts.progress)
 
         def work(part):
-            return self._render_part(part, dirty, progress)
+            return self._render_part(part, dirty, dirty_shards, progress)
 
         if jobs <= 1 or len(ids) < 200:
             out = [work((0, ids))]
@@ -186,7 +241,7 @@ class _Builder:
         progress.close()
         return out
 
-    def _render_part(self, part, dirty, progress):
+    def _render_part(self, part, dirty, dirty_shards, progress):
         """For the records of ``part`` (a first document number and a run of
         ids): their views and keys; the pages whose key changed, rendered
         and written; the search postings of the run; the texts and previews
@@ -199,7 +254,7 @@ class _Builder:
         old_files = writer.old.files
         out = writer.out
         entries = []
-        postings: dict = {}
+        shard_postings: dict = {}
         # the texts and previews of records in changed buckets go to a
         # scratch file as JSON fragments (the parent joins them by bucket):
         # 85 MB of text at 10,000 records need not travel back in memory
@@ -229,16 +284,21 @@ class _Builder:
                     write_atomic(out / rel, page)
                 entries.append((rel, entry, wrote, True))
             progress.step()
-            text = plain_text(rec.body)
-            for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
-                lst = postings.get(term)
-                if lst is None:
-                    postings[term] = array("I", (n, count))
-                else:
-                    lst.append(n)
-                    lst.append(count)
+            text = None
+            if n // SHARD in dirty_shards:
+                text = plain_text(rec.body)
+                postings = shard_postings.setdefault(n // SHARD, {})
+                for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
+                    lst = postings.get(term)
+                    if lst is None:
+                        postings[term] = array("I", (n, count))
+                    else:
+                        lst.append(n)
+                        lst.append(count)
             bk = bucket_of(rid, self.buckets)
             if bk in dirty:
+                if text is None:
+                    text = plain_text(rec.body)
                 key = json_js(rid)
                 for kind, value in (("t", " ".join(text.split())),
                                     ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
@@ -247,7 +307,8 @@ class _Builder:
                     frag_index.append((bk, kind, frag_file.tell(), len(data)))
                     frag_file.write(data)
         frag_file.close()
-        encoded = {t: (encode_postings(lst), lst[-2]) for t, lst in postings.items()}
+        encoded = {k: {t: (encode_postings(lst), lst[-2]) for t, lst in postings.items()}
+                   for k, postings in shard_postings.items()}
         return entries, encoded, str(frag_path), frag_index
 
     def _write_buckets(self, members, dirty, bucket_keys, frags) -> None:
@@ -402,15 +463,16 @@ def _same_size(path: Path, size) -> bool:
 
 
 def _chunks(site: Site, ids: list, jobs: int) -> list:
-    """``ids`` cut into ``jobs`` runs of about equal body size (the search
-    postings of each run are then ascending, and merge by concatenation)."""
+    """``ids`` cut into ``jobs`` runs of about equal body size, each made of
+    whole search shards (the postings of each shard are ascending, and
+    merge by concatenation)."""
     records = site.corpus.records
     sizes = [len(records[r].body) + 2000 for r in ids]
     total = sum(sizes)
     out, start, acc, k = [], 0, 0, 1
     for i, n in enumerate(sizes):
         acc += n
-        if k < jobs and acc >= total * k / jobs:
+        if k < jobs and acc >= total * k / jobs and (i + 1) % SHARD == 0:
             out.append((start, ids[start:i + 1]))
             start = i + 1
             k += 1
