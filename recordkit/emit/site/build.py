@@ -28,7 +28,7 @@ from .search import (bucket_count, bucket_js, bucket_of, json_js, doc_terms, enc
                      search_index_js)
 from .templating import asset_files, environment, fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
-                    record_view, slug, status_url, tag_url, view_key)
+                    record_key, record_view, slug, status_url, tag_url, view_key)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 
 #: No script but the site's own files, no inline handler, nothing from the network.
@@ -126,7 +126,9 @@ class _Builder:
         self.buckets = bucket_count(len(site.ids))
         self.fingerprint = fingerprint(opts.templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
-                              str(opts.toc_min_headings), CSP, str(bool(opts.site_url))))
+                              str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
+                              repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
+                              digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
         self.links = sum(1 for _ in _edges(site))
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
@@ -266,13 +268,14 @@ class _Builder:
         lines_cache: dict = {}
         for n, rid in enumerate(ids, first):
             rec = records[rid]
-            v = record_view(site, rid)
-            key = view_key(v, self.salt)
-            rel = v["url"]
+            key = record_key(site, rid, self.salt)
+            rel = record_url(rid, rec.kind)
             old = old_files.get(rel)
+            v = None
             if old and old.get("key") == key and _same_size(out / rel, old.get("size")):
                 entries.append((rel, old, False, False))
             else:
+                v = record_view(site, rid)
                 page = self._record_page(template, rec, v, lines_cache).encode("utf-8", "surrogatepass")
                 d = os.path.dirname(rel)
                 if d not in made_dirs:
@@ -299,6 +302,8 @@ class _Builder:
             if bk in dirty:
                 if text is None:
                     text = plain_text(rec.body)
+                if v is None:
+                    v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
                 key = json_js(rid)
                 for kind, value in (("t", " ".join(text.split())),
                                     ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
@@ -362,9 +367,14 @@ class _Builder:
 
     # -- everything else ------------------------------------------------------------
     def _page(self, rel: str, template: str, **ctx) -> None:
+        """Render a page unless the data it shows is what it showed last time."""
+        key = digest((self.salt + template + repr(self.common) + repr(sorted(ctx.items()))).encode(
+            "utf-8", "surrogatepass"))
+        if self.writer.unchanged(rel, key):
+            return
         root = "../" * rel.count("/")
         html_text = self.env.get_template(template).render(self.common, root=root, **ctx)
-        self.writer.put(rel, html_text)
+        self.writer.put(rel, html_text, key=key)
 
     def _assets(self) -> None:
         for rel, data in asset_files(self.opts.templates).items():
