@@ -419,6 +419,15 @@ class _Builder:
         """The interactive graph page of the published records, linking
         into the site; its inline script and styles are allowed by hash."""
         site = self.site
+        records = site.corpus.records
+        results = site.data.results
+        from ...graphpage.render import load_template
+        page_code = "".join(load_template(n) for n in ("graph.html.j2", "graph.js", "graph.css"))
+        key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
+            sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
+            "utf-8", "surrogatepass"))
+        if self.writer.unchanged("graph.html", key):
+            return
         from ...index import build_index
         from ...graphpage import render_graph_html
         urls = {rid: record_url(rid, site.corpus.records[rid].kind) for rid in site.ids}
@@ -443,7 +452,7 @@ class _Builder:
         index["meta"]["counts"] = {"nodes": len(index["nodes"]), "links": len(index["links"])}
         index["meta"]["generated"] = None
         page = render_graph_html(index, title=f"{self.opts.title} — graph")
-        self.writer.put("graph.html", _with_csp(page))
+        self.writer.put("graph.html", _with_csp(page), key=key)
 
     def _feed_and_sitemap(self) -> None:
         from .feeds import atom_feed, sitemap
