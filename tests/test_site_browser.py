@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import ARTIFACTS, CHROMIUM_ARGS, chromium_available, launch_chromium
+from browser import ARTIFACTS, chromium_available, launch_chromium
 from conftest import run_cli
 from site_fixtures import XSS_ID, XSS_RECORD, copy_example
 

@@ -2,7 +2,6 @@
 privacy, security of the output, incremental builds, the renderer."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from site_fixtures import REPO, XSS_ID, XSS_RECORD, copy_example, crawl
+from site_fixtures import XSS_ID, XSS_RECORD, copy_example, crawl
 
 EXCLUDED = "NOTE-811"
 EXCLUDED_PHRASE = "marsupial lantern"

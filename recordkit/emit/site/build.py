@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import __version__
-from .load import SiteData, gather
+from .load import gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
 from .privacy import publication
-from .search import (bucket_count, bucket_js, bucket_of, json_js, doc_terms, encode_postings, merge_postings,
+from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_postings, merge_postings,
                      search_index_js)
 from .templating import asset_files, environment, fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
-                    record_key, record_view, slug, status_url, tag_url, view_key)
+                    record_key, record_view, slug, status_url, tag_url)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 
 #: No script but the site's own files, no inline handler, nothing from the network.
@@ -230,16 +230,19 @@ class _Builder:
     def _render_all(self, dirty, dirty_shards) -> list:
         ids = self.site.ids
         jobs = self.opts.jobs or _default_jobs(len(ids))
-        progress = _Progress(len(ids), self.opts.progress)
+        parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
+        # the bar follows this process's part (the first); helpers draw none
+        progress = _Progress(len(parts[0][1]), self.opts.progress)
+        quiet = _Progress(0, False)
 
         def work(part):
-            return self._render_part(part, dirty, dirty_shards, progress)
+            return self._render_part(part, dirty, dirty_shards, progress if part[0] == 0 else quiet)
 
-        if jobs <= 1 or len(ids) < 200:
-            out = [work((0, ids))]
+        if len(parts) == 1:
+            out = [work(parts[0])]
         else:
             from ...parallel import fork_map
-            out = fork_map(work, _chunks(self.site, ids, jobs))
+            out = fork_map(work, parts)
         progress.close()
         return out
 

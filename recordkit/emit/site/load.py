@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...corpus import Corpus
-from ...edges import id_sort_key  # noqa: F401  (re-exported for the other stages)
 
 FAILING = ("fail", "error", "timeout", "crashed")
 

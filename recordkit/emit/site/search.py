@@ -165,7 +165,3 @@ def search_index_js(docs: list[dict], postings: dict) -> str:
     data = {"docs": [[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] for d in docs],
             "terms": keep, "postings": [postings[w] for w in keep], "common": common}
     return "RK.searchIndex(" + _js(data) + ");\n"
-
-
-def bucket_js(call: str, entries: dict) -> str:
-    return f"RK.{call}(" + _js(entries) + ");\n"

@@ -3,7 +3,7 @@ bytes change, and keep a manifest of what was written.
 
 The manifest (``.recordkit-site.json`` in the output folder) maps each
 output file to the hash of its bytes and, for a record page, the key of
-what the page depends on (:func:`views.view_key`).  With it, a build in a
+what the page depends on (:func:`views.record_key`).  With it, a build in a
 fresh process skips the pages whose key is unchanged and leaves every
 unchanged file untouched (same bytes, same mtime), and removes the files
 of the previous build that this one did not produce (a deleted or newly
