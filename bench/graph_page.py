@@ -61,7 +61,7 @@ def bench_render(count, runs, out_dir):
 def bench_pipeline(count, runs, out_dir, records=None):
     try:
         import recordkit
-        from recordkit.index import build_index
+        from recordkit.views.index import build_index
     except ImportError as exc:
         return {"skipped": f"loader or index not available: {exc}"}
     if records is None:

@@ -6,7 +6,7 @@ from .numeric import check  # noqa: E402  (the decorator checks/ modules import)
 
 def load(root=".", **kwargs):
     """Load the record under ``root`` and return a :class:`recordkit.corpus.Corpus`."""
-    from .corpus import load as _load
+    from .corpus.loader import load as _load
     return _load(root, **kwargs)
 
 

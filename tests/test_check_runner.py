@@ -446,7 +446,7 @@ def test_lint_rules_rk501_to_rk504(tmp_path):
 
 
 def test_rule_docs_have_the_sections():
-    from recordkit.rules import all_rules
+    from recordkit.lint.registry import all_rules
     rules = all_rules()
     for code in ("RK501", "RK502", "RK503", "RK504"):
         doc = rules[code].doc
@@ -458,8 +458,8 @@ def test_rule_docs_have_the_sections():
 def test_show_lists_check_results(tmp_path):
     root = project(tmp_path, SIMPLE_NOTE, SIMPLE)
     cli(root, "check", "alpha", check=True)
-    import recordkit.numeric.showextra  # noqa: F401  (registers the extra)
-    from recordkit.show import describe
+    import recordkit.views.checks  # noqa: F401  (registers the extra)
+    from recordkit.views.describe import describe
     info = describe(recordkit.load(tmp_path / "records"), "NOTE-001")
     checks = {c["id"]: c for c in info["checks"]}
     assert checks["alpha"]["verdict"] == "pass" and checks["alpha"]["tolerance"] == 1e-9

@@ -137,7 +137,7 @@ def real_index():
     """The index of the repository's records/, when the loader and index exist."""
     try:
         import recordkit
-        from recordkit.index import build_index
+        from recordkit.views.index import build_index
     except ImportError as exc:  # pragma: no cover - before the loader existed
         pytest.skip(f"recordkit.index not available: {exc}")
     root = REPO / "records"

@@ -217,7 +217,7 @@ def test_rule_command_and_docs_are_current():
 
 
 def test_every_rule_has_a_complete_doc():
-    from recordkit.rules import all_rules
+    from recordkit.lint.registry import all_rules
     for code, r in all_rules().items():
         for section in ("## What it does", "## Why is this bad", "## Example", "## Use instead"):
             assert section in r.doc, f"{code} lacks {section}"
@@ -298,7 +298,7 @@ def test_local_rules_run_where_files_are_parsed_with_the_same_findings(tmp_path)
 
 
 def test_a_local_rule_cannot_reach_the_corpus():
-    from recordkit.rules.base import LintContext, LocalCorpus
+    from recordkit.lint.registry import LintContext, LocalCorpus
     ctx = LintContext(LocalCorpus(schema=None, config=None))
     with pytest.raises(RuntimeError, match="local rule"):
         ctx.records

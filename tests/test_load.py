@@ -2,7 +2,7 @@
 import textwrap
 
 import recordkit
-from recordkit.mentions import scan_mentions
+from recordkit.corpus.mentions import scan_mentions
 from recordkit.schema import load_schema
 
 from conftest import run_cli, write
@@ -149,7 +149,7 @@ def test_show_unknown_id_exits_2(make_record):
 
 def test_fast_edge_insertion_matches_networkx():
     import networkx as nx
-    from recordkit.graph import _add_edges_fast
+    from recordkit.graph.build import _add_edges_fast
     nodes = ["A", "B", "C"]
     edges = [("A", "B", {"r": 1}), ("A", "B", {"r": 2}), ("B", "A", {"r": 3}), ("C", "C", {"r": 4}),
              ("A", "C", {"r": 5}), ("A", "B", {"r": 6})]
@@ -166,7 +166,7 @@ def test_fast_edge_insertion_matches_networkx():
 
 def test_all_backlinks_equals_backlinks_of_each():
     from conftest import REPO
-    from recordkit.graph import all_backlinks, backlinks
+    from recordkit.graph.build import all_backlinks, backlinks
     c = recordkit.load(REPO / "records")
     every = all_backlinks(c)
     for rid in c.records:
@@ -178,7 +178,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
     import sys
     sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
     from generate import generate
-    from recordkit import parallel
+    from recordkit.corpus import parallel
     generate(tmp_path / "rec", 300, seed=3, defects=0.1)
     # the helper takes the last files: give it a non-UTF-8 one and an empty one
     (tmp_path / "rec" / "zz").mkdir()
@@ -208,7 +208,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
 
 def test_iter_edges_is_networkx_edges():
     from conftest import REPO
-    from recordkit.graph import iter_edges
+    from recordkit.graph.build import iter_edges
     g = recordkit.load(REPO / "records").graph
     assert list(iter_edges(g)) == list(g.edges(data=True))
 
@@ -217,7 +217,7 @@ def test_linked_ids_are_the_graphs_non_isolated_nodes(tmp_path):
     """RK307 reads linked_ids instead of building the graph: the two agree."""
     import sys
     from conftest import REPO
-    from recordkit.graph import linked_ids
+    from recordkit.graph.build import linked_ids
     sys.path.insert(0, str(REPO / "bench"))
     from generate import generate
     generate(tmp_path / "rec", 400, seed=5, defects=0.2)
@@ -236,7 +236,7 @@ def test_cyclic_core_keeps_exactly_the_cycles():
     has a cycle iff something survives, and the cycles are all kept."""
     import random
     import networkx as nx
-    from recordkit.rules.relations import _cyclic_core
+    from recordkit.lint.rules.relations import _cyclic_core
     rng = random.Random(7)
     for _ in range(300):
         n = rng.randint(1, 12)
@@ -274,7 +274,7 @@ def test_check_discovery_prefilter_finds_what_a_body_search_finds(tmp_path):
 
 def test_fork_map_redoes_the_part_of_a_helper_that_fails():
     import os
-    from recordkit import parallel
+    from recordkit.corpus import parallel
     parent = os.getpid()
 
     def square_all(part):

@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given, settings, strategies as st
 from markdown_it import MarkdownIt
 
-from recordkit.mentions import scan_mentions
+from recordkit.corpus.mentions import scan_mentions
 from recordkit.schema import load_schema
 
 SCHEMA = load_schema()
@@ -89,7 +89,7 @@ def test_mention_targets_are_the_scanners_targets(blocks):
     """The loader keeps only mention_targets (a regular-expression pass per
     stretch between code ranges and wikilinks); the positions come later from
     scan_mentions.  Both must name the same ids in the same order."""
-    from recordkit.mentions import code_ranges, mention_targets
+    from recordkit.corpus.mentions import code_ranges, mention_targets
     body = "\n\n".join(blocks) + "\nX-LIT-849 LIT-849-b (THEORY-175) [[LIT-849|the paper]] `[[NOTE-738` LIT-849"
     code = code_ranges(body)
     assert mention_targets(body, SCHEMA.mention_targets_re, code) == \

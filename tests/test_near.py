@@ -4,7 +4,7 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from recordkit.near import IdIndex, one_edit
+from recordkit.common.didyoumean import IdIndex, one_edit
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
 

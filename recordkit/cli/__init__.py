@@ -29,7 +29,7 @@ class Context:
         """The record's files, found once per command (the lint cache and
         the loader both need them)."""
         if self._files is None:
-            from ..corpus import iter_files
+            from ..corpus.loader import iter_files
             root = Path(self.config.root).resolve()   # as the loader names them
             self._files = iter_files(root, self.config.exclude) if root.is_dir() else []
         return self._files
@@ -53,7 +53,7 @@ class Context:
         if self._corpus is None:
             import gc
 
-            from ..corpus import load
+            from ..corpus.loader import load
             # A command runs once over a corpus that lives until it exits.
             # The collector stays off while it loads (re-enabling it at the
             # end would walk every object just made, 0.15 s on a

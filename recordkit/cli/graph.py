@@ -29,14 +29,14 @@ def command(ctx, html_file, fmt, output, focus, depth):
     if focus and focus not in corpus.records:
         click.echo(f"recordkit: --focus {focus}: no such record", err=True)
         sys.exit(2)
-    from ..index import build_index
+    from ..views.index import build_index
     index = build_index(corpus)
     if html_file:
         from ..graphpage import write_graph_html
         write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus, depth=depth)
         click.echo(f"wrote {html_file} ({len(index['nodes'])} records, {len(index['links'])} links)", err=True)
     if fmt:
-        from ..edit import atomic_write
+        from ..common.writes import atomic_write
         from ..export import export_graph, to_string
         text = to_string(export_graph(corpus, index=index), fmt)
         if output:

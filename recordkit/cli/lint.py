@@ -18,7 +18,7 @@ def _split(values) -> list[str]:
 
 
 def _rule_info_fn():
-    from ..rules import all_rules
+    from ..lint.registry import all_rules
     rules = all_rules()
 
     def info(code):
@@ -88,7 +88,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     from_cache = diags is not None
 
     if diags is None:
-        from ..corpus import gc_paused
+        from ..corpus.loader import gc_paused
         from ..lint.engine import LocalRules, chosen_codes
         from ..schema import load_schema
         # the local rules run where each file is parsed, on every core
@@ -151,7 +151,7 @@ def _schema_fingerprint(config) -> dict:
 def _fix(ctx, diags, *, diff: bool, select, ignore):
     """Apply (or, with --diff, show) the safe fixes; return the diagnostics
     that remain."""
-    from ..edit import unified_diff
+    from ..common.writes import unified_diff
     from ..lint.engine import lint
     from ..lint.fix import fix_corpus
     from ..lint.output import display_path

@@ -9,7 +9,7 @@ import click
 
 from . import pass_ctx
 from .. import lifecycle as lc
-from .. import lifecycle_show  # noqa: F401  (adds standing and promote_when states to `recordkit show`)
+from ..views import standing  # noqa: F401  (adds standing and promote_when states to `recordkit show`)
 
 _ORDER = {lc.READY: 0, lc.BLOCKED: 1, lc.AWAITING: 2}
 _HEADINGS = {lc.READY: "Ready to promote", lc.BLOCKED: "Blocked", lc.AWAITING: "Awaiting judgement"}
@@ -39,7 +39,7 @@ def _listing(a: lc.Lifecycle) -> dict:
             proposed.append(_entry(a, st))
         elif st.lifecycle == lc.UNESTABLISHED:
             active.append(_entry(a, st))
-    from ..edges import id_sort_key
+    from ..graph.edges import id_sort_key
     proposed.sort(key=lambda e: (_ORDER.get(e["standing"], 9), id_sort_key(e["id"])))
     active.sort(key=lambda e: id_sort_key(e["id"]))
     return {"proposed": proposed, "active_unestablished": active}
@@ -174,7 +174,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
     st = a.standing(record_id)
     if st.path:
         click.echo(f"recordkit promote: warning: {record_id} is undermined: {st.detail}", err=True)
-    from ..edit import atomic_write, unified_diff
+    from ..common.writes import atomic_write, unified_diff
     diff = unified_diff(rec.relpath, rec.text, new_text)
     if show_diff:
         if fmt == "json":

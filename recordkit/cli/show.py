@@ -15,7 +15,7 @@ from . import pass_ctx
 @pass_ctx
 def command(ctx, record_id, fmt):
     """One record: fields, relations, typed backlinks, mentions, checks."""
-    from ..show import describe, format_text
+    from ..views.describe import describe, format_text
     corpus = ctx.corpus
     info = describe(corpus, record_id)
     if info is None:

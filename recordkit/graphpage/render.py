@@ -119,5 +119,5 @@ def write_graph_html(index: dict, path, **kw) -> None:
     """Render the page and write it to ``path`` atomically (see
     :func:`recordkit.edit.atomic_write`), so a reader never sees a
     half-written page.  Keyword arguments go to :func:`render_graph_html`."""
-    from ..edit import atomic_write
+    from ..common.writes import atomic_write
     atomic_write(Path(path), render_graph_html(index, **kw))

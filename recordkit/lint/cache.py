@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from .. import __version__
-from ..model import Diagnostic, Fix
+from ..corpus.model import Diagnostic, Fix
 
 CACHE_NAME = "lint-cache.json"
 STAT_NAME = "file-hashes.json"
@@ -31,7 +31,7 @@ def _read_json(path: Path):
 
 
 def _write_json(path: Path, data) -> None:
-    from ..edit import atomic_write
+    from ..common.writes import atomic_write
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         gi = path.parent / ".gitignore"
@@ -89,7 +89,7 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
         h.update(hashes[k].encode())
     # the check results and every check's source hash (its module, the local
     # modules it imports such as recordkit.measures, its inputs)
-    from ..numeric.cache import fingerprint
+    from ..numeric.store import fingerprint
     h.update(fingerprint(config).encode())
     return h.hexdigest()
 

@@ -5,9 +5,9 @@ import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Diagnostic, Fix
-from ..rules import LintContext, all_rules
-from ..rules.base import LocalCorpus
+from ..corpus.model import Diagnostic, Fix
+from .registry import LintContext, all_rules
+from .registry import LocalCorpus
 
 
 @dataclass
@@ -171,7 +171,7 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                     found_all.extend(found)
         return found_all
 
-    from ..parallel import default_jobs, fork_map
+    from ..corpus.parallel import default_jobs, fork_map
     n = default_jobs(len(recs)) if jobs is None else jobs
     if n <= 1 or not rules:
         return run(recs) + also()

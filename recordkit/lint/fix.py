@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..edit import apply_fixes, atomic_write
-from ..parse import parse_text
+from ..common.writes import apply_fixes, atomic_write
+from ..corpus.parse import parse_text
 
 
 @dataclass
@@ -64,7 +64,7 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
 
 def with_texts(base, texts: dict[Path, str]):
     """A copy of ``base`` in which the given files hold the given texts."""
-    from ..corpus import Corpus
+    from ..corpus.loader import Corpus
     c = Corpus(root=base.root, schema=base.schema, config=base.config)
     for rec in base.files:
         if rec.path in texts and texts[rec.path] != rec.text:

@@ -534,7 +534,7 @@ def citations(corpus, specs: dict[str, CheckSpec] | None = None) -> dict[str, li
         if rid not in lst:
             lst.append(rid)
 
-    from ..edges import id_sort_key
+    from ..graph.edges import id_sort_key
     for rid in sorted(corpus.records, key=id_sort_key):
         rec = corpus.records[rid]
         for cid, _ in cited_checks(rec):

@@ -122,7 +122,7 @@ def load_results(corpus, specs=None) -> dict[str, CheckResult]:
     has a cached result; ``stale`` is set when the check's source changed
     since.  Checks never run are absent.  ``specs`` (from
     :func:`recordkit.numeric.discover.discover`) saves a second discovery."""
-    from .cache import read_cache
+    from .store import read_cache
     if specs is None:
         from .discover import discover
         specs = discover(corpus)

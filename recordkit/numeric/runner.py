@@ -144,7 +144,7 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
     for unknown ids, and for duplicated ids when ``on_duplicate`` is
     "error" (by default they are skipped: lint reports them as RK501).
     It never prints (``quiet`` is accepted for callers that pass it)."""
-    from .cache import read_cache, write_results
+    from .store import read_cache, write_results
     from .discover import discover_all
     disc = discovery or discover_all(corpus)
     specs = select(corpus, ids, disc, on_duplicate)

@@ -1,7 +1,7 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
-from .base import rule
+from ..registry import rule
 
 
 def _near(ctx, target: str, exclude: str | None = None) -> str:
@@ -10,7 +10,7 @@ def _near(ctx, target: str, exclude: str | None = None) -> str:
     memo = ctx.memo.setdefault("near_ids", {})
     key = (target, exclude)
     if key not in memo:
-        from ..near import did_you_mean
+        from ...common.didyoumean import did_you_mean
         memo[key] = did_you_mean(ctx.corpus, target, exclude)
     return memo[key]
 
@@ -284,7 +284,7 @@ def isolated_record(ctx):
     Relate it (a NOTE's `paper`, a THEORY's `source`), or mention it where it
     matters.
     """
-    from ..edges import linked_ids
+    from ...graph.edges import linked_ids
     linked = linked_ids(ctx.corpus)
     return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"))
             for rid, rec in ctx.records.items() if rid not in linked]

@@ -58,7 +58,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .edges import id_sort_key
+from ..graph.edges import id_sort_key
 
 REQUIREMENT_KEYS = ("check", "record", "claim")
 RECORD_KEYS = ("kind", "relation", "status")
@@ -276,7 +276,7 @@ def _name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]
     elif req.type == "claim":
         target = corpus.records.get(req.claim)
         if target is None:
-            from .near import did_you_mean
+            from ..common.didyoumean import did_you_mean
             out.append(Problem(f"{req.claim} does not exist{did_you_mean(corpus, req.claim)}", where + ("claim",)))
         else:
             kind = schema.kinds.get(target.kind)
@@ -743,7 +743,7 @@ def span(rec, where: tuple, at_key: bool = False):
     line, col, end_line, end_col = pos
     if end_line is None or (end_line, end_col) <= (line, col):
         return pos
-    from .edit import offset_of
+    from ..common.writes import offset_of
     text = rec.text
     start = offset_of(text, line, col)
     end = offset_of(text, end_line, end_col)
@@ -774,8 +774,8 @@ def promotion_edit(rec, by: str, status: str = ACTIVE) -> str:
     value is spliced where it stands (keeping its quotes), an existing
     ``promoted_by`` value is replaced, else a ``promoted_by:`` line is
     inserted after the status line."""
-    from .edit import apply_fixes, offset_of
-    from .model import Fix
+    from ..common.writes import apply_fixes, offset_of
+    from ..corpus.model import Fix
     text = rec.text
     if ("status",) not in rec.values:
         raise PromotionRefused([f"{rec.id} has no status to change"])
@@ -804,8 +804,8 @@ def _requote(old: str, new: str) -> str:
 
 
 def _promoted_by_fix(rec, by: str):
-    from .edit import offset_of
-    from .model import Fix
+    from ..common.writes import offset_of
+    from ..corpus.model import Fix
     text = rec.text
     value = rec.meta[PROMOTED_BY]
     if value is None or value == "" or value == []:
@@ -877,7 +877,7 @@ def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle 
 def _verify(corpus, rec, new: str, by: str) -> None:
     """Re-read the edited text: the front matter must say exactly what it said,
     but for ``status: active`` and ``promoted_by``."""
-    from .parse import parse_text
+    from ..corpus.parse import parse_text
     after, diags = parse_text(new, rec.path, rec.relpath, corpus.schema)
     want = dict(rec.meta)
     want["status"] = ACTIVE

@@ -6,7 +6,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..model import Diagnostic, Fix, Pos, Record
+from ..corpus.model import Diagnostic, Fix, Pos, Record
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -68,9 +68,9 @@ def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable:
 def _load_all() -> None:
     for fam in _FAMILIES:
         try:
-            importlib.import_module(f"{__package__}.{fam}")
+            importlib.import_module(f"{__package__}.rules.{fam}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{fam}":
+            if exc.name != f"{__package__}.rules.{fam}":
                 raise
 
 

@@ -64,7 +64,7 @@ def _locked(cache_dir: Path):
 def write_results(cache_dir, results: dict[str, CheckResult], keep: set[str] | None = None) -> None:
     """Merge ``results`` into the cache.  ``keep``: when given, entries for
     ids outside it (checks that no longer exist) are dropped."""
-    from ..edit import atomic_write
+    from ..common.writes import atomic_write
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     gitignore = cache_dir / ".gitignore"

@@ -3,8 +3,8 @@ building on broken records).  The logic lives in :mod:`recordkit.lifecycle`;
 these rules only place its findings."""
 from __future__ import annotations
 
-from .. import lifecycle as lc
-from .base import rule
+from ... import lifecycle as lc
+from ..registry import rule
 
 
 def _lifecycle(ctx) -> lc.Lifecycle:
@@ -18,7 +18,7 @@ def _specs(ctx):
     """The check discovery the RK5xx rules share (one per lint run), or None
     (discovered later, if a check: item needs it)."""
     try:
-        from ..numeric.discover import discover_all
+        from ...numeric.discover import discover_all
     except ImportError:
         return None
     return ctx.cached("check_discovery", lambda: discover_all(ctx.corpus)).checks

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import Config, load_config
+from ..config import Config, load_config
 from .model import Diagnostic, Record
-from .schema import Schema, load_schema
+from ..schema import Schema, load_schema
 
 if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
     import networkx as nx
@@ -38,7 +38,7 @@ class Corpus:
     @property
     def graph(self) -> "nx.MultiDiGraph":
         if self._graph is None:
-            from .graph import build_graph
+            from ..graph.build import build_graph
             with gc_paused():
                 self._graph = build_graph(self)
         return self._graph
@@ -61,7 +61,7 @@ class Corpus:
         return index.get(Path(path).resolve())
 
     def backlinks(self, record_id: str) -> dict[str, list[str]]:
-        from .graph import backlinks
+        from ..graph.build import backlinks
         return backlinks(self, record_id)
 
 
@@ -133,7 +133,7 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         schema = load_schema(config.schema)
     corpus = Corpus(root=root, schema=schema, config=config)
     if not root.is_dir():
-        from .config import ConfigError
+        from ..config import ConfigError
         raise ConfigError(f"record root {root} is not a folder")
     prefix = len(str(root)) + 1
     from .parallel import default_jobs, parse_parallel

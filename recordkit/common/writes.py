@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .model import Fix
+from ..corpus.model import Fix
 
 
 class EditConflict(Exception):

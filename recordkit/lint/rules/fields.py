@@ -5,10 +5,10 @@ import datetime as _dt
 import re
 from difflib import get_close_matches
 
-from ..edit import offset_of
-from ..model import Fix
-from ..sections import headings
-from .base import rule
+from ...common.writes import offset_of
+from ...corpus.model import Fix
+from ...corpus.sections import headings
+from ..registry import rule
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .edges import id_sort_key
+from ..graph.edges import id_sort_key
 
 
 def _deletions(s: str) -> set[str]:

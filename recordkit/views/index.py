@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from .model import to_plain
+from ..corpus.model import to_plain
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
            "#9c755f", "#bab0ac"]
@@ -27,7 +27,7 @@ def kind_color(schema, kind: str) -> str:
 
 def _standings(corpus, results):
     try:
-        from .lifecycle import standings
+        from ..lifecycle import standings
     except ImportError:
         return {}
     try:
@@ -38,7 +38,7 @@ def _standings(corpus, results):
 
 def _results(corpus):
     try:
-        from .numeric.results import load_results
+        from ..numeric.results import load_results
     except ImportError:
         return None
     try:
@@ -51,7 +51,7 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
                 results=None, with_standing: bool = True) -> dict:
     """The content index of ``corpus``.  ``site_urls`` maps ids to the
     relative URL of their page when a site exists."""
-    from .corpus import gc_paused
+    from ..corpus.loader import gc_paused
     with gc_paused():
         return _build_index(corpus, site_urls, title, results, with_standing)
 
@@ -62,7 +62,7 @@ def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
     if results is None:
         results = _results(corpus)
     standing = _standings(corpus, results) if with_standing else {}
-    from .graph import all_backlinks, iter_edges
+    from ..graph.build import all_backlinks, iter_edges
     back = all_backlinks(corpus)
     relation_fields = set(schema.relations)
     skip = {"id", "title", "status", "tags"} | relation_fields

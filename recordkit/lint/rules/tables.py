@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
-from ..sections import first_table, section_text
-from .base import rule
+from ...corpus.sections import first_table, section_text
+from ..registry import rule
 
 
 def _claims_table(ctx, rec):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
-from .base import rule
+from ..registry import rule
 
 
 @rule("RK101", "missing-front-matter", "error", scope="load")

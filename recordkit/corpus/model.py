@@ -126,7 +126,7 @@ class Record:
             from .mentions import scan_mentions
             pattern = self.__dict__.get("_mention_re")
             if pattern is None:   # a record not made by the loader
-                from .schema import load_schema
+                from ..schema import load_schema
                 pattern = load_schema().mention_re
             self._mentions = scan_mentions(self.body, pattern, self.body_line, self.__dict__.get("_code"))
         return self._mentions

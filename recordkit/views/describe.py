@@ -3,11 +3,11 @@ typed backlinks, mentions in and out, and (when known) standing and checks."""
 from __future__ import annotations
 
 
-from .model import to_plain
+from ..corpus.model import to_plain
 
-from .graph import backlinks, id_sort_key
-from .lifecycle import requirement_text as _requirement_text
-from .lint.output import display_path
+from ..graph.build import backlinks, id_sort_key
+from ..lifecycle import requirement_text as _requirement_text
+from ..lint.output import display_path
 
 
 
@@ -144,5 +144,5 @@ def _short(text: str, n: int) -> str:
 
 # The lifecycle (standing, promote_when state) and the numeric checks add
 # their parts of a description through register_extra.
-from . import lifecycle_show  # noqa: E402,F401
-from .numeric import showextra  # noqa: E402,F401
+from . import standing  # noqa: E402,F401
+from . import checks  # noqa: E402,F401

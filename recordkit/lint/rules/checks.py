@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
-from .base import rule
+from ..registry import rule
 
 
 def _discovery(ctx):
-    from ..numeric.discover import discover_all
+    from ...numeric.discover import discover_all
     disc = ctx.cached("check_discovery", lambda: discover_all(ctx.corpus))
     ctx.memo.setdefault("checks", disc.checks)
     return disc
@@ -21,13 +21,13 @@ def _discovery(ctx):
 def _results(ctx):
     if ctx.check_results is not None:
         return ctx.check_results
-    from ..numeric.results import load_results
+    from ...numeric.results import load_results
     disc = _discovery(ctx)
     return ctx.cached("check_results", lambda: load_results(ctx.corpus, disc.checks))
 
 
 def _cited(rec):
-    from ..numeric.discover import cited_checks
+    from ...numeric.discover import cited_checks
     return cited_checks(rec)
 
 

@@ -17,7 +17,7 @@ import networkx as nx
 from .edges import derived_edges, id_sort_key, linked_ids, normalize_ref  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
-    from .corpus import Corpus
+    from ..corpus.loader import Corpus
 
 
 def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import weakref
 
-from . import lifecycle as lc
-from .show import register_extra
+from .. import lifecycle as lc
+from .describe import register_extra
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 

@@ -4,12 +4,12 @@ list with one entry per check the record cites (``checks:``), requires
 (``promote_when`` ``check:``) or holds (a check block)."""
 from __future__ import annotations
 
-from ..show import register_extra
+from .describe import register_extra
 
 
 def check_entries(corpus, rec) -> list[dict]:
-    from .discover import citations, discover_all
-    from .results import load_results
+    from ..numeric.discover import citations, discover_all
+    from ..numeric.results import load_results
     disc = discover_all(corpus)
     cited = citations(corpus, disc.checks)
     ids = [cid for cid, recs in cited.items() if rec.id in recs]
