@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import recordkit
 from recordkit.lint.engine import lint
 from recordkit.lint.fix import fix_corpus
-from recordkit.corpus.parse import _Loader, parse_text
+from recordkit.corpus.frontmatter import Loader as _Loader
+from recordkit.corpus.parse import parse_text
 from recordkit.schema import load_schema
 
 SETTINGS = settings(max_examples=60, deadline=None,

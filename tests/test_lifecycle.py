@@ -377,8 +377,8 @@ def test_claim_requirement_and_status_beside_record(make_record, monkeypatch):
     assert [i.text for i in ev.items] == ["claim CLAIM-201 supported",
                                           "a NOTE pointing here by bears_on with status final",
                                           "check tiny-pass"]
-    # results=None loads them through recordkit.numeric.results.load_results
-    import recordkit.numeric.results as nr
+    # results=None loads them through recordkit.numeric.store.load_results
+    import recordkit.numeric.store as nr
     monkeypatch.setattr(nr, "load_results", lambda corpus, specs=None: {"tiny-pass": result("fail", d=2.0)})
     ev = lc.evaluate(corpus, "THEORY-001")
     assert ev.items[2].state == "unmet"

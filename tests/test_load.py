@@ -166,7 +166,7 @@ def test_fast_edge_insertion_matches_networkx():
 
 def test_all_backlinks_equals_backlinks_of_each():
     from conftest import REPO
-    from recordkit.graph.build import all_backlinks, backlinks
+    from recordkit.graph.queries import all_backlinks, backlinks
     c = recordkit.load(REPO / "records")
     every = all_backlinks(c)
     for rid in c.records:
@@ -178,7 +178,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
     import sys
     sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
     from generate import generate
-    from recordkit.corpus import parallel
+    from recordkit.common import fork as parallel
     generate(tmp_path / "rec", 300, seed=3, defects=0.1)
     # the helper takes the last files: give it a non-UTF-8 one and an empty one
     (tmp_path / "rec" / "zz").mkdir()
@@ -200,7 +200,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
         assert a.mention_targets == b.mention_targets == [m.target for m in b.mentions]
         assert {k: [(t.id, t.pos) for t in v] for k, v in a.relations.items()} == \
                {k: [(t.id, t.pos) for t in v] for k, v in b.relations.items()}
-        assert a.__dict__.get("_fence_infos") == b.__dict__.get("_fence_infos")
+        assert a.fence_infos == b.fence_infos and a.code == b.code
     key = lambda d: (str(d.path), d.line, d.col, d.code, d.message)
     assert sorted(map(key, serial.diagnostics)) == sorted(map(key, par.diagnostics))
     assert sorted(serial.graph.edges(data="relation")) == sorted(par.graph.edges(data="relation"))
@@ -217,7 +217,7 @@ def test_linked_ids_are_the_graphs_non_isolated_nodes(tmp_path):
     """RK307 reads linked_ids instead of building the graph: the two agree."""
     import sys
     from conftest import REPO
-    from recordkit.graph.build import linked_ids
+    from recordkit.graph.edges import linked_ids
     sys.path.insert(0, str(REPO / "bench"))
     from generate import generate
     generate(tmp_path / "rec", 400, seed=5, defects=0.2)
@@ -266,7 +266,7 @@ def test_check_discovery_prefilter_finds_what_a_body_search_finds(tmp_path):
     c = recordkit.load(tmp_path / "rec")
     fast = discover.discover_all(c)
     for rec in c.files:
-        rec.__dict__.pop("_fence_infos", None)
+        rec.fence_infos = None
     discover._BLOCK_MEMO.clear()
     slow = discover.discover_all(c)
     assert sorted(fast.checks) == sorted(slow.checks) and len(fast.checks) > 3
@@ -274,7 +274,7 @@ def test_check_discovery_prefilter_finds_what_a_body_search_finds(tmp_path):
 
 def test_fork_map_redoes_the_part_of_a_helper_that_fails():
     import os
-    from recordkit.corpus import parallel
+    from recordkit.common import fork as parallel
     parent = os.getpid()
 
     def square_all(part):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .. import __version__
+from ..version import __version__
 from ..config import ConfigError, load_config
 from ..schema import SchemaError
 
@@ -51,8 +51,7 @@ class Context:
         """The corpus, loaded on first use (``load_options`` go to
         :func:`recordkit.load` then, and are ignored once it is loaded)."""
         if self._corpus is None:
-            import gc
-
+            from ..common.gcpause import gc_paused
             from ..corpus.loader import load
             # A command runs once over a corpus that lives until it exits.
             # The collector stays off while it loads (re-enabling it at the
@@ -60,14 +59,8 @@ class Context:
             # 10,000-file record), and what loading made is then moved out
             # of its sight, or every later collection walks millions of
             # objects to find no garbage among them.
-            was = gc.isenabled()
-            gc.disable()
-            try:
+            with gc_paused(keep_frozen=True):
                 self._corpus = load(self.config.root, config=self.config, files=self._files, **load_options)
-            finally:
-                gc.freeze()
-                if was:
-                    gc.enable()
         return self._corpus
 
 

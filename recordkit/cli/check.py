@@ -49,7 +49,7 @@ def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list
     such as an unknown or duplicated check id.
     """
     from ..numeric.discover import citations, discover_all
-    from ..numeric.results import load_results
+    from ..numeric.store import load_results
     from ..numeric.runner import CheckSelectionError, parse_size, run_checks, select
     try:
         mem = parse_size(memory)

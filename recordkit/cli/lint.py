@@ -29,10 +29,7 @@ def _rule_info_fn():
 
 
 def _check_results(corpus):
-    try:
-        from ..numeric.results import load_results
-    except ImportError:
-        return None
+    from ..numeric.store import load_results
     return load_results(corpus)
 
 
@@ -88,7 +85,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     from_cache = diags is not None
 
     if diags is None:
-        from ..corpus.loader import gc_paused
+        from ..common.gcpause import gc_paused
         from ..lint.engine import LocalRules, chosen_codes
         from ..schema import load_schema
         # the local rules run where each file is parsed, on every core
@@ -151,10 +148,10 @@ def _schema_fingerprint(config) -> dict:
 def _fix(ctx, diags, *, diff: bool, select, ignore):
     """Apply (or, with --diff, show) the safe fixes; return the diagnostics
     that remain."""
-    from ..common.writes import unified_diff
+    from ..common.splice import unified_diff
     from ..lint.engine import lint
     from ..lint.fix import fix_corpus
-    from ..lint.output import display_path
+    from ..common.paths import display_path
 
     def lint_fn(corpus):
         return lint(corpus, select=select or None, ignore=ignore,

@@ -44,10 +44,9 @@ def command(code, show_all, fmt):
     elif code:
         r = get_rule(code)
         if r is None:
-            from difflib import get_close_matches
+            from ..common.didyoumean import hint, near_words
             names = list(all_rules()) + [x.name for x in all_rules().values()]
-            near = get_close_matches(code, names, n=3)
-            click.echo(f"recordkit: no rule {code}" + (f" (did you mean {', '.join(near)}?)" if near else ""), err=True)
+            click.echo(f"recordkit: no rule {code}{hint(near_words(code, names, n=3))}", err=True)
             sys.exit(2)
         rules = [r]
     else:

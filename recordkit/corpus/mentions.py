@@ -12,9 +12,20 @@ checks it against markdown-it-py's token stream on generated documents.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from itertools import chain
 
-from .model import Mention
+
+@dataclass(slots=True)
+class Mention:
+    """An id named in a record's body: a bare ``KIND-NNN`` or a ``[[wikilink]]``."""
+    target: str
+    line: int
+    col: int
+    end_col: int
+    form: str = "bare"          # "bare" or "wikilink"
+    label: str | None = None
+
 
 _BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}|\t)[^\n]*)")
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")

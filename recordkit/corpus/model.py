@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..schema import load_schema
+from .frontmatter import front_matter_positions
+from .mentions import Mention, scan_mentions
+
 Pos = tuple  # (line, col, end_line, end_col), 1-based
 
 
@@ -25,27 +29,20 @@ def to_plain(value: Any) -> Any:
 
 
 @dataclass(slots=True)
-class Mention:
-    """An id named in a record's body: a bare ``KIND-NNN`` or a ``[[wikilink]]``."""
-    target: str
-    line: int
-    col: int
-    end_col: int
-    form: str = "bare"          # "bare" or "wikilink"
-    label: str | None = None
-
-
-@dataclass(slots=True)
 class Target:
     """One target of a front-matter relation, with the position of its item."""
     id: str
     pos: Pos
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Record:
     """One file of the record, as loaded.  ``meta`` is None when the front
-    matter could not be read (the reason is a load diagnostic)."""
+    matter could not be read (the reason is a load diagnostic).
+
+    Every attribute is declared here (the class has slots: nothing can be
+    added on the side); the underscored ones are the storage behind a
+    property, or a cache of something worked out on first use."""
     path: Path                               # absolute
     relpath: str                             # relative to the record root, '/'-separated
     # the whole file, decoded (``text``); a record parsed in a helper process
@@ -73,6 +70,22 @@ class Record:
     relations: dict[str, list[Target]] = field(default_factory=dict)
     digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
     stat: tuple | None = None                # (mtime_ns, size, inode) when it was read
+    #: (start, end) character ranges of the body that are code or comments
+    #: (``mentions.code_ranges``), found at load; the section rules reuse them
+    code: list | None = field(default=None, repr=False)
+    #: the text after the fence of every line that starts with a fence: lets
+    #: check discovery skip the bodies that hold no check block
+    fence_infos: list[str] | None = field(default=None, repr=False)
+    #: the schema's ``mention_re``, for working out the mentions' positions
+    mention_re: Any = field(default=None, repr=False)
+    #: what the loader's ``analyze`` function returned for this record
+    #: (the lint's local rules' findings), None when it did not run
+    analysis: Any = field(default=None, repr=False)
+    #: the file's bytes, kept only in a helper process that sends the
+    #: record to the loading process (see :class:`ParsedRecord`)
+    file_bytes: bytes | None = field(default=None, repr=False)
+    #: the body's headings (``sections.headings``), worked out on first use
+    _headings: list | None = field(default=None, repr=False)
 
     @property
     def keys(self) -> dict:
@@ -123,12 +136,10 @@ class Record:
         """Every mention in the body with its line and column (the same
         targets as ``mention_targets``)."""
         if self._mentions is None:
-            from .mentions import scan_mentions
-            pattern = self.__dict__.get("_mention_re")
+            pattern = self.mention_re
             if pattern is None:   # a record not made by the loader
-                from ..schema import load_schema
                 pattern = load_schema().mention_re
-            self._mentions = scan_mentions(self.body, pattern, self.body_line, self.__dict__.get("_code"))
+            self._mentions = scan_mentions(self.body, pattern, self.body_line, self.code)
         return self._mentions
 
     @mentions.setter
@@ -137,7 +148,6 @@ class Record:
         self.mention_targets = [m.target for m in value]
 
     def _positions(self) -> None:
-        from .parse import front_matter_positions
         self._keys, self._values = front_matter_positions(self.text)
 
     # -- convenient fields ---------------------------------------------------

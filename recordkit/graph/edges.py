@@ -101,9 +101,3 @@ def linked_ids(corpus: "Corpus") -> set[str]:
         add(u)
         add(v)
     return out
-
-
-def id_sort_key(record_id: str):
-    """KIND-NNN ids sort by kind, then by number."""
-    kind, _, num = record_id.rpartition("-")
-    return (kind, int(num) if num.isdigit() else 0, record_id)

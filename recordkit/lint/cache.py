@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
 from ..corpus.model import Diagnostic, Fix
 
 CACHE_NAME = "lint-cache.json"

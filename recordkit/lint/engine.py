@@ -117,7 +117,7 @@ def _unpack(t: tuple, path) -> Diagnostic:
 
 
 def _local_diagnostics(rec) -> list[Diagnostic]:
-    return [_unpack(t, rec.path) for t in rec.__dict__["_analysis"]]
+    return [_unpack(t, rec.path) for t in rec.analysis]
 
 
 def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = None) -> list[Diagnostic]:
@@ -138,10 +138,10 @@ def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = No
     corpus_rules = [r for c, r in rules.items() if c in codes and r.scope == "corpus"]
     recs = [r for r in corpus.files if r.ok]
     local_key = ("local-rules",) + tuple(r.code for r in record_rules if r.local)
-    if getattr(corpus, "analysis_key", None) == local_key and all("_analysis" in r.__dict__ for r in recs):
+    if getattr(corpus, "analysis_key", None) == local_key and all(r.analysis is not None for r in recs):
         record_rules = [r for r in record_rules if not r.local]
         for rec in recs:
-            if rec.__dict__["_analysis"]:
+            if rec.analysis:
                 out.extend(_local_diagnostics(rec))
     def corpus_level():
         found_all = []
@@ -171,7 +171,7 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                     found_all.extend(found)
         return found_all
 
-    from ..corpus.parallel import default_jobs, fork_map
+    from ..common.fork import default_jobs, fork_map
     n = default_jobs(len(recs)) if jobs is None else jobs
     if n <= 1 or not rules:
         return run(recs) + also()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..common.writes import apply_fixes, atomic_write
+from ..common.splice import apply_fixes
+from ..common.writes import atomic_write
 from ..corpus.parse import parse_text
 
 

@@ -5,20 +5,12 @@ import json
 import os
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
+from ..common.paths import display_path
+from ..common.textpos import line_col
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
-
-
-def display_path(path, cwd: Path | None = None) -> str:
-    """The file name relative to the current directory, '/'-separated."""
-    cwd = cwd or Path.cwd()
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:  # another drive on Windows
-        rel = str(path)
-    return rel.replace(os.sep, "/")
 
 
 def _fix_json(d, text_of):
@@ -27,17 +19,11 @@ def _fix_json(d, text_of):
     text = text_of(d.path)
     if text is None:
         return {"message": d.fix.message, "applicability": "safe", "edits": []}
-    sl, sc = _line_col(text, d.fix.start)
-    el, ec = _line_col(text, d.fix.end)
+    sl, sc = line_col(text, d.fix.start)
+    el, ec = line_col(text, d.fix.end)
     return {"message": d.fix.message, "applicability": "safe",
             "edits": [{"content": d.fix.content, "location": {"row": sl, "column": sc},
                        "end_location": {"row": el, "column": ec}}]}
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, col
 
 
 def to_json_objects(diags, rule_info, text_of=lambda p: None) -> list[dict]:

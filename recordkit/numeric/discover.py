@@ -117,7 +117,7 @@ def _may_hold_checks(rec) -> bool:
     """A fast prefilter; block_checks decides.  The loader keeps the text
     after every fence of the body (a superset of the lines block_checks
     takes for fences), which saves searching 85 MB of bodies for a hint."""
-    infos = rec.__dict__.get("_fence_infos")
+    infos = rec.fence_infos
     if infos is None:
         return bool(_BLOCK_HINT.search(rec.body))
     return any(_INFO_RE.match(i) for i in infos)
@@ -504,7 +504,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
 def _versions() -> str:
     from importlib import metadata
 
-    from .. import __version__
+    from ..version import __version__
     try:
         np_version = metadata.version("numpy")
     except metadata.PackageNotFoundError:  # pragma: no cover
@@ -534,7 +534,7 @@ def citations(corpus, specs: dict[str, CheckSpec] | None = None) -> dict[str, li
         if rid not in lst:
             lst.append(rid)
 
-    from ..graph.edges import id_sort_key
+    from ..common.order import id_sort_key
     for rid in sorted(corpus.records, key=id_sort_key):
         rec = corpus.records[rid]
         for cid, _ in cited_checks(rec):

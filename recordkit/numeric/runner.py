@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..common.didyoumean import near_words
 from ..config import ConfigError
 from .registry import CheckSpec
 from .results import CheckResult, verdict_of
@@ -91,8 +92,6 @@ def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "er
     id defined more than once raises :class:`DuplicateCheckError` when
     ``on_duplicate`` is "error"; with "skip" it is left out (lint reports it
     as RK501)."""
-    from difflib import get_close_matches
-
     from .discover import citations
     checks = discovery.checks
     ids = [i.strip() for i in ids or [] if i.strip()]
@@ -111,12 +110,12 @@ def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "er
                 mine = [c for c, recs in cited.items() if i in recs]
                 missing = [c for c in mine if c not in checks]
                 if missing:
-                    unknown.update({c: get_close_matches(c, list(checks), n=3, cutoff=0.5) for c in missing})
+                    unknown.update({c: near_words(c, checks, n=3) for c in missing})
                 if not mine:
                     raise CheckSelectionError(f"record {i} cites no numeric check")
                 chosen.extend(c for c in mine if c in checks)
             else:
-                unknown[i] = get_close_matches(i, list(checks), n=3, cutoff=0.5)
+                unknown[i] = near_words(i, checks, n=3)
     if unknown:
         raise UnknownCheckError(unknown)
     seen = set()

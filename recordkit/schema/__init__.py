@@ -10,7 +10,6 @@ import copy
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -93,6 +92,22 @@ class Schema:
     kinds: dict[str, Kind] = field(init=False)
     relations: dict[str, Relation] = field(init=False)
     common_fields: dict[str, dict] = field(init=False)
+    id_re: re.Pattern = field(init=False, repr=False)
+    mention_relation: str = field(init=False)
+    mention_label: str = field(init=False)
+    derive: list = field(init=False)
+    broken_statuses: tuple[str, ...] = field(init=False)
+    claims_section: str = field(init=False)
+    claims_columns: tuple[str, ...] = field(init=False)
+    claims_strengths: tuple[str, ...] = field(init=False)
+    #: see :attr:`mention_re` and :attr:`mention_targets_re`
+    mention_re: re.Pattern = field(init=False, repr=False)
+    mention_targets_re: re.Pattern = field(init=False, repr=False)
+    # caches: per-kind lookups, compiled validators (the schema is not
+    # changed after it is loaded)
+    _per_kind: dict = field(init=False, repr=False, default_factory=dict)
+    _validators: dict = field(init=False, repr=False, default_factory=dict)
+    _fast: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         raw = self.raw
@@ -138,7 +153,19 @@ class Schema:
         self.claims_section = ct.get("section", "Claims")
         self.claims_columns = tuple(ct.get("columns", ("id", "claim", "strength", "support")))
         self.claims_strengths = tuple(ct.get("strengths", ("strong", "moderate", "weak")))
-        self._kind_alternation = "|".join(sorted((re.escape(k) for k in self.kinds), key=len, reverse=True))
+        # ``mention_re`` matches ``KIND-NNN`` tokens of this schema's kinds.  The
+        # left boundary (no word character or hyphen before the token) is
+        # checked by the scanner: a look-behind here makes the search 6x slower.
+        alternation = "|".join(sorted((re.escape(k) for k in self.kinds), key=len, reverse=True))
+        self.mention_re = re.compile(r"(?:%s)-[0-9]{3,}(?![\w-])" % alternation)
+        # ``mention_targets_re``: the same tokens, left boundary included, in a
+        # form whose search is led by the literal ``-`` (so it runs at the
+        # speed of a plain substring search): the kind is checked by a
+        # look-behind once a ``-`` is found.  Groups: one per kind (the one
+        # that matched holds it), then the number.
+        kinds = sorted(self.kinds, key=len, reverse=True)
+        behind = "|".join(r"(?<=(?<![\w-])(%s)-)" % re.escape(k) for k in kinds)
+        self.mention_targets_re = re.compile(r"-(?:%s)([0-9]{3,})(?![\w-])" % behind)
 
     # -- lookups -----------------------------------------------------------
     def kind_of(self, record_id: str) -> str | None:
@@ -150,7 +177,7 @@ class Schema:
         # per-kind lookups run for every record on every lint: worked out once
         # (the schema is not changed after it is loaded; callers must not
         # change what these return)
-        memo = self.__dict__.setdefault("_per_kind", {})
+        memo = self._per_kind
         key = (what, kind)
         if key not in memo:
             memo[key] = compute(kind)
@@ -188,27 +215,9 @@ class Schema:
         out += [n for n, r in self.relations_from(kind).items() if r.required and n not in out]
         return out
 
-    @cached_property
-    def mention_re(self) -> re.Pattern:
-        """Matches ``KIND-NNN`` tokens of this schema's kinds.  The left
-        boundary (no word character or hyphen before the token) is checked by
-        the scanner: a look-behind here makes the search 6x slower."""
-        return re.compile(r"(?:%s)-[0-9]{3,}(?![\w-])" % self._kind_alternation)
-
-    @cached_property
-    def mention_targets_re(self) -> re.Pattern:
-        """The same tokens as :attr:`mention_re`, left boundary included, in
-        a form whose search is led by the literal ``-`` (so it runs at the
-        speed of a plain substring search): the kind is checked by a
-        look-behind once a ``-`` is found.  Groups: one per kind (the one
-        that matched holds it), then the number."""
-        kinds = sorted(self.kinds, key=len, reverse=True)
-        behind = "|".join(r"(?<=(?<![\w-])(%s)-)" % re.escape(k) for k in kinds)
-        return re.compile(r"-(?:%s)([0-9]{3,})(?![\w-])" % behind)
-
     def validator(self, kind: str):
         """A compiled JSON-Schema validator for a kind's front matter."""
-        cache = self.__dict__.setdefault("_validators", {})
+        cache = self._validators
         if kind not in cache:
             import jsonschema
             props = {}
@@ -226,7 +235,7 @@ class Schema:
         ~30x faster than jsonschema's ``is_valid``); only a record it rejects
         goes to :meth:`validator` for the detailed errors.  ``date`` fields
         are left to the date rule, as JSON has no date type."""
-        cache = self.__dict__.setdefault("_fast", {})
+        cache = self._fast
         if kind not in cache:
             try:
                 import fastjsonschema

@@ -6,8 +6,7 @@ and the cached results (``.recordkit/checks.json``).  ``recordkit check`` or
 """
 from __future__ import annotations
 
-from difflib import get_close_matches
-
+from ...common.didyoumean import near_words
 from ..registry import rule
 
 
@@ -21,7 +20,7 @@ def _discovery(ctx):
 def _results(ctx):
     if ctx.check_results is not None:
         return ctx.check_results
-    from ...numeric.results import load_results
+    from ...numeric.store import load_results
     disc = _discovery(ctx)
     return ctx.cached("check_results", lambda: load_results(ctx.corpus, disc.checks))
 
@@ -105,7 +104,7 @@ def unknown_check(ctx, rec):
         if cid in disc.duplicates:
             out.append(ctx.diag("RK501", disc.duplicate_message(cid), rec, pos))
         elif cid not in disc.checks:
-            near = get_close_matches(cid, list(disc.checks), n=1, cutoff=0.6)
+            near = near_words(cid, disc.checks)
             hint = f" (did you mean {near[0]}?)" if near else ""
             unreadable = [p for p in disc.problems if p.record is None]
             note = ""

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from difflib import get_close_matches
-
-from ...common.writes import offset_of
+from ...common.didyoumean import near_words
+from ...common.textpos import offset_of
 from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
@@ -173,7 +172,7 @@ def wrong_field_type(ctx, rec):
                     "number": "a number", "boolean": "a boolean"}.get(want, want)
             msg = f"`{dotted}` must be {want}, not {_describe(value)}"
         elif e.validator == "enum":
-            near = get_close_matches(str(value), [str(x) for x in e.validator_value], n=1)
+            near = near_words(str(value), [str(x) for x in e.validator_value])
             hint = f" (did you mean {near[0]}?)" if near else ""
             msg = f"`{dotted}` is {value!r}, not one of {', '.join(map(str, e.validator_value))}{hint}"
             if near and str(value).strip().lower() == near[0].lower() and len(path) == 1:
@@ -222,7 +221,7 @@ def unknown_field(ctx, rec):
         if rel is not None:
             msg = f"relation `{skey}` is not declared by a {kind.name} (only by {', '.join(rel.sources)})"
         else:
-            near = get_close_matches(skey, list(fields), n=1, cutoff=0.6)
+            near = near_words(skey, fields)
             msg = f"unknown field `{skey}` for a {kind.name}" + (f" (did you mean `{near[0]}`?)" if near else "")
         out.append(ctx.diag("RK203", msg, rec, rec.key_pos(skey)))
     return out
@@ -260,7 +259,7 @@ def invalid_status(ctx, rec):
     cands = list(kind.statuses)
     low = status.strip().lower()
     exact = [s for s in cands if s.lower() == low]
-    near = exact or get_close_matches(low, cands, n=2, cutoff=0.75)
+    near = exact or near_words(low, cands, n=2, for_fix=True)
     fix = None
     if exact or (len(near) == 1):
         fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}")

@@ -1,8 +1,7 @@
 """RK1xx: the file itself — front matter present and readable, a good id."""
 from __future__ import annotations
 
-from difflib import get_close_matches
-
+from ...common.didyoumean import near_words
 from ..registry import rule
 
 
@@ -229,7 +228,7 @@ def unknown_kind(ctx, rec):
         return None
     m = ctx.schema.id_re.match(rid)
     if m and m.group("kind") not in ctx.schema.kinds:
-        near = get_close_matches(m.group("kind"), list(ctx.schema.kinds), n=1)
+        near = near_words(m.group("kind"), ctx.schema.kinds)
         hint = f" (did you mean {near[0]}?)" if near else ""
         return [ctx.diag("RK108", f"kind {m.group('kind')} is not in the schema{hint}", rec, rec.value_pos("id"))]
     return None

@@ -15,12 +15,8 @@ def _lifecycle(ctx) -> lc.Lifecycle:
 
 
 def _specs(ctx):
-    """The check discovery the RK5xx rules share (one per lint run), or None
-    (discovered later, if a check: item needs it)."""
-    try:
-        from ...numeric.discover import discover_all
-    except ImportError:
-        return None
+    """The check discovery the RK5xx rules share (one per lint run)."""
+    from ...numeric.discover import discover_all
     return ctx.cached("check_discovery", lambda: discover_all(ctx.corpus)).checks
 
 

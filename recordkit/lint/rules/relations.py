@@ -1,6 +1,7 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
+from ...common.didyoumean import hint
 from ..registry import rule
 
 
@@ -10,8 +11,7 @@ def _near(ctx, target: str, exclude: str | None = None) -> str:
     memo = ctx.memo.setdefault("near_ids", {})
     key = (target, exclude)
     if key not in memo:
-        from ...common.didyoumean import did_you_mean
-        memo[key] = did_you_mean(ctx.corpus, target, exclude)
+        memo[key] = hint(ctx.corpus.near_ids(target, exclude))
     return memo[key]
 
 

@@ -1,8 +1,7 @@
 """RK6xx: the claims table of a NOTE."""
 from __future__ import annotations
 
-from difflib import get_close_matches
-
+from ...common.didyoumean import near_words
 from ...corpus.sections import first_table, section_text
 from ..registry import rule
 
@@ -101,7 +100,7 @@ def claims_table_strength(ctx, rec):
             continue
         v = row.cells[k]
         if v.strip().lower().strip("*_ ") not in allowed:
-            near = get_close_matches(v.lower(), list(allowed), n=1)
+            near = near_words(v.lower(), allowed)
             hint = f" (did you mean {near[0]}?)" if near else ""
             col = row.cols[k]
             out.append(ctx.diag("RK602", f"strength {v!r} is not one of {', '.join(allowed)}{hint}", rec,
