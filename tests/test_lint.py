@@ -298,7 +298,7 @@ def test_local_rules_run_where_files_are_parsed_with_the_same_findings(tmp_path)
 
 
 def test_a_local_rule_cannot_reach_the_corpus():
-    from recordkit.lint.registry import LintContext, LocalCorpus
+    from recordkit.lint.context import LintContext, LocalCorpus
     ctx = LintContext(LocalCorpus(schema=None, config=None))
     with pytest.raises(RuntimeError, match="local rule"):
         ctx.records

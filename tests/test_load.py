@@ -236,7 +236,7 @@ def test_cyclic_core_keeps_exactly_the_cycles():
     has a cycle iff something survives, and the cycles are all kept."""
     import random
     import networkx as nx
-    from recordkit.lint.rules.relations import _cyclic_core
+    from recordkit.graph.cycles import cyclic_core as _cyclic_core
     rng = random.Random(7)
     for _ in range(300):
         n = rng.randint(1, 12)

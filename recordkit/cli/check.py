@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 
 _VERDICT_STYLE = {"pass": "green", "fail": "red", "error": "red", "timeout": "yellow", "crashed": "magenta"}
 _MAX_ENTRIES = 20

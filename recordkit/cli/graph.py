@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
 
 
 @click.command("graph")

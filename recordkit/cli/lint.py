@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
+from ..lint.formats import formats
 
 
 def _split(values) -> list[str]:
@@ -17,25 +18,9 @@ def _split(values) -> list[str]:
     return out
 
 
-def _rule_info_fn():
-    from ..lint.registry import all_rules
-    rules = all_rules()
-
-    def info(code):
-        r = rules.get(code)
-        return {"name": r.name, "url": r.url} if r else {}
-
-    return info, rules
-
-
-def _check_results(corpus):
-    from ..numeric.store import load_results
-    return load_results(corpus)
-
-
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default=None,
+@click.option("--format", "fmt", type=click.Choice(list(formats())), default=None,
               help="Output format (default: github under GitHub Actions, else text).")
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated; ALL).")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable (comma-separated).")
@@ -54,8 +39,9 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     the given files or folders are reported.  Exit status: 0 no error,
     1 errors found, 2 usage or configuration error.
     """
-    from ..lint.engine import filter_paths, lint, unknown_codes
-    from ..lint import output
+    from ..lint.engine import filter_paths, lint_root, unknown_codes
+    from ..lint.formats import FormatInfo, format_statistics, render
+    from ..lint.registry import all_rules
 
     select_l, ignore_l = _split(select), _split(ignore)
     bad = unknown_codes(select_l + ignore_l)
@@ -64,94 +50,57 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
         sys.exit(2)
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    config = ctx.config
     targets = [Path(p).resolve() for p in paths]
 
     if run_checks:
         from ..numeric.runner import run_checks as _run
         _run(ctx.corpus, quiet=True)
 
-    diags = None
-    files_count = 0
     use_cache = not (no_cache or fix or diff)
-    options = {"select": select_l, "ignore": ignore_l}
-    if use_cache:
-        from ..lint import cache
-        files = ctx.record_files()
-        files_count = len(files)
-        hashes = cache.unchanged_hashes(files, config.cache_dir)
-        if hashes is not None:
-            diags = cache.load(config.cache_dir, cache.lint_key(config, _schema_fingerprint(config), options, hashes))
-    from_cache = diags is not None
-
-    if diags is None:
-        from ..common.gcpause import gc_paused
-        from ..lint.engine import LocalRules, chosen_codes
-        from ..schema import load_schema
-        # the local rules run where each file is parsed, on every core
-        schema = load_schema(config.schema)
-        corpus = ctx.load_corpus(schema=schema, analyze=LocalRules(schema, config,
-                                                                    chosen_codes(config, select_l or None, ignore_l)))
-        with gc_paused():
-            result = lint(corpus, select=select_l or None, ignore=ignore_l, check_results=_check_results(corpus))
-        diags = result.diagnostics
-        files_count = result.files
-        if fix or diff:
-            diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
-        if use_cache:
-            from ..lint import cache
-            hashes = cache.store_hashes(corpus, config.cache_dir)
-            cache.store(config.cache_dir, cache.lint_key(config, _schema_fingerprint(config), options, hashes), diags)
+    result = lint_root(ctx.config, select=select_l, ignore=ignore_l, use_cache=use_cache,
+                       files=ctx.record_files(), loader=ctx.load_corpus)
+    diags = result.diagnostics
+    if fix or diff:
+        diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
 
     diags = filter_paths(diags, targets)
-    rule_info, rules = _rule_info_fn()
+    info = FormatInfo(rules=all_rules(), files=result.files, cached=result.cached, quiet=quiet,
+                      text_of=_text_reader())
     if statistics:
-        click.echo(output.format_statistics(diags, rule_info))
-    elif fmt == "json":
-        texts = {}
-
-        def text_of(p):
-            if p not in texts:
-                try:
-                    texts[p] = Path(p).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    texts[p] = None
-            return texts[p]
-
-        import json
-        click.echo(json.dumps(output.to_json_objects(diags, rule_info, text_of), indent=2, ensure_ascii=False))
-    elif fmt == "github":
-        if diags:
-            click.echo(output.format_github(diags))
-    elif fmt == "sarif":
-        click.echo(output.format_sarif(diags, rules))
+        click.echo(format_statistics(diags, info.rule_info))
     else:
-        if diags:
-            click.echo(output.format_text(diags))
-        if not quiet:
-            click.echo(output.summary(diags, files_count) + (" (cached)" if from_cache else ""))
+        click.echo(render(fmt, diags, info), nl=False)
     errors = sum(d.severity == "error" for d in diags)
     fast_exit(0 if exit_zero or errors == 0 else 1)
 
 
-def _schema_fingerprint(config) -> dict:
-    from ..schema import default_schema_raw
-    raw = {"default": default_schema_raw()}
-    if config.schema is not None:
-        try:
-            raw["user"] = config.schema.read_text(encoding="utf-8")
-        except OSError:
-            raw["user"] = None
-    return raw
+def _check_results(corpus):
+    from ..numeric.store import load_results
+    return load_results(corpus)
+
+
+def _text_reader():
+    """path -> the file's text (None when unreadable), each file read once."""
+    texts: dict = {}
+
+    def text_of(p):
+        if p not in texts:
+            try:
+                texts[p] = Path(p).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[p] = None
+        return texts[p]
+
+    return text_of
 
 
 def _fix(ctx, diags, *, diff: bool, select, ignore):
     """Apply (or, with --diff, show) the safe fixes; return the diagnostics
     that remain."""
+    from ..common.paths import display_path
     from ..common.splice import unified_diff
     from ..lint.engine import lint
     from ..lint.fix import fix_corpus
-    from ..common.paths import display_path
 
     def lint_fn(corpus):
         return lint(corpus, select=select or None, ignore=ignore,

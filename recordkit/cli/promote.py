@@ -7,7 +7,7 @@ import textwrap
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 from .. import lifecycle as lc
 
 _HEADINGS = {lc.READY: "Ready to promote", lc.BLOCKED: "Blocked", lc.AWAITING: "Awaiting judgement"}

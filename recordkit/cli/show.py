@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 from ..lifecycle.conditions import requirement_text
 
 

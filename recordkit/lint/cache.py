@@ -16,7 +16,10 @@ import os
 from pathlib import Path
 
 from ..version import __version__
+from ..common.writes import atomic_write
 from ..corpus.model import Diagnostic, Fix
+from ..numeric.store import fingerprint
+from ..schema import default_schema_raw
 
 CACHE_NAME = "lint-cache.json"
 STAT_NAME = "file-hashes.json"
@@ -31,7 +34,6 @@ def _read_json(path: Path):
 
 
 def _write_json(path: Path, data) -> None:
-    from ..common.writes import atomic_write
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         gi = path.parent / ".gitignore"
@@ -77,6 +79,17 @@ def store_hashes(corpus, cache_dir: Path) -> dict[str, str]:
     return {k: v[3] for k, v in sigs.items()}
 
 
+def schema_fingerprint(config) -> dict:
+    """What the schema is made of: the default schema and the user's file."""
+    raw = {"default": default_schema_raw()}
+    if config.schema is not None:
+        try:
+            raw["user"] = config.schema.read_text(encoding="utf-8")
+        except OSError:
+            raw["user"] = None
+    return raw
+
+
 def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
     h = hashlib.blake2b(digest_size=20)
     h.update(__version__.encode())
@@ -89,7 +102,6 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
         h.update(hashes[k].encode())
     # the check results and every check's source hash (its module, the local
     # modules it imports such as recordkit.measures, its inputs)
-    from ..numeric.store import fingerprint
     h.update(fingerprint(config).encode())
     return h.hexdigest()
 

@@ -5,16 +5,28 @@ import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..common.fork import default_jobs, fork_map
+from ..common.gcpause import gc_paused
+from ..config import Config
+from ..corpus.loader import Corpus, iter_files
+from ..corpus.loader import load as load_corpus
 from ..corpus.model import Diagnostic, Fix
-from .registry import LintContext, all_rules
-from .registry import LocalCorpus
+from ..numeric.store import load_results
+from ..schema import load_schema
+from . import cache
+from .context import LintContext, LocalCorpus
+from .registry import all_rules
 
 
 @dataclass
 class LintResult:
+    """What a lint found: ``diagnostics`` (sorted), how many ``files`` it
+    read, whether they came from the lint cache (``cached``), and the
+    ``corpus`` it linted (None when the cache answered)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
     cached: bool = False
+    corpus: Corpus | None = None
 
     @property
     def errors(self) -> int:
@@ -71,7 +83,7 @@ HELPER_SHARE_OF_RULES = 0.5
 
 
 class LocalRules:
-    """The chosen local rules (see :class:`recordkit.rules.base.Rule`) as a
+    """The chosen local rules (see :class:`recordkit.lint.registry.Rule`) as a
     function of one record, for :func:`recordkit.load`'s ``analyze``: they
     then run where each file is parsed, on every core, and
     :func:`run_rules` reads what they found instead of running them again.
@@ -94,30 +106,33 @@ class LocalRules:
 
     def __call__(self, rec) -> list[tuple]:
         ctx = self.ctx
-        ctx.memo.clear()   # what rules keep per record (by id) must not outlive it
+        ctx.forget_records()   # what rules keep per record (by id) must not outlive it
         out = []
         for r in self.rules:
             found = r.func(ctx, rec)
             if found:
-                out.extend(map(_pack, found))
+                out.extend(map(pack, found))
         return out
 
 
-def _pack(d: Diagnostic) -> tuple:
+def pack(d: Diagnostic) -> tuple:
     """A diagnostic as plain values, to travel between processes (its path
-    as a string: the receiver puts its own Path object back)."""
+    as a string: the receiver puts its own Path object back):
+    ``(code, message, path, line, col, end_line, end_col, severity, record,
+    fix)`` with ``fix`` None or ``(start, end, content, message)``; read
+    back by :func:`unpack`."""
     fix = d.fix
     return (d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
             None if fix is None else (fix.start, fix.end, fix.content, fix.message))
 
 
-def _unpack(t: tuple, path) -> Diagnostic:
+def unpack(t: tuple, path) -> Diagnostic:
     code, msg, _, line, col, el, ec, sev, rid, fx = t
     return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx))
 
 
 def _local_diagnostics(rec) -> list[Diagnostic]:
-    return [_unpack(t, rec.path) for t in rec.analysis]
+    return [unpack(t, rec.path) for t in rec.analysis]
 
 
 def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = None) -> list[Diagnostic]:
@@ -171,18 +186,17 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                     found_all.extend(found)
         return found_all
 
-    from ..common.fork import default_jobs, fork_map
     n = default_jobs(len(recs)) if jobs is None else jobs
     if n <= 1 or not rules:
         return run(recs) + also()
     size = int(len(recs) * HELPER_SHARE_OF_RULES / (n - 1))   # each helper's records
     k = len(recs) - size * (n - 1)
     parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
-    results = fork_map(lambda part: [_pack(d) for d in run(part)], parts, first=lambda part: run(part) + also())
+    results = fork_map(lambda part: [pack(d) for d in run(part)], parts, first=lambda part: run(part) + also())
     out = list(results[0])
     by_path = {str(rec.path): rec.path for part in parts[1:] for rec in part}
     for got in results[1:]:
-        out.extend(_unpack(t, by_path.get(t[2]) or Path(t[2])) for t in got)
+        out.extend(unpack(t, by_path.get(t[2]) or Path(t[2])) for t in got)
     return out
 
 
@@ -269,3 +283,43 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jo
     diags = filter_paths(diags, paths)
     diags.sort(key=Diagnostic.sort_key)
     return LintResult(diags, files=len(corpus.files))
+
+
+def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = True, files: list[Path] | None = None,
+              check_results=None, loader=None) -> LintResult:
+    """Lint the record ``config`` names, as ``recordkit lint`` does: read
+    the answer from the lint cache when no input changed, else load the
+    record with the chosen local rules run where each file is parsed (on
+    every core), lint it, and store the answer.
+
+    ``files``: :func:`recordkit.corpus.iter_files` of the root, when the
+    caller has it.  ``check_results``: None loads the stored ones.
+    ``loader``: called as ``loader(schema=..., analyze=...)`` instead of
+    :func:`recordkit.load` (the command line keeps its corpus this way).
+    The result's ``corpus`` is None when the cache answered."""
+    root = Path(config.root).resolve()
+    if files is None:
+        files = iter_files(root, config.exclude) if root.is_dir() else []
+    options = {"select": list(select or []), "ignore": list(ignore or [])}
+    if use_cache:
+        hashes = cache.unchanged_hashes(files, config.cache_dir)
+        if hashes is not None:
+            diags = cache.load(config.cache_dir, cache.lint_key(config, cache.schema_fingerprint(config), options,
+                                                               hashes))
+            if diags is not None:
+                return LintResult(diags, files=len(files), cached=True)
+    schema = load_schema(config.schema)
+    analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore))
+    if loader is None:
+        corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze)
+    else:
+        corpus = loader(schema=schema, analyze=analyze)
+    with gc_paused():
+        result = lint(corpus, select=select or None, ignore=ignore,
+                      check_results=load_results(corpus) if check_results is None else check_results)
+    result.corpus = corpus
+    if use_cache:
+        hashes = cache.store_hashes(corpus, config.cache_dir)
+        cache.store(config.cache_dir, cache.lint_key(config, cache.schema_fingerprint(config), options, hashes),
+                    result.diagnostics)
+    return result

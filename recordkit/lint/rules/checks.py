@@ -7,44 +7,21 @@ and the cached results (``.recordkit/checks.json``).  ``recordkit check`` or
 from __future__ import annotations
 
 from ...common.didyoumean import near_words
+from ...numeric.discover import cited_checks
 from ..registry import rule
 
 
 def _discovery(ctx):
-    from ...numeric.discover import discover_all
-    disc = ctx.cached("check_discovery", lambda: discover_all(ctx.corpus))
-    ctx.memo.setdefault("checks", disc.checks)
-    return disc
+    return ctx.check_discovery
 
 
 def _results(ctx):
-    if ctx.check_results is not None:
-        return ctx.check_results
-    from ...numeric.store import load_results
-    disc = _discovery(ctx)
-    return ctx.cached("check_results", lambda: load_results(ctx.corpus, disc.checks))
-
-
-def _cited(rec):
-    from ...numeric.discover import cited_checks
-    return cited_checks(rec)
+    return ctx.results
 
 
 def _held(ctx, rec):
     """The block checks ``rec`` holds (every definition, duplicates included)."""
-    by_path = ctx.cached("check_blocks_by_path", lambda: _blocks_by_path(_discovery(ctx)))
-    return by_path.get(str(rec.path), [])
-
-
-def _blocks_by_path(disc) -> dict:
-    out: dict = {}
-    specs = list(disc.checks.values()) + [s for dups in disc.duplicates.values() for s in dups[1:]]
-    for s in specs:
-        if s.form == "block":
-            out.setdefault(s.path, []).append(s)
-    for v in out.values():
-        v.sort(key=lambda s: s.line)
-    return out
+    return ctx.check_blocks_by_path.get(str(rec.path), [])
 
 
 def _fence_pos(rec, line: int):
@@ -57,10 +34,10 @@ def _items(ctx, rec):
     """(check id, position, how) for every check ``rec`` is answerable for:
     the items of its ``checks:`` list, then the block checks it holds (at
     their fence lines)."""
-    memo = ctx.memo.setdefault("check_items", {})   # three rules ask, per record
+    memo = ctx.check_items   # three rules ask, per record
     out = memo.get(id(rec))
     if out is None:
-        out = [(cid, pos, "cited") for cid, pos in _cited(rec)]
+        out = [(cid, pos, "cited") for cid, pos in cited_checks(rec)]
         for spec in _held(ctx, rec):
             out.append((spec.id, _fence_pos(rec, spec.line), "block"))
         memo[id(rec)] = out
@@ -100,7 +77,7 @@ def unknown_check(ctx, rec):
     """
     disc = _discovery(ctx)
     out = []
-    for cid, pos in _cited(rec):
+    for cid, pos in cited_checks(rec):
         if cid in disc.duplicates:
             out.append(ctx.diag("RK501", disc.duplicate_message(cid), rec, pos))
         elif cid not in disc.checks:

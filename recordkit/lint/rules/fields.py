@@ -79,7 +79,7 @@ def missing_required_field(ctx, rec):
 
 
 def _type_errors(ctx, rec, kind):
-    cache = ctx.memo.setdefault("type_errors", {})
+    cache = ctx.type_errors
     if id(rec) in cache:
         return cache[id(rec)]
     if ctx.schema.fast_validator(kind.name)(rec.meta):

@@ -8,16 +8,8 @@ from ..registry import rule
 
 
 def _lifecycle(ctx) -> lc.Lifecycle:
-    """One analysis per lint run, shared by the rules.  ``ctx.check_results``
-    None means "load the cached results when a check: item needs them"."""
-    return ctx.cached("lifecycle.analysis", lambda: lc.Lifecycle(ctx.corpus, results=ctx.check_results,
-                                                                 specs=_specs(ctx)))
-
-
-def _specs(ctx):
-    """The check discovery the RK5xx rules share (one per lint run)."""
-    from ...numeric.discover import discover_all
-    return ctx.cached("check_discovery", lambda: discover_all(ctx.corpus)).checks
+    """One analysis per lint run, shared by the rules (``ctx.lifecycle``)."""
+    return ctx.lifecycle
 
 
 def _status_pos(rec):

@@ -1,18 +1,14 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
-from ...common.didyoumean import hint
+from ...graph.cycles import cycles
 from ..registry import rule
 
 
 def _near(ctx, target: str, exclude: str | None = None) -> str:
     """" (did you mean X?)" for the existing id one edit away from ``target``
     (a digit or letter changed, dropped, added, or two swapped), or ""."""
-    memo = ctx.memo.setdefault("near_ids", {})
-    key = (target, exclude)
-    if key not in memo:
-        memo[key] = hint(ctx.corpus.near_ids(target, exclude))
-    return memo[key]
+    return ctx.near_id_hint(target, exclude)
 
 
 @rule("RK301", "dangling-relation", "error")
@@ -116,26 +112,6 @@ def self_relation(ctx, rec):
             for rel, targets in rec.relations.items() for t in targets if t.id == rec.id]
 
 
-def _cyclic_core(succ: dict[str, dict]) -> dict[str, dict]:
-    """The edges left after repeatedly removing nodes with no edge out (they
-    lie on no cycle): empty exactly when the graph has no cycle.  This keeps
-    networkx (0.13 s to import) out of every lint of a record without cycles."""
-    succ = {u: dict(vs) for u, vs in succ.items()}
-    pred: dict[str, list] = {}
-    for u, vs in succ.items():
-        for v in vs:
-            pred.setdefault(v, []).append(u)
-    sinks = [v for v in pred if not succ.get(v)]
-    while sinks:
-        v = sinks.pop()
-        for u in pred.pop(v, ()):
-            out = succ[u]
-            out.pop(v, None)
-            if not out:
-                sinks.append(u)
-    return {u: vs for u, vs in succ.items() if vs}
-
-
 @rule("RK304", "relation-cycle", "error", scope="corpus")
 def relation_cycle(ctx):
     """A cycle in an acyclic relation (the cycle is listed).
@@ -172,17 +148,7 @@ def relation_cycle(ctx):
                 if t.id in records and t.id != rid:
                     succ.setdefault(rid, {})[t.id] = None
                     pos.setdefault((rid, t.id), t.pos)
-        succ = _cyclic_core(succ)
-        if not succ:
-            continue
-        import networkx as nx   # only when there is a cycle to name
-        g = nx.DiGraph()
-        g.add_edges_from((u, v) for u, vs in succ.items() for v in vs)
-        for comp in nx.strongly_connected_components(g):
-            if len(comp) < 2:
-                continue
-            start = min(comp)
-            cyc = nx.find_cycle(g.subgraph(comp), source=start)
+        for cyc in cycles(succ):
             ids = [u for u, _ in cyc] + [cyc[0][0]]
             u, v = cyc[-1]
             rec = records[u]

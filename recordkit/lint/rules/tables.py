@@ -7,15 +7,15 @@ from ..registry import rule
 
 
 def _claims_table(ctx, rec):
-    key = ("claims_table", id(rec))
-    if key in ctx.memo:
-        return ctx.memo[key]
+    key = id(rec)
+    if key in ctx.claims_tables:
+        return ctx.claims_tables[key]
     found = None
-    if rec.kind == "NOTE" or rec.kind in ctx.memo.get("claims_kinds", ()):
+    if rec.kind == "NOTE" or rec.kind in ctx.claims_kinds:
         sec = section_text(rec, ctx.schema.claims_section)
         if sec is not None:
             found = first_table(*sec)
-    ctx.memo[key] = found
+    ctx.claims_tables[key] = found
     return found
 
 

@@ -1,0 +1,22 @@
+"""The plugin loader: import every module of a folder of plugins, so that a
+plugin (a lint rule, an output format) is added by adding one file.
+
+This is the one place recordkit imports its own modules by name: a
+folder's modules are found by listing it.  Modules whose name starts with
+``_`` are left out (helpers of the folder).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from types import ModuleType
+
+
+def import_folder(package: str, folder: str | Path) -> list[ModuleType]:
+    """Import every module ``package.NAME`` of ``folder`` (``package``'s
+    folder), in name order, and return them.  An error in a module
+    propagates: a plugin that does not import is a fault to see, not to
+    skip."""
+    names = sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if not m.name.startswith("_"))
+    return [importlib.import_module(f"{package}.{name}") for name in names]
