@@ -142,6 +142,7 @@ def test_every_failure_mode_is_contained(tmp_path):
     pidfile = tmp_path / "child.pid"
     t0 = time.monotonic()
     proc = cli(root, "check", "--timeout", "3", "--memory", "400M", "--jobs", "4", "--format", "json",
+               "--pass-env", "RK_TEST_PIDFILE",
                env={"RK_TEST_PIDFILE": str(pidfile)})
     wall = time.monotonic() - t0
     assert proc.returncode == 1, proc.stderr
