@@ -237,7 +237,8 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
     out: dict[str, CheckResult] = {}
     pending = deque(specs)
     running: list[_Running] = []
-    with tempfile.TemporaryDirectory(prefix="recordkit-checks-") as tmp:
+    withheld = withheld_values(pass_env)
+    with tempfile.TemporaryDirectory(prefix="recordkit-checks-", ignore_cleanup_errors=True) as tmp:
         try:
             n = 0
             while pending or running:
@@ -266,7 +267,7 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
                     _kill_group(r.proc)
                     r.proc.wait()
                     _read(r, final=True)
-                    res = _result(r, timed_out, time.monotonic() - r.start, memory)
+                    res = scrub(_result(r, timed_out, time.monotonic() - r.start, memory), withheld)
                     out[r.spec.id] = res
                     running.remove(r)
                     finished = True
@@ -317,6 +318,41 @@ def worker_env(jobs: int, home: str, pass_env: Iterable[str] = ()) -> dict:
         if name and name in src:
             env[name] = src[name]
     return env
+
+
+def withheld_values(pass_env: Iterable[str] = ()) -> list[str]:
+    """Values of our environment that the checks are not given and that look
+    like secrets (8 characters or more, not a path or a number), longest
+    first.  A check can still find them (``/proc/PID/environ`` of the
+    runner, files of the user); :func:`scrub` keeps them out of what is
+    printed and cached."""
+    given = set(ENV_ALLOW) | set(THREAD_VARS) | {"PYTHONPATH", "PYTHONHASHSEED", "MPLBACKEND"}
+    given |= {n.strip() for n in pass_env}
+    vals = {v for k, v in os.environ.items() if k not in given and len(v) >= 8
+            and not v.startswith(("/", "~", ".")) and not v.replace(".", "").replace(":", "").isdigit()}
+    return sorted(vals, key=len, reverse=True)
+
+
+def scrub(res: CheckResult, withheld: list[str]) -> CheckResult:
+    """``res`` with every withheld environment value in its free text
+    (message, traceback, report, entry names) replaced by ``[redacted]``."""
+    if not withheld:
+        return res
+
+    def clean(text):
+        if not isinstance(text, str):
+            return text
+        for v in withheld:
+            if v in text:
+                text = text.replace(v, "[redacted]")
+        return text
+    res.message = clean(res.message)
+    res.traceback = clean(res.traceback)
+    res.report = clean(res.report)
+    if res.discrepancies:
+        res.discrepancies = {clean(k): v for k, v in res.discrepancies.items()}
+        res.worst = clean(res.worst)
+    return res
 
 
 def _start(spec: CheckSpec, tmp: Path, n: int, checks_dir: Path, jobs: int, pass_env, timeout: float | None,
