@@ -809,3 +809,22 @@ def test_withheld_values_are_redacted_from_what_is_printed_and_cached(tmp_path):
     assert "RK_TEST_SECRET_TOKEN=[redacted]" in r["report"], r["report"][:500]
     assert "hunter2" not in proc.stdout
     assert "hunter2" not in (tmp_path / ".recordkit" / "checks.json").read_text()
+
+
+def test_killing_the_runner_kills_what_its_checks_started(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    pidfile = tmp_path / "pids.txt"
+    root = project(tmp_path, SIMPLE_NOTE, ESCAPES.format(pids=str(pidfile)))
+    runner = subprocess.Popen([sys.executable, "-m", "recordkit", "check", "escapes-and-hangs"], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 30
+        while len(_pids(pidfile)) < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        assert len(_pids(pidfile)) == 2
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+    assert _wait_dead(_pids(pidfile), 2.0) == [], "a process started by a check outlived the killed runner"

@@ -1,24 +1,30 @@
-"""Run numeric checks, each in its own process, several at once.
+"""Run numeric checks, each in its own process tree, several at once.
 
-Process model: one ``python -m recordkit.numeric.worker`` subprocess per
-check, started in a new session (so it leads its own process group), with
-stdin closed and stdout/stderr sent to temporary files.  At most ``jobs`` run
-at once.  The parent polls them:
+Process model: one ``python -m recordkit.numeric.worker`` per check, started
+in a new session, in a fresh temporary working directory (also its HOME and
+TMPDIR), with a minimal environment (:func:`worker_env`), the job on stdin,
+stdout/stderr sent to files, and one pipe on which it sends its result.  The
+worker is a small supervisor that forks the check process and contains its
+tree (see :mod:`recordkit.numeric.sandbox`: subreaper, memory of the whole
+tree, number of processes).  At most ``jobs`` run at once.  The parent polls
+them:
 
-* a worker past its time limit is killed with SIGKILL to its whole process
-  group (so processes the check started die too), verdict ``timeout``; just
-  before the limit the worker dumps its Python stack (faulthandler), which
-  the result quotes to show where it hung;
-* a worker that ends without writing its result (a signal such as SIGSEGV,
+* a worker past its time limit is sent SIGTERM, on which its supervisor
+  kills the check's whole tree; 2 s later the worker's process group is
+  killed (SIGKILL) whatever happened.  Verdict ``timeout``; just before the
+  limit the check dumps its Python stack (faulthandler), which the result
+  quotes to show where it hung;
+* a check process that ends without a result (a signal such as SIGSEGV,
   ``os._exit``, the kernel's OOM killer) is ``crashed``, with the signal's
-  name or the exit status and the last lines of its stderr (a segfault's
-  Python traceback, from faulthandler);
-* a check that raises is ``error`` with the last frames of its traceback;
-  the worker's address space is capped (``RLIMIT_AS``, ``memory`` bytes), so
-  a memory hog gets a MemoryError (``error``, limit ``memory``) instead of
-  taking the machine down;
-* after any worker ends, its process group is killed, so nothing a check
-  started outlives it.
+  name or the exit status and the last lines of its stderr;
+* a check that raises is ``error`` with the last frames of its traceback; a
+  check whose processes together pass the memory limit, or one that starts
+  too many, is ``error`` with ``limit`` set;
+* the result is accepted only when it names the check and carries the
+  random token the runner gave that worker alone; the parent is the only
+  writer of the cache;
+* a check whose ``timeout=`` is not a finite number of seconds > 0 is not
+  run (``error``); the caller's limits are validated the same way.
 
 None of this stops the other checks.  BLAS thread pools are limited to
 ``cpu_count // jobs`` threads per worker unless the environment already sets

@@ -182,7 +182,10 @@ def supervise(job: dict, check_process) -> int:
     result_fd = int(job["result_fd"])
     token = job.pop("token", "")
     parent = job.get("parent")
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    terminated: list[int] = []
+    signal.signal(signal.SIGTERM, lambda *_: terminated.append(1))
+    # the runner dies: SIGTERM, not SIGKILL, so that the tree is killed first
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if parent and os.getppid() != parent:
         os._exit(70)
     subreaper = _prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -195,8 +198,6 @@ def supervise(job: dict, check_process) -> int:
     memory = job.get("memory") or None
     max_procs = int(job.get("max_procs") or DEFAULT_MAX_PROCS)
     kill_at = job.get("kill_at")
-    terminated: list[int] = []
-    signal.signal(signal.SIGTERM, lambda *_: terminated.append(1))
     r, w = os.pipe()
     child = os.fork()
     if child == 0:   # the check process
@@ -239,12 +240,12 @@ def supervise(job: dict, check_process) -> int:
             pass
         drain()
         status = _reap(child, status)
-        if terminated:
-            reason = "terminated"
-            break
         if parent and os.getppid() != parent:       # the runner is gone
             _kill_tree(tree, child, status)
             os._exit(70)
+        if terminated:
+            reason = "terminated"
+            break
         if kill_at and time.time() > kill_at:
             reason = "timeout"
             break
