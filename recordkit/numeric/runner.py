@@ -36,6 +36,7 @@ import datetime as _dt
 import json
 import math
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -327,16 +328,29 @@ def worker_env(jobs: int, home: str, pass_env: Iterable[str] = ()) -> dict:
 
 
 def withheld_values(pass_env: Iterable[str] = ()) -> list[str]:
-    """Values of our environment that the checks are not given and that look
-    like secrets (8 characters or more, not a path or a number), longest
-    first.  A check can still find them (``/proc/PID/environ`` of the
+    """Values of our environment that the checks are not given and that may
+    be secrets (16 characters or more, or 6 or more in a variable named
+    like ``*TOKEN*``, ``*SECRET*``, ``*PASS*``, ``*KEY*``…; not a path, a
+    number or a user or host name), longest first.  A check can still find them (``/proc/PID/environ`` of the
     runner, files of the user); :func:`scrub` keeps them out of what is
     printed and cached."""
-    given = set(ENV_ALLOW) | set(THREAD_VARS) | {"PYTHONPATH", "PYTHONHASHSEED", "MPLBACKEND"}
+    given = set(ENV_ALLOW) | set(THREAD_VARS) | {"PYTHONPATH", "PYTHONHASHSEED", "MPLBACKEND"} | _BENIGN
     given |= {n.strip() for n in pass_env}
-    vals = {v for k, v in os.environ.items() if k not in given and len(v) >= 8
-            and not v.startswith(("/", "~", ".")) and not v.replace(".", "").replace(":", "").isdigit()}
+    vals = set()
+    for k, v in os.environ.items():
+        if k in given or k.startswith(("LC_", "XDG_")) or v.startswith(("/", "~", ".")):
+            continue
+        if v.replace(".", "").replace(":", "").replace("-", "").isdigit():
+            continue
+        if len(v) >= 16 or (len(v) >= 6 and _SECRET_NAME.search(k)):
+            vals.add(v)
     return sorted(vals, key=len, reverse=True)
+
+
+#: variables whose values are no secret and appear in paths and messages (a user name)
+_BENIGN = {"USER", "LOGNAME", "USERNAME", "HOSTNAME", "HOME", "PWD", "OLDPWD", "SHELL", "TERM", "TERM_PROGRAM",
+           "COLORTERM", "DISPLAY", "EDITOR", "VISUAL", "PAGER", "MAIL", "SHLVL", "_"}
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASS|KEY|AUTH|CRED|PRIVATE|SESSION|COOKIE|API", re.I)
 
 
 def scrub(res: CheckResult, withheld: list[str]) -> CheckResult:
