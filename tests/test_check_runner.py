@@ -828,3 +828,26 @@ def test_killing_the_runner_kills_what_its_checks_started(tmp_path):
         runner.send_signal(signal.SIGKILL)
         runner.wait()
     assert _wait_dead(_pids(pidfile), 2.0) == [], "a process started by a check outlived the killed runner"
+
+
+BOMB = '''
+import subprocess, sys, time
+from recordkit import check
+
+
+@check("many-processes", tolerance=1)
+def _(rng):
+    kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(12)]
+    time.sleep(30)
+    return 0.0
+'''
+
+
+def test_too_many_processes_kill_the_tree(tmp_path):
+    from recordkit.numeric.runner import run_checks
+    root = project(tmp_path, SIMPLE_NOTE, BOMB)
+    t0 = time.monotonic()
+    res = run_checks(recordkit.load(root / "records"), ["many-processes"], timeout=20, max_procs=8)
+    r = res["many-processes"]
+    assert r.verdict == "error" and r.limit == "procs" and "too many processes" in r.message, r
+    assert time.monotonic() - t0 < 15

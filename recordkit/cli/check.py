@@ -57,7 +57,9 @@ def command(ctx, ids, jobs, timeout, max_timeout, memory, pass_env, no_cache, fm
 
     IDs are check ids, or record ids (meaning the checks that record cites
     or holds); with none, every check runs.  Each check runs in its own
-    process with a time and a memory limit.  A result is reused from the
+    process tree, in a temporary folder, with a minimal environment, a time
+    limit and a memory limit for the whole tree (docs/checks.md says what
+    this does and does not protect against).  A result is reused from the
     cache (.recordkit/checks.json) while the check's source is unchanged;
     the table marks it "(cached)".
 
