@@ -143,6 +143,7 @@ def test_every_failure_mode_is_contained(tmp_path):
     pidfile = tmp_path / "child.pid"
     t0 = time.monotonic()
     proc = cli(root, "check", "--timeout", "3", "--memory", "400M", "--jobs", "4", "--format", "json",
+               "--pass-env", "RK_TEST_PIDFILE",
                env={"RK_TEST_PIDFILE": str(pidfile)})
     wall = time.monotonic() - t0
     assert proc.returncode == 1, proc.stderr
@@ -464,3 +465,389 @@ def test_show_lists_check_results(tmp_path):
     checks = {c["id"]: c for c in info["checks"]}
     assert checks["alpha"]["verdict"] == "pass" and checks["alpha"]["tolerance"] == 1e-9
     assert checks["beta"]["verdict"] == "not run" and checks["gamma"]["verdict"] == "not run"
+
+
+# -- the sandbox: what docs/checks.md promises (issue 10) ---------------------------
+
+SANDBOX_NOTE = """
+---
+id: NOTE-001
+title: Sandbox
+status: draft
+---
+Text.
+
+```python check id=block-nan-timeout tolerance=1 timeout=nan
+import time
+time.sleep(600)
+error = 0
+```
+"""
+
+
+def _cli_bounded(root, *args, env=None, limit=60):
+    """The CLI with a wall-clock bound, so a check without a limit fails the test instead of hanging it."""
+    import subprocess
+    import sys
+    e = dict(os.environ)
+    e.pop("GITHUB_ACTIONS", None)
+    e.update(env or {})
+    try:
+        return subprocess.run([sys.executable, "-m", "recordkit", *args], cwd=root, capture_output=True,
+                              text=True, env=e, timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"recordkit {' '.join(args)} ran past {limit} s: a check ran without its limit")
+
+
+def _wait_dead(pids, seconds=3.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+def _pids(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def test_invalid_timeouts_are_refused_not_unlimited(tmp_path):
+    checks = '''
+import time
+from recordkit import check
+
+@check("zero", tolerance=1, timeout=0)
+def _(rng):
+    time.sleep(600)
+    return 0.0
+
+@check("negative", tolerance=1, timeout=-5)
+def _(rng):
+    time.sleep(600)
+    return 0.0
+
+@check("infinite", tolerance=1, timeout=1e999)
+def _(rng):
+    time.sleep(600)
+    return 0.0
+
+@check("text", tolerance=1, timeout="10")
+def _(rng):
+    time.sleep(600)
+    return 0.0
+
+@check("fine", tolerance=1, timeout=5)
+def _(rng):
+    return 0.0
+'''
+    root = project(tmp_path, SANDBOX_NOTE, checks)
+    t0 = time.monotonic()
+    proc = _cli_bounded(root, "check", "--timeout", "2", "--format", "json", limit=40)
+    assert time.monotonic() - t0 < 30
+    res = as_json(proc)
+    assert proc.returncode == 1
+    assert res["fine"]["verdict"] == "pass"
+    for cid, shown in (("zero", "timeout=0 "), ("negative", "timeout=-5 "), ("infinite", "timeout=inf "),
+                       ("text", "timeout='10' "), ("block-nan-timeout", "timeout=nan ")):
+        r = res[cid]
+        assert r["verdict"] == "error", (cid, r)
+        assert shown in r["message"] and "not run" in r["message"], r["message"]
+        assert r["seconds"] == 0
+    # each is also a diagnostic at its definition: on stderr, and RK501 at the block's fence
+    assert "basic.py:4: @check('zero'): timeout=0 is not a time limit" in proc.stderr, proc.stderr
+    lint = run_cli("lint", "--format", "json", cwd=root)
+    assert "timeout=nan is not a time limit" in lint.stdout and "RK501" in lint.stdout
+    # the command line: 0, nan, inf and negative limits are usage errors
+    for bad in ("0", "nan", "inf", "-1"):
+        p = run_cli("check", "fine", "--timeout", bad, cwd=root)
+        assert p.returncode == 2 and "--timeout" in p.stderr, (bad, p.stderr)
+    for bad in ("nan", "inf", "-2G"):
+        p = run_cli("check", "fine", "--memory", bad, cwd=root)
+        assert p.returncode == 2 and "--memory" in p.stderr, (bad, p.stderr)
+    # and the API
+    from recordkit.config import ConfigError
+    from recordkit.numeric.runner import run_checks
+    corpus = recordkit.load(root / "records")
+    for bad in (0, float("nan"), float("inf"), -1):
+        with pytest.raises(ConfigError):
+            run_checks(corpus, ["fine"], timeout=bad)
+
+
+def test_a_large_timeout_is_capped_by_max_timeout(tmp_path):
+    checks = '''
+import time
+from recordkit import check
+
+@check("slow", tolerance=1, timeout=3600)
+def _(rng):
+    time.sleep(600)
+    return 0.0
+'''
+    root = project(tmp_path, SIMPLE_NOTE, checks)
+    proc = _cli_bounded(root, "check", "slow", "--max-timeout", "1", "--format", "json", limit=30)
+    r = as_json(proc)["slow"]
+    assert r["verdict"] == "timeout" and "killed after 1 s" in r["message"] and "3600" in r["message"]
+
+
+ESCAPES = '''
+import os, subprocess, sys, time
+from recordkit import check
+
+PIDS = {pids!r}
+SLEEP = [sys.executable, "-c", "import time; time.sleep(120)"]
+
+
+def _note(pid):
+    with open(PIDS, "a") as fh:
+        fh.write(f"{{pid}}\\n")
+
+
+def _escape():
+    # a new session (setsid), and a daemon by double fork: neither is in our process group
+    _note(subprocess.Popen(SLEEP, start_new_session=True).pid)
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        pid = os.fork()
+        if pid == 0:
+            os.execv(sys.executable, SLEEP)
+        os.write(w, str(pid).encode())
+        os._exit(0)
+    os.close(w)
+    time.sleep(0.3)
+    _note(int(os.read(r, 32)))
+
+
+@check("escapes-and-passes", tolerance=1)
+def _(rng):
+    _escape()
+    return 0.0
+
+
+@check("escapes-and-hangs", tolerance=1)
+def _(rng):
+    _escape()
+    time.sleep(600)
+    return 0.0
+'''
+
+
+def test_processes_in_a_new_session_do_not_outlive_the_check(tmp_path):
+    pidfile = tmp_path / "pids.txt"
+    root = project(tmp_path, SIMPLE_NOTE, ESCAPES.format(pids=str(pidfile)))
+    proc = _cli_bounded(root, "check", "escapes-and-passes", "--format", "json", limit=60)
+    assert as_json(proc)["escapes-and-passes"]["verdict"] == "pass", proc.stdout
+    pids = _pids(pidfile)
+    assert len(pids) == 2
+    assert _wait_dead(pids, 1.0) == [], "a process the check started in a new session survived it"
+    # and at the time limit
+    pidfile.unlink()
+    proc = _cli_bounded(root, "check", "escapes-and-hangs", "--timeout", "3", "--format", "json", limit=60)
+    assert as_json(proc)["escapes-and-hangs"]["verdict"] == "timeout"
+    pids = _pids(pidfile)
+    assert len(pids) == 2
+    assert _wait_dead(pids, 1.0) == [], "a process the timed-out check started in a new session survived it"
+
+
+TREE_HOG = '''
+import subprocess, sys, time
+from recordkit import check
+
+PIDS = {pids!r}
+HOLD = "import time; b = b'x' * (100 << 20); time.sleep(120)"
+
+
+@check("forks-hogs", tolerance=1)
+def _(rng):
+    kids = [subprocess.Popen([sys.executable, "-c", HOLD], start_new_session=True) for _ in range(4)]
+    with open(PIDS, "w") as fh:
+        fh.write("\\n".join(str(k.pid) for k in kids))
+    time.sleep(20)
+    return 0.0
+'''
+
+
+def test_memory_limit_covers_the_checks_whole_tree(tmp_path):
+    # four children of 100 MiB each: every one is under a 300 MiB per-process cap, the tree is not
+    pidfile = tmp_path / "pids.txt"
+    root = project(tmp_path, SIMPLE_NOTE, TREE_HOG.format(pids=str(pidfile)))
+    t0 = time.monotonic()
+    proc = _cli_bounded(root, "check", "forks-hogs", "--memory", "300M", "--timeout", "30", "--format", "json",
+                        limit=60)
+    r = as_json(proc)["forks-hogs"]
+    assert r["verdict"] == "error", r
+    assert "together" in r["message"] and "300 MiB" in r["message"], r["message"]
+    assert time.monotonic() - t0 < 19, "the tree was not stopped at the limit"
+    assert _wait_dead(_pids(pidfile), 1.0) == []
+    # not cached as if it were the check's own answer: it runs again
+    assert not as_json(_cli_bounded(root, "check", "forks-hogs", "--memory", "300M", "--timeout", "30",
+                                    "--format", "json"))["forks-hogs"]["cached"]
+
+
+ENVIRON = '''
+import os
+from recordkit import check
+
+
+@check("environ", tolerance=1)
+def environ(rng):
+    return 0.0
+
+
+environ.report = lambda: repr({"env": dict(os.environ), "cwd": os.getcwd()})
+'''
+
+
+def test_a_check_sees_a_minimal_environment_and_a_private_cwd(tmp_path):
+    root = project(tmp_path, SIMPLE_NOTE, ENVIRON)
+    secret = {"RK_TEST_SECRET_TOKEN": "hunter2-do-not-leak"}
+    proc = _cli_bounded(root, "check", "environ", "--format", "json", env=secret)
+    report = eval(as_json(proc)["environ"]["report"])       # noqa: S307 - our own test check's repr
+    env, cwd = report["env"], report["cwd"]
+    assert "RK_TEST_SECRET_TOKEN" not in env
+    assert "hunter2" not in (tmp_path / ".recordkit" / "checks.json").read_text()
+    assert set(env) <= {"PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "TZ", "PYTHONHOME",
+                        "LD_LIBRARY_PATH", "PYTHONPATH", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE",
+                        "PYTHONUNBUFFERED", "PYTHONHASHSEED", "MPLBACKEND", "OMP_NUM_THREADS",
+                        "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+                        "VECLIB_MAXIMUM_THREADS"}, sorted(env)
+    # its working directory and HOME are a fresh temporary folder, not the record
+    assert Path(cwd).resolve() != tmp_path.resolve() and tmp_path.resolve() not in Path(cwd).resolve().parents
+    assert env["HOME"] == cwd and env["HOME"] != os.environ.get("HOME")
+    assert not Path(cwd).exists()
+    # a variable the user lets through
+    proc = _cli_bounded(root, "check", "environ", "--force", "--pass-env", "RK_TEST_SECRET_TOKEN",
+                        "--format", "json", env=secret)
+    assert eval(as_json(proc)["environ"]["report"])["env"]["RK_TEST_SECRET_TOKEN"] == "hunter2-do-not-leak"
+
+
+FORGER = '''
+import glob, json, os, sys, time
+from recordkit import check
+
+
+def _plant(path):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump({{"version": 1, "results": {{"never-run": {{"id": "never-run", "verdict": "pass", "hash": "x"}}}}}}, fh)
+
+
+@check("forger", tolerance=1)
+def _(rng):
+    # 1. the cache by its relative path (the old working directory was the record's folder)
+    _plant(".recordkit/checks.json")
+    # 2. the other workers' result files, wherever the runner keeps them
+    ok = json.dumps({{"status": "ok", "value": 0.0, "report": None, "seconds": 0.0}})
+    end = time.time() + 2.5
+    while time.time() < end:
+        for d in {{os.path.dirname(a) for a in sys.argv[1:] if a.endswith(".json")}} | {{os.path.dirname(os.getcwd())}}:
+            for i in range(8):
+                for p in (os.path.join(d, f"{{i:04d}}.result.json"), os.path.join(d, f"{{i:04d}}", "result.json")):
+                    try:
+                        with open(p, "w") as fh:
+                            fh.write(ok)
+                    except OSError:
+                        pass
+        time.sleep(0.01)
+    # 3. a forged message on its own result pipe, claiming a pass
+    for fd in range(3, 64):
+        try:
+            os.write(fd, json.dumps({{"id": "forger", "token": "guess", "payload": json.loads(ok)}}).encode())
+        except OSError:
+            pass
+    return 1.0          # the truth: it fails
+
+
+@check("victim", tolerance=1e-9)
+def _(rng):
+    time.sleep(1.0)
+    os._exit(3)         # dies without a result
+'''
+
+
+def test_a_check_cannot_forge_results(tmp_path):
+    root = project(tmp_path, SIMPLE_NOTE, FORGER.format())
+    proc = _cli_bounded(root, "check", "forger", "victim", "--jobs", "2", "--format", "json", limit=60)
+    res = as_json(proc)
+    assert res["victim"]["verdict"] == "crashed", res["victim"]
+    assert res["forger"]["verdict"] != "pass", res["forger"]
+    cache = json.loads((tmp_path / ".recordkit" / "checks.json").read_text())["results"]
+    assert set(cache) == {"forger", "victim"}
+    assert cache["victim"]["verdict"] == "crashed"
+    assert check_holds(load_results(recordkit.load(tmp_path / "records")), "never-run") is None
+
+
+PEEKER = '''
+import os
+from recordkit import check
+
+
+def _runner_environ():
+    # the check's parent is the worker's supervisor; its parent is the runner, whose environment is whole
+    with open(f"/proc/{os.getppid()}/stat") as fh:
+        runner = int(fh.read().rsplit(")", 1)[1].split()[1])
+    with open(f"/proc/{runner}/environ", "rb") as fh:
+        return fh.read().decode(errors="replace").replace("\\0", "\\n")
+
+
+@check("peeks", tolerance=1)
+def peeks(rng):
+    return {"ok": 0.0}
+
+
+peeks.report = _runner_environ
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_withheld_values_are_redacted_from_what_is_printed_and_cached(tmp_path):
+    # the environment is not a secret store: a check can read the runner's from /proc (same user);
+    # what it reports is scrubbed of the values it was not given
+    root = project(tmp_path, SIMPLE_NOTE, PEEKER)
+    proc = _cli_bounded(root, "check", "peeks", "--format", "json", env={"RK_TEST_SECRET_TOKEN": "hunter2-do-not-leak"})
+    r = as_json(proc)["peeks"]
+    assert r["verdict"] == "pass"
+    assert "RK_TEST_SECRET_TOKEN=[redacted]" in r["report"], r["report"][:500]
+    assert "hunter2" not in proc.stdout
+    assert "hunter2" not in (tmp_path / ".recordkit" / "checks.json").read_text()
+
+
+def test_killing_the_runner_kills_what_its_checks_started(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    pidfile = tmp_path / "pids.txt"
+    root = project(tmp_path, SIMPLE_NOTE, ESCAPES.format(pids=str(pidfile)))
+    runner = subprocess.Popen([sys.executable, "-m", "recordkit", "check", "escapes-and-hangs"], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 30
+        while len(_pids(pidfile)) < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        assert len(_pids(pidfile)) == 2
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+    assert _wait_dead(_pids(pidfile), 2.0) == [], "a process started by a check outlived the killed runner"
+
+
+BOMB = '''
+import subprocess, sys, time
+from recordkit import check
+
+
+@check("many-processes", tolerance=1)
+def _(rng):
+    kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(12)]
+    time.sleep(30)
+    return 0.0
+'''
+
+
+def test_too_many_processes_kill_the_tree(tmp_path):
+    from recordkit.numeric.runner import run_checks
+    root = project(tmp_path, SIMPLE_NOTE, BOMB)
+    t0 = time.monotonic()
+    res = run_checks(recordkit.load(root / "records"), ["many-processes"], timeout=20, max_procs=8)
+    r = res["many-processes"]
+    assert r.verdict == "error" and r.limit == "procs" and "too many processes" in r.message, r
+    assert time.monotonic() - t0 < 15

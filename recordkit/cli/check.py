@@ -16,14 +16,35 @@ _VERDICT_STYLE = {"pass": "green", "fail": "red", "error": "red", "timeout": "ye
 _MAX_ENTRIES = 20
 
 
+class _Seconds(click.ParamType):
+    """A time limit: a finite number of seconds > 0 (not 0, nan or inf,
+    which would remove the limit)."""
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(v) or v <= 0:
+            self.fail(f"{value} is not a time limit (a finite number of seconds > 0)", param, ctx)
+        return v
+
+
 @click.command("check")
 @click.argument("ids", nargs=-1)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Checks run at once (default: the number of CPUs).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+@click.option("--timeout", type=_Seconds(), default=60.0, show_default=True,
               help="Seconds a check may run before it is killed (a check's own timeout= wins).")
+@click.option("--max-timeout", type=_Seconds(), default=None,
+              help="Largest time limit of any check, its own timeout= included.")
 @click.option("--memory", default="4G", show_default=True,
-              help="Address-space limit of each check's process (e.g. 512M, 8G; 0 for none).")
+              help="Memory limit of each check: its processes together (e.g. 512M, 8G; 0 for none).")
+@click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
+              help="Let the checks see this environment variable (repeatable; NAME,NAME also works). "
+                   "By default a check sees only PATH, locale, thread counts and PYTHONPATH.")
 @click.option("--no-cache", "--force", "no_cache", is_flag=True,
               help="Run every selected check, even those with a current cached result.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -31,12 +52,14 @@ _MAX_ENTRIES = 20
 @click.option("-v", "--verbose", is_flag=True, help="Print every check's report and claim under the table.")
 @click.option("--list", "list_only", is_flag=True, help="List the checks found, with their last result; run nothing.")
 @pass_ctx
-def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list_only):
+def command(ctx, ids, jobs, timeout, max_timeout, memory, pass_env, no_cache, fmt, quiet, verbose, list_only):
     """Run the record's numeric checks and print measured discrepancy against tolerance.
 
     IDs are check ids, or record ids (meaning the checks that record cites
     or holds); with none, every check runs.  Each check runs in its own
-    process with a time and a memory limit.  A result is reused from the
+    process tree, in a temporary folder, with a minimal environment, a time
+    limit and a memory limit for the whole tree (docs/checks.md says what
+    this does and does not protect against).  A result is reused from the
     cache (.recordkit/checks.json) while the check's source is unchanged;
     the table marks it "(cached)".
 
@@ -53,8 +76,9 @@ def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list
     from ..numeric.runner import CheckSelectionError, parse_size, run_checks, select
     try:
         mem = parse_size(memory)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise click.BadParameter(f"{memory!r} is not a size such as 512M or 4G", param_hint="--memory")
+    pass_env = tuple(n.strip() for item in pass_env for n in item.split(",") if n.strip())
     corpus = ctx.corpus
     disc = discover_all(corpus)
     cited = citations(corpus, disc.checks)
@@ -83,10 +107,12 @@ def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list
                                show_pos=True, show_eta=False,
                                item_show_func=lambda r: r.id if r else None) as bar:
             results = run_checks(corpus, [s.id for s in specs], jobs=jobs, timeout=timeout, memory=mem,
+                                 pass_env=pass_env, max_timeout=max_timeout,
                                  use_cache=not no_cache, discovery=disc, progress=lambda r: bar.update(1, r),
                                  on_duplicate="error")
     else:
         results = run_checks(corpus, [s.id for s in specs], jobs=jobs, timeout=timeout, memory=mem,
+                             pass_env=pass_env, max_timeout=max_timeout,
                              use_cache=not no_cache, discovery=disc, on_duplicate="error")
     elapsed = time.monotonic() - t0
 
