@@ -17,7 +17,7 @@ import pytest
 from recordkit import measures as ms
 from recordkit.numeric import REGISTRY
 
-CHECKS = Path(__file__).resolve().parent.parent / "checks"
+CHECKS = Path(__file__).resolve().parents[2] / "checks"
 EXPECTED_IDS = {"msvd-equals-nbs", "msvd-weyl-lower-bound", "linear-identifiability",
                 "relrep-invariance-class", "kl-vanishes-table1", "llv-bound-thm47"}
 MODULES = {"bures": CHECKS / "bures.py", "identifiability": CHECKS / "identifiability.py",

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import REPO, run_cli, write
 
-FIXTURE = REPO / "tests" / "fixtures" / "defects"
+FIXTURE = REPO / "tests" / "lint" / "fixtures" / "defects"
 
-# Every RK1xx/2xx/3xx/6xx defect planted in tests/fixtures/defects, at its
+# Every RK1xx/2xx/3xx/6xx defect planted in tests/lint/fixtures/defects, at its
 # exact line and column.
 EXPECTED = {
     ("RK101", "misc/NOFM.md", 1, 1),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import (  # noqa: E402
     DEFECTS, EXPECTED_CODE, KINDS, REL_FROM, REL_TARGETS, STATUSES, generate)
 
