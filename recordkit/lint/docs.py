@@ -41,8 +41,16 @@ def sections(doc: str) -> dict[str, str]:
     """``## Heading`` -> the text under it, of a rule's docstring."""
     out: dict[str, str] = {}
     name = None
+    fence = None
     for line in doc.splitlines():
-        m = re.match(r"## (.+?)\s*$", line)
+        f = re.match(r"\s*(```+|~~~+)(.*)$", line)
+        if f and not (f.group(1)[0] == "`" and "`" in f.group(2)):   # (a code span is not a fence)
+            # a heading inside a code block is code, not a section
+            if fence is None:
+                fence = f.group(1)
+            elif f.group(1).startswith(fence) and not f.group(2).strip():
+                fence = None
+        m = None if fence else re.match(r"## (.+?)\s*$", line)
         if m:
             name = m.group(1)
             out[name] = ""
