@@ -61,7 +61,7 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
         progressed = False
         pending_now: set[Path] = set()
         for path, fixes in by_file.items():
-            if path in report.conflicts:
+            if path in report.conflicts or (rounds > passes and path not in pending):
                 continue
             rec = corpus.by_path(path)
             if rec is None or not rec.ok:
@@ -100,10 +100,10 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
         pending = pending_now
         if not progressed:
             break
-        if rounds >= passes and not pending:
-            break
         corpus = with_texts(corpus, texts)
         diags = lint_fn(corpus)
+        if rounds >= passes and not pending:   # rounds past ``passes`` only fix files that changed under us
+            break
     for path in sorted(pending):   # changed again in the last round
         if path not in report.conflicts:
             report.conflicts.append(path)
