@@ -58,7 +58,9 @@ class Corpus:
         if index is None or len(index) != len(self.files):
             index = {rec.path: rec for rec in self.files}
             self.__dict__["_by_path"] = index
-        return index.get(Path(path).resolve())
+        p = Path(path)
+        # as named (a symbolic link is a record file in its own right), then resolved
+        return index.get(p) or index.get(Path(os.path.abspath(p))) or index.get(p.resolve())
 
     def backlinks(self, record_id: str) -> dict[str, list[str]]:
         from .graph import backlinks

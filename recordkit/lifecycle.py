@@ -874,6 +874,43 @@ def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle 
     return new, by
 
 
+def apply_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle | None = None,
+                    retries: int = 3) -> tuple[str, str, str]:
+    """Promote ``record_id`` in its file: :func:`plan_promotion`, then write
+    the new text atomically, but only while the file still holds the bytes
+    the edit was made from.  When it changed meanwhile (an editor saved,
+    ``lint --fix`` wrote it), the new text is read and the promotion planned
+    again from it, up to ``retries`` times.  Returns ``(old_text, new_text,
+    by)``; raises :class:`PromotionRefused` as :func:`plan_promotion` does,
+    and when the file kept changing, vanished or no longer holds the id."""
+    from .edit import WriteConflict, atomic_write, remove_stale_temps, text_digest
+    import os
+    from pathlib import Path
+    rec = corpus.records[record_id]
+    remove_stale_temps({rec.path.parent, Path(os.path.realpath(rec.path)).parent})
+    for _ in range(retries + 1):
+        new, chosen = plan_promotion(corpus, record_id, by=by, lc=lc)
+        try:
+            atomic_write(rec.path, new, expect=rec.digest or text_digest(rec.text))
+            return rec.text, new, chosen
+        except WriteConflict as exc:
+            if exc.current is None:
+                raise PromotionRefused([f"{rec.relpath} was removed while promoting {record_id}"])
+            try:
+                text = exc.current.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PromotionRefused([f"{rec.relpath} changed while promoting and is no longer UTF-8 text"])
+            from .lint.fix import with_texts
+            corpus = with_texts(corpus, {rec.path: text})
+            lc = None
+            again = corpus.records.get(record_id)
+            if again is None or again.path != rec.path:
+                raise PromotionRefused([f"{rec.relpath} changed while promoting and no longer holds {record_id}"])
+            rec = again
+    raise PromotionRefused([f"{rec.relpath} kept changing while promoting {record_id} "
+                            f"({retries + 1} tries); left as it is, try again"])
+
+
 def _verify(corpus, rec, new: str, by: str) -> None:
     """Re-read the edited text: the front matter must say exactly what it said,
     but for ``status: active`` and ``promoted_by``."""
@@ -890,7 +927,8 @@ def _verify(corpus, rec, new: str, by: str) -> None:
 __all__ = [
     "Problem", "Requirement", "PromoteWhen", "ItemState", "Evaluation", "Standing", "Lifecycle",
     "PromotionRefused", "parse_promote_when", "validate", "evaluate", "standings", "analyze",
-    "check_item_state", "load_check_results", "known_check_ids", "discover_checks", "plan_promotion", "promotion_edit", "span",
+    "check_item_state", "load_check_results", "known_check_ids", "discover_checks", "plan_promotion", "apply_promotion",
+    "promotion_edit", "span",
     "MET", "UNMET", "UNKNOWN", "MALFORMED", "MARKS", "READY", "BLOCKED", "AWAITING", "ESTABLISHED",
     "UNESTABLISHED", "UNDERMINED", "STANDINGS",
 ]

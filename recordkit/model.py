@@ -72,7 +72,7 @@ class Record:
     id: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
     digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
-    stat: tuple | None = None                # (mtime_ns, size, inode) when it was read
+    stat: tuple | None = None                # (mtime_ns, size, inode, ctime_ns) when it was read
 
     @property
     def keys(self) -> dict:
