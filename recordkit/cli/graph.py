@@ -32,12 +32,12 @@ def command(ctx, html_file, fmt, output, focus, depth):
     from ..index import build_index
     index = build_index(corpus)
     if html_file:
-        from ..graphpage import write_graph_html
+        from ..emit.graph_page import write_graph_html
         write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus, depth=depth)
         click.echo(f"wrote {html_file} ({len(index['nodes'])} records, {len(index['links'])} links)", err=True)
     if fmt:
         from ..edit import atomic_write
-        from ..export import export_graph, to_string
+        from ..emit.graph_formats import export_graph, to_string
         text = to_string(export_graph(corpus, index=index), fmt)
         if output:
             atomic_write(Path(output), text)

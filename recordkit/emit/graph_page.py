@@ -1,6 +1,6 @@
 """Render the content index into one self-contained interactive HTML page.
 
-The page is a Jinja2 template (``templates/graph.html.j2``) into which the
+The page is a Jinja2 template (``recordkit/templates/graph.html.j2``) into which the
 script (``graph.js``), the styles (``graph.css``) and the index itself (as JSON
 in a ``<script type="application/json">`` element) are inlined.  Nothing is
 loaded from the network; the page works from ``file://``.
@@ -24,15 +24,8 @@ _TEMPLATE_FILES = ("graph.html.j2", "graph.js", "graph.css")
 
 
 def _template_dir_candidates():
-    # Installed: the top-level templates/ folder is shipped as recordkit.templates.
-    try:
-        from importlib.resources import files
-
-        yield files("recordkit.templates")
-    except (ImportError, ModuleNotFoundError, TypeError):
-        pass
-    # Source tree: <repo>/templates next to <repo>/recordkit.
-    yield Path(__file__).resolve().parents[2] / "templates"
+    # recordkit/templates/, package data next to this package.
+    yield Path(__file__).resolve().parent.parent / "templates"
 
 
 @functools.lru_cache(maxsize=None)

@@ -18,7 +18,7 @@ def export_graph(corpus, *, index: dict | None = None) -> nx.MultiDiGraph:
     """A copy of the record's graph whose nodes carry every attribute of the
     content index (fields, standing, check verdicts)."""
     if index is None:
-        from .index import build_index
+        from ..index import build_index
         index = build_index(corpus)
     g = nx.MultiDiGraph()
     for n in index["nodes"]:
@@ -92,7 +92,7 @@ def _q(s: str) -> str:
 
 
 def _color(d: dict) -> str:
-    from .index import PALETTE
+    from ..index import PALETTE
     kinds = ["LIT", "NOTE", "THEORY", "CLAIM", "QUESTION"]
     k = d.get("kind")
     return PALETTE[kinds.index(k)] if k in kinds else "#dddddd"
