@@ -31,7 +31,7 @@ def test_wheel_contains_schema_and_templates(wheel_names):
     templates = REPO / "recordkit" / "templates"
     files = [p.relative_to(REPO).as_posix() for p in templates.rglob("*")
              if p.is_file() and "__pycache__" not in p.parts]
-    for t in ("graph.html.j2", "graph.css", "graph.js"):
+    for t in ("graph.html.j2", "graph.css", "graph/data.js", "graph/start.js"):
         assert f"recordkit/templates/{t}" in files
     assert sorted(f for f in files if f not in wheel_names) == []
     # the top-level templates/ folder is gone: the package's is the only one

@@ -32,8 +32,19 @@ def command(ctx, html_file, fmt, output, focus, depth):
     from ..index import build_index
     index = build_index(corpus)
     if html_file:
+        import jinja2
+
         from ..emit.graph_page import write_graph_html
-        write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus, depth=depth)
+        from ..emit.templates import describe_error
+        try:
+            write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus,
+                             depth=depth, templates=corpus.config.templates)
+        except jinja2.TemplateError as exc:
+            click.echo(f"recordkit: template error: {describe_error(exc)}", err=True)
+            sys.exit(2)
+        except ValueError as exc:  # a template part that cannot be inlined
+            click.echo(f"recordkit: {exc}", err=True)
+            sys.exit(2)
         click.echo(f"wrote {html_file} ({len(index['nodes'])} records, {len(index['links'])} links)", err=True)
     if fmt:
         from ..edit import atomic_write

@@ -1,53 +1,51 @@
-"""Render the content index into one self-contained interactive HTML page.
+"""The interactive graph page: the content index rendered into one
+self-contained HTML file (``recordkit graph --html``).
 
-The page is a Jinja2 template (``recordkit/templates/graph.html.j2``) into which the
-script (``graph.js``), the styles (``graph.css``) and the index itself (as JSON
-in a ``<script type="application/json">`` element) are inlined.  Nothing is
-loaded from the network; the page works from ``file://``.
+The page is the template ``graph.html.j2`` into which the styles
+(``graph.css``), the script (the parts listed in :data:`SCRIPT_PARTS`, joined
+in that order inside one closure) and the index itself (as JSON in a
+``<script type="application/json">`` element) are inlined.  Nothing is loaded
+from the network; the page works from ``file://``.  Every file is looked up
+through :mod:`recordkit.emit.templates`, so the user's templates folder can
+replace any of them.
 
 The index is embedded as given (the contract shared with the site), with every
 ``<`` written as ``\\u003c`` so no string in it can close the script element.
+Kind colours come from the index (``meta.kinds``, i.e. the schema), never from
+the script.
 """
 from __future__ import annotations
 
-import functools
 import json
 import math
 from pathlib import Path
 from typing import Any
 
-import jinja2
+from .templates import get_template, read_text
 
-__all__ = ["render_graph_html", "write_graph_html", "load_template"]
+__all__ = ["render_graph_html", "write_graph_html", "page_script", "SCRIPT_PARTS", "TEMPLATE",
+           "STYLESHEET"]
 
-_TEMPLATE_FILES = ("graph.html.j2", "graph.js", "graph.css")
+TEMPLATE = "graph.html.j2"
+STYLESHEET = "graph.css"
 
-
-def _template_dir_candidates():
-    # recordkit/templates/, package data next to this package.
-    yield Path(__file__).resolve().parent.parent / "templates"
-
-
-@functools.lru_cache(maxsize=None)
-def load_template(name: str) -> str:
-    """Return the text of one of the page's template files."""
-    if name not in _TEMPLATE_FILES:
-        raise ValueError(f"not a graph page template: {name}")
-    for folder in _template_dir_candidates():
-        try:
-            candidate = folder / name
-            if candidate.is_file():
-                return candidate.read_text(encoding="utf-8")
-        except (OSError, TypeError):  # pragma: no cover - unusual resource readers
-            continue
-    raise FileNotFoundError(f"graph page template {name!r} not found")
-
-
-@functools.lru_cache(maxsize=None)
-def _environment_template() -> jinja2.Template:
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True)
-    return env.from_string(load_template("graph.html.j2"))
+#: The page's script, in the order its parts are joined.  Each part is a
+#: section of one closure (``(function () { "use strict"; ... })()`` in the
+#: template) and may use what an earlier part defined.
+SCRIPT_PARTS = (
+    "graph/data.js",       # the embedded index and configuration, kinds, relations, colours, adjacency
+    "graph/layout.js",     # the force layout (Barnes-Hut), in a Web Worker or in time slices
+    "graph/state.js",      # filters, view, selection: what the reader has chosen
+    "graph/canvas.js",     # drawing: the cached base layer, its worker, the overlay
+    "graph/hit.js",        # which record is under the pointer (a uniform grid)
+    "graph/focus.js",      # a record and its k-hop neighbourhood, with its own layout
+    "graph/search.js",     # the search box: id and title words, ranked results
+    "graph/panel.js",      # the selected record's panel: fields, relations, backlinks, checks
+    "graph/controls.js",   # the sidebar: kind, status, tag, relation and origin filters, legend
+    "graph/events.js",     # pointer, wheel, keyboard and resize handling
+    "graph/api.js",        # window.recordkitGraph, what the browser tests and the bench drive
+    "graph/start.js",      # first layout, first frame
+)
 
 
 def _finite(value: Any) -> Any:
@@ -73,21 +71,25 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c")
 
 
-def _inline_code(text: str, element: str) -> str:
-    """Check that ``text`` can be inlined in a ``<script>``/``<style>`` element."""
+def _inline_code(text: str, element: str, name: str) -> str:
+    """Check that ``text`` (the file ``name``) can be inlined in a
+    ``<script>``/``<style>`` element."""
     low = text.lower()
     if f"</{element}" in low or (element == "script" and "<!--" in low):
-        raise ValueError(f"inlined {element} text must not contain '</{element}' or '<!--'")
+        raise ValueError(f"{name}: inlined {element} text must not contain '</{element}' or '<!--'")
     return text
 
 
 def render_graph_html(index: dict, *, title: str = "recordkit graph",
-                      focus: str | None = None, depth: int = 1) -> str:
+                      focus: str | None = None, depth: int = 1,
+                      templates: str | Path | None = None) -> str:
     """Return the interactive graph page for ``index`` as one HTML string.
 
     ``focus`` opens the page focused on that record and its ``depth``-hop
-    neighbourhood (``recordkit graph --focus ID --depth K``).  Raises
-    ``ValueError`` for an unknown focus id or a negative depth.
+    neighbourhood (``recordkit graph --focus ID --depth K``).  ``templates``
+    is the user's templates folder (``Config.templates``), searched before the
+    package's.  Raises ``ValueError`` for an unknown focus id or a negative
+    depth, ``jinja2.TemplateError`` for a broken template.
     """
     if not isinstance(index, dict) or not isinstance(index.get("nodes"), list):
         raise ValueError("index must be a dict with a 'nodes' list")
@@ -99,13 +101,19 @@ def render_graph_html(index: dict, *, title: str = "recordkit graph",
     meta = index.get("meta") or {}
     config = {"title": title, "focus": focus, "depth": depth,
               "record_title": meta.get("title")}
-    return _environment_template().render(
+    return get_template(TEMPLATE, templates).render(
         title=title,
-        css=_inline_code(load_template("graph.css"), "style"),
-        js=_inline_code(load_template("graph.js"), "script"),
+        css=_inline_code(read_text(STYLESHEET, templates), "style", STYLESHEET),
+        js=page_script(templates),
         data=_script_json(index),
         config=_script_json(config),
     )
+
+
+def page_script(templates: str | Path | None = None) -> str:
+    """The page's script: :data:`SCRIPT_PARTS` joined in order (each checked
+    to be safe inside a ``<script>`` element)."""
+    return "".join(_inline_code(read_text(name, templates), "script", name) for name in SCRIPT_PARTS)
 
 
 def write_graph_html(index: dict, path, **kw) -> None:
