@@ -2,7 +2,8 @@
 
 A newcomer's task from the issue: override a page template by putting a file
 in the templates folder named in the configuration.  These tests do it as a
-user would (``recordkit.toml`` + ``recordkit graph --html``).
+user would (``recordkit.toml`` + ``recordkit graph --html``), and check that
+kind colours come from the schema only (page and DOT export).
 """
 from __future__ import annotations
 
@@ -187,6 +188,35 @@ def test_the_script_is_the_parts_in_order():
     assert on_disk == set(SCRIPT_PARTS)
 
 
+# ------------------------------------------------------------- kind colours ---
+
+USER_SCHEMA = """
+kinds:
+  NOTE:
+    color: '#123456'
+"""
+
+
+def test_the_script_knows_no_kind_colour():
+    """Colours come from the index (the schema); the script names no kind."""
+    script = page_script()
+    for kind in ("LIT", "NOTE", "THEORY", "CLAIM", "QUESTION"):
+        assert not re.search(r"\b%s\b" % kind, script), kind
+
+
+def test_dot_export_takes_kind_colours_from_the_schema(tmp_path):
+    proj = project(tmp_path, 'schema = "schema.yaml"\n', {"schema.yaml": USER_SCHEMA})
+    proc = run_cli("graph", "--format", "dot", cwd=proj)
+    assert proc.returncode == 0, proc.stderr
+    fills = dict(re.findall(r'"?([A-Z]+)-\d+"? \[[^\]]*?fillcolor="(#[0-9a-fA-F]+)"', proc.stdout))
+    assert fills["NOTE"] == "#123456"
+    assert fills["LIT"] == "#4e79a7"    # the default schema's, untouched
+    # and with the default schema, NOTE is the default schema's green
+    proc = run_cli("graph", "--format", "dot", cwd=REPO)
+    fills = dict(re.findall(r'"?([A-Z]+)-\d+"? \[[^\]]*?fillcolor="(#[0-9a-fA-F]+)"', proc.stdout))
+    assert fills["NOTE"] == "#59a14f"
+
+
 # ------------------------------------------------------------- in a browser ---
 
 @pytest.fixture(scope="module")
@@ -199,8 +229,10 @@ def browser():
 
 def test_an_extending_user_template_shows_in_the_page(tmp_path, browser):
     """A user's graph.html.j2 extends the package's, fills a block and adds a
-    stylesheet rule; the page still works and shows both."""
-    proj = project(tmp_path, 'templates = "templates"\n', {
+    stylesheet rule; the page still works and shows both, and the NOTE swatch
+    has the user schema's colour."""
+    proj = project(tmp_path, 'templates = "templates"\nschema = "schema.yaml"\n', {
+        "schema.yaml": USER_SCHEMA,
         "templates/graph.html.j2": """
             {% extends "recordkit/graph.html.j2" %}
             {% block help %}<p id="my-help">Ask {{ title }} anything.</p>{% endblock %}
@@ -216,6 +248,12 @@ def test_an_extending_user_template_shows_in_the_page(tmp_path, browser):
         assert page.evaluate("getComputedStyle(document.getElementById('my-help')).color") == "rgb(1, 2, 3)"
         assert page.query_selector("#rk-help") is None
         assert page.evaluate("recordkitGraph.nodeCount") == page.evaluate("recordkitGraph.drawnCount()") > 0
+        swatch = page.evaluate("getComputedStyle(document.querySelector("
+                               "'#rk-f-kind [data-kind=\"NOTE\"] .rk-dot')).backgroundColor")
+        assert swatch == "rgb(18, 52, 86)"
+        lit = page.evaluate("getComputedStyle(document.querySelector("
+                            "'#rk-f-kind [data-kind=\"LIT\"] .rk-dot')).backgroundColor")
+        assert lit == "rgb(78, 121, 167)"
         assert probe.errors == [], probe.errors
     finally:
         probe.close()

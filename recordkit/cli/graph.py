@@ -48,8 +48,8 @@ def command(ctx, html_file, fmt, output, focus, depth):
         click.echo(f"wrote {html_file} ({len(index['nodes'])} records, {len(index['links'])} links)", err=True)
     if fmt:
         from ..edit import atomic_write
-        from ..emit.graph_formats import export_graph, to_string
-        text = to_string(export_graph(corpus, index=index), fmt)
+        from ..emit.graph_formats import export_string
+        text = export_string(corpus, fmt, index=index)
         if output:
             atomic_write(Path(output), text)
             click.echo(f"wrote {output}", err=True)

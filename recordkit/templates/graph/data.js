@@ -1,5 +1,5 @@
 // graph/data.js -- The embedded index and configuration; kinds, statuses and relations as small
-// integer codes; colours;
+// integer codes; colours (from the index: the schema's, never written here);
 // helpers (escaping, formatting) and the adjacency every later part uses.
 //
 // One part of the graph page's script: the parts are joined, in the order of
@@ -13,9 +13,6 @@ var nodes = Array.isArray(DATA.nodes) ? DATA.nodes : [];
 var rawLinks = Array.isArray(DATA.links) ? DATA.links : [];
 var N = nodes.length;
 
-var DEFAULT_KIND_COLORS = {
-  LIT: "#4e79a7", NOTE: "#f28e2b", THEORY: "#b07aa1", CLAIM: "#59a14f", QUESTION: "#e15759"
-};
 var DEFAULT_REL_COLORS = {
   paper: "#9c755f", source: "#4e79a7", extends: "#b07aa1", bears_on: "#f28e2b",
   grounds: "#59a14f", about: "#b6992d", answered_by: "#2a9d8f", promoted_by: "#e15759",
@@ -76,10 +73,12 @@ for (var i0 = 0; i0 < N; i0++) {
   idIndex.set(String(nd.id), i0);
   nodeKind[i0] = kindCode(nd.kind || String(nd.id).split("-")[0]);
 }
+// A kind's colour is the schema's, passed in the index (meta.kinds[k].color);
+// only a kind the index gives no colour gets one made from its name.
 var kindColors = kindNames.map(function (k) {
   var m = (META.kinds || {})[k];
   if (m && validColor(m.color)) return m.color;
-  return DEFAULT_KIND_COLORS[k] || fallbackColor(k);
+  return fallbackColor(k);
 });
 var kindCounts = kindNames.map(function () { return 0; });
 for (var i1 = 0; i1 < N; i1++) kindCounts[nodeKind[i1]]++;
