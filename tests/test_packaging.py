@@ -1,4 +1,6 @@
-"""The wheel ships every package, the schema and every template file."""
+"""The wheel ships every package, the schema and every template file, and
+nothing else of the templates (no stale file of an earlier layout)."""
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,8 +13,15 @@ from conftest import REPO
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w",
-                           str(out), str(REPO)], capture_output=True, text=True)
+    # Build from a clean copy: pip builds a local folder in place, and a build/
+    # left there from an earlier layout would put stale files in the wheel
+    # (and the test would litter the checkout with build/ and *.egg-info).
+    src = out / "src"
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".recordkit",
+        "artifacts", ".pytest_cache", ".benchmarks"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                           "-w", str(out), str(src)], capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {proc.stderr[-300:]}")
     (wheel,) = out.glob("recordkit-*.whl")
@@ -34,5 +43,7 @@ def test_wheel_contains_schema_and_templates(wheel_names):
     for t in ("graph.html.j2", "graph.css", "graph/data.js", "graph/start.js"):
         assert f"recordkit/templates/{t}" in files
     assert sorted(f for f in files if f not in wheel_names) == []
+    shipped = sorted(n for n in wheel_names if n.startswith("recordkit/templates/"))
+    assert shipped == sorted(files)
     # the top-level templates/ folder is gone: the package's is the only one
     assert not (REPO / "templates").exists()
