@@ -35,8 +35,8 @@ STYLESHEET = "graph.css"
 SCRIPT_PARTS = (
     "graph/data.js",       # the embedded index and configuration, kinds, relations, colours, adjacency
     "graph/layout.js",     # the force layout (Barnes-Hut), in a Web Worker or in time slices
-    "graph/state.js",      # filters, view, selection: what the reader has chosen
-    "graph/canvas.js",     # drawing: the cached base layer, its worker, the overlay
+    "graph/state.js",      # what the reader has chosen: filters, the visible set, focus, selection
+    "graph/canvas.js",     # the view (camera) and drawing: the cached base layer, its worker, the overlay
     "graph/hit.js",        # which record is under the pointer (a uniform grid)
     "graph/focus.js",      # a record and its k-hop neighbourhood, with its own layout
     "graph/search.js",     # the search box: id and title words, ranked results

@@ -1,7 +1,8 @@
-// graph/canvas.js -- Drawing on a canvas 2D: the base layer (edges batched by style, nodes by
-// colour and opacity, standing marks, labels placed greedily without overlap),
-// drawn in a worker for large graphs, and the overlay (hover, selection,
-// search hits) drawn over a copy of it.
+// graph/canvas.js -- The view (camera, resize) and drawing on a canvas 2D:
+// the base layer (edges batched by style, nodes by colour and opacity,
+// standing marks, labels placed greedily without overlap), drawn in a worker
+// for large graphs, and the overlay (hover, selection, search hits) drawn over
+// a copy of it.
 //
 // One part of the graph page's script: the parts are joined, in the order of
 // SCRIPT_PARTS in recordkit/emit/graph_page.py, inside one closure, so a part

@@ -1,5 +1,5 @@
-// graph/state.js -- What the reader has chosen: visible records and relations (filters), the
-// view transform, selection and hover.
+// graph/state.js -- What the reader has chosen: the filters and the visible
+// records and relations they leave, focus, selection, hover, search hits.
 //
 // One part of the graph page's script: the parts are joined, in the order of
 // SCRIPT_PARTS in recordkit/emit/graph_page.py, inside one closure, so a part
