@@ -20,7 +20,8 @@ class ConfigError(Exception):
     """The configuration is unreadable or wrong (exit status 2)."""
 
 
-KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "lint", "check", "site"}
+KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint", "check",
+              "site"}
 LINT_KEYS = {"select", "ignore", "extend-select", "severity", "per-file-ignores", "exclude"}
 
 
@@ -34,6 +35,7 @@ class Config:
     site_title: str = "recordkit"
     site_url: str | None = None
     cache_dir: Path = Path(".recordkit")
+    templates: Path | None = None                # the user's page templates, searched first
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
@@ -95,6 +97,10 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     cfg.site_title = str(table.get("site_title", cfg.site_title))
     cfg.site_url = table.get("site_url")
     cfg.cache_dir = p(table.get("cache_dir", ".recordkit"))
+    if table.get("templates") is not None:
+        if not isinstance(table["templates"], str) or not table["templates"].strip():
+            raise ConfigError(f"{path}: templates must be the path of a folder, not {table['templates']!r}")
+        cfg.templates = p(table["templates"])
     lint = table.get("lint", {}) or {}
     if not isinstance(lint, dict):
         raise ConfigError(f"{path}: [tool.recordkit.lint] must be a table")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -39,6 +40,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     the given files or folders are reported.  Exit status: 0 no error,
     1 errors found, 2 usage or configuration error.
     """
+    started_ns = time.time_ns()   # before any record file is read (see cache.unchanged_hashes)
     from ..lint.engine import filter_paths, lint_root, unknown_codes
     from ..lint.formats import FormatInfo, format_statistics, render
     from ..lint.registry import all_rules
@@ -58,7 +60,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
 
     use_cache = not (no_cache or fix or diff)
     result = lint_root(ctx.config, select=select_l, ignore=ignore_l, use_cache=use_cache,
-                       files=ctx.record_files(), loader=ctx.load_corpus)
+                       files=ctx.record_files(), loader=ctx.load_corpus, started_ns=started_ns)
     diags = result.diagnostics
     if fix or diff:
         diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
@@ -109,6 +111,14 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
     report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff)
     for path in report.refused:
         click.echo(f"recordkit: not fixing {display_path(path)}: the fixed text would not parse", err=True)
+    for path in report.removed_temps:
+        click.echo(f"recordkit: removed {display_path(path)}, left by an interrupted write", err=True)
+    for path in report.changed:
+        if path not in report.conflicts:
+            click.echo(f"recordkit: {display_path(path)} changed while fixing; fixed the new text", err=True)
+    for path in report.conflicts:
+        click.echo(f"recordkit: not fixing {display_path(path)}: it kept changing while fixing (another "
+                   f"program is writing it); left as it is, run --fix again", err=True)
     n = report.fixed
     if diff:
         for path, before in report.originals.items():

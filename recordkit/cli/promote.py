@@ -129,7 +129,12 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
             click.echo("\n".join(_format_entry(entry)))
         return
     try:
-        new_text, by = lc.plan_promotion(corpus, record_id, by=by, lc=a)
+        if show_diff:
+            old_text, (new_text, by) = rec.text, lc.plan_promotion(corpus, record_id, by=by, lc=a)
+        else:
+            # checks that the file still holds what was read just before
+            # replacing it, and plans again from the new text when not
+            old_text, new_text, by = lc.apply_promotion(corpus, record_id, by=by, lc=a)
     except lc.PromotionRefused as exc:
         if fmt == "json":
             click.echo(json.dumps({"id": record_id, "promoted": False, "reasons": exc.reasons},
@@ -142,8 +147,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
     if st.path:
         click.echo(f"recordkit promote: warning: {record_id} is undermined: {st.detail}", err=True)
     from ..common.splice import unified_diff
-    from ..common.writes import atomic_write
-    diff = unified_diff(rec.relpath, rec.text, new_text)
+    diff = unified_diff(rec.relpath, old_text, new_text)
     if show_diff:
         if fmt == "json":
             click.echo(json.dumps({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff},
@@ -151,7 +155,6 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         else:
             click.echo(diff, nl=False)
         return
-    atomic_write(rec.path, new_text)
     if fmt == "json":
         click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": rec.relpath,
                                "diff": diff}, indent=2, ensure_ascii=False))

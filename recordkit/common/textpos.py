@@ -39,3 +39,11 @@ def trimmed_span(text: str, pos: tuple) -> tuple:
         return pos
     el, ec = line_col(text, end)
     return (line, col, el, ec)
+
+
+def eol_of(text: str) -> str:
+    """The file's line-ending style: that of its first line break."""
+    nl = text.find("\n")
+    if nl > 0 and text[nl - 1] == "\r":
+        return "\r\n"
+    return "\n"

@@ -14,6 +14,7 @@ from ..config import Config, ConfigError, load_config
 from ..schema import Schema, load_schema
 from .model import Diagnostic, Record
 from .parallel import parse_parallel
+from .parse import parse_text
 
 if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
     import networkx as nx
@@ -71,7 +72,9 @@ class Corpus:
         index = self._by_path
         if index is None or len(index) != len(self.files):
             index = self._by_path = {rec.path: rec for rec in self.files}
-        return index.get(Path(path).resolve())
+        p = Path(path)
+        # as named (a symbolic link is a record file in its own right), then resolved
+        return index.get(p) or index.get(Path(os.path.abspath(p))) or index.get(p.resolve())
 
     def backlinks(self, record_id: str) -> dict[str, list[str]]:
         """Typed backlinks: :func:`recordkit.graph.queries.backlinks`."""
@@ -144,3 +147,22 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
             if rec.ok and rec.id not in corpus.records:
                 corpus.records[rec.id] = rec
     return corpus
+
+
+def with_texts(base: Corpus, texts: dict[Path, str]) -> Corpus:
+    """A copy of ``base`` in which the given files hold the given texts
+    (parsed again; every other record is shared with ``base``): what
+    ``lint --fix`` and ``promote --apply`` re-read after an edit."""
+    c = Corpus(root=base.root, schema=base.schema, config=base.config)
+    for rec in base.files:
+        if rec.path in texts and texts[rec.path] != rec.text:
+            new, diags = parse_text(texts[rec.path], rec.path, rec.relpath, base.schema)
+            c.files.append(new)
+            c.diagnostics.extend(diags)
+            rec = new
+        else:
+            c.files.append(rec)
+            c.diagnostics.extend(d for d in base.diagnostics if d.path == rec.path)
+        if rec.ok and rec.id not in c.records:
+            c.records[rec.id] = rec
+    return c

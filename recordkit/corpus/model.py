@@ -69,7 +69,7 @@ class Record:
     id: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
     digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
-    stat: tuple | None = None                # (mtime_ns, size, inode) when it was read
+    stat: tuple | None = None                # (mtime_ns, size, inode, ctime_ns) when it was read
     #: (start, end) character ranges of the body that are code or comments
     #: (``mentions.code_ranges``), found at load; the section rules reuse them
     code: list | None = field(default=None, repr=False)

@@ -106,7 +106,7 @@ def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False) -> t
     rec, diags = parse_bytes(data, path, relpath, schema)
     # sha256 runs on the CPU's SHA instructions here: 30% faster than blake2b
     rec.digest = hashlib.sha256(data).hexdigest()[:32]
-    rec.stat = (st.st_mtime_ns, st.st_size, st.st_ino)
+    rec.stat = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
     if keep_bytes and (rec._text or not data):
         rec.file_bytes = data
     return rec, diags

@@ -3,9 +3,14 @@ that promotes it (``status: active`` and ``promoted_by``), and the listing
 ``recordkit promote`` shows, as data."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from ..common.order import id_sort_key
 from ..common.splice import apply_fixes
 from ..common.textpos import offset_of
+from ..common.writes import WriteConflict, atomic_write, remove_stale_temps, text_digest
+from ..corpus.loader import with_texts
 from ..corpus.model import Fix
 from ..corpus.parse import parse_text
 from .conditions import ACTIVE, PROMOTED_BY, PROPOSED
@@ -120,6 +125,39 @@ def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle 
     new = promotion_edit(rec, by)
     _verify(corpus, rec, new, by)
     return new, by
+
+
+def apply_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle | None = None,
+                    retries: int = 3) -> tuple[str, str, str]:
+    """Promote ``record_id`` in its file: :func:`plan_promotion`, then write
+    the new text atomically, but only while the file still holds the bytes
+    the edit was made from.  When it changed meanwhile (an editor saved,
+    ``lint --fix`` wrote it), the new text is read and the promotion planned
+    again from it, up to ``retries`` times.  Returns ``(old_text, new_text,
+    by)``; raises :class:`PromotionRefused` as :func:`plan_promotion` does,
+    and when the file kept changing, vanished or no longer holds the id."""
+    rec = corpus.records[record_id]
+    remove_stale_temps({rec.path.parent, Path(os.path.realpath(rec.path)).parent})
+    for _ in range(retries + 1):
+        new, chosen = plan_promotion(corpus, record_id, by=by, lc=lc)
+        try:
+            atomic_write(rec.path, new, expect=rec.digest or text_digest(rec.text))
+            return rec.text, new, chosen
+        except WriteConflict as exc:
+            if exc.current is None:
+                raise PromotionRefused([f"{rec.relpath} was removed while promoting {record_id}"])
+            try:
+                text = exc.current.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PromotionRefused([f"{rec.relpath} changed while promoting and is no longer UTF-8 text"])
+            corpus = with_texts(corpus, {rec.path: text})
+            lc = None
+            again = corpus.records.get(record_id)
+            if again is None or again.path != rec.path:
+                raise PromotionRefused([f"{rec.relpath} changed while promoting and no longer holds {record_id}"])
+            rec = again
+    raise PromotionRefused([f"{rec.relpath} kept changing while promoting {record_id} "
+                            f"({retries + 1} tries); left as it is, try again"])
 
 
 def _verify(corpus, rec, new: str, by: str) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -286,7 +287,7 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jo
 
 
 def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = True, files: list[Path] | None = None,
-              check_results=None, loader=None) -> LintResult:
+              check_results=None, loader=None, started_ns: int | None = None) -> LintResult:
     """Lint the record ``config`` names, as ``recordkit lint`` does: read
     the answer from the lint cache when no input changed, else load the
     record with the chosen local rules run where each file is parsed (on
@@ -296,7 +297,12 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     caller has it.  ``check_results``: None loads the stored ones.
     ``loader``: called as ``loader(schema=..., analyze=...)`` instead of
     :func:`recordkit.load` (the command line keeps its corpus this way).
+    ``started_ns``: ``time.time_ns()`` from before the caller could have
+    read any record file (the lint cache must know: see
+    :func:`recordkit.lint.cache.unchanged_hashes`); default: now.
     The result's ``corpus`` is None when the cache answered."""
+    if started_ns is None:
+        started_ns = time.time_ns()
     root = Path(config.root).resolve()
     if files is None:
         files = iter_files(root, config.exclude) if root.is_dir() else []
@@ -319,7 +325,7 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
                       check_results=load_results(corpus) if check_results is None else check_results)
     result.corpus = corpus
     if use_cache:
-        hashes = cache.store_hashes(corpus, config.cache_dir)
+        hashes = cache.store_hashes(corpus, config.cache_dir, started_ns)
         cache.store(config.cache_dir, cache.lint_key(config, cache.schema_fingerprint(config), options, hashes),
                     result.diagnostics)
     return result

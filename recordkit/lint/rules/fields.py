@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from ...common.didyoumean import near_words
-from ...common.textpos import offset_of
+from ...common.textpos import eol_of, offset_of
 from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
@@ -403,12 +403,20 @@ def missing_section(ctx, rec):
     return out
 
 
+def _final_eol(text: str) -> str:
+    """The line break that ends ``text`` in its own style: CRLF in a CRLF
+    file (only the LF when the text already ends with its CR)."""
+    eol = eol_of(text)
+    return "\n" if eol == "\r\n" and text.endswith("\r") else eol
+
+
 @rule("RK208", "missing-final-newline", "warning", fixable=True, local=True)
 def missing_final_newline(ctx, rec):
     """The file does not end with a newline.
 
     ## What it does
-    Checks that the file's last character is a newline.  `--fix` adds one.
+    Checks that the file's last character is a newline.  `--fix` adds one,
+    in the file's line-ending style (CRLF when its first line ends so).
 
     ## Why is this bad
     Tools that append to or concatenate files, and `git diff` ("No newline at
@@ -425,5 +433,5 @@ def missing_final_newline(ctx, rec):
         line = text.count("\n") + 1
         col = len(text) - (text.rfind("\n") + 1) + 1
         return [ctx.diag("RK208", "no newline at end of file", rec, (line, col, line, col),
-                         fix=Fix(len(text), len(text), "\n", "add a final newline"))]
+                         fix=Fix(len(text), len(text), _final_eol(text), "add a final newline"))]
     return None

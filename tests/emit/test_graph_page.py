@@ -16,9 +16,9 @@ import pytest
 
 from browser import (ARTIFACTS, PageProbe, chromium_available, launch_chromium, small_index,
                      synthetic_index)
-from recordkit.graphpage import render_graph_html, write_graph_html
+from recordkit.emit.graph_page import render_graph_html, write_graph_html
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def embedded_json(html: str, element_id: str):
