@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from itertools import chain
 
+from ..common.textpos import line_col
+
 
 @dataclass(slots=True)
 class Mention:
@@ -318,7 +320,7 @@ def scan_suppressions(text: str) -> dict[int, frozenset]:
     the line they apply to (the next line; and their own line)."""
     out: dict[int, set] = {}
     for m in _SUPPRESS_RE.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line = line_col(text, m.start())[0]
         codes = {c for c in re.split(r"[\s,]+", m.group(1)) if c}
         for ln in (line, line + 1):
             out.setdefault(ln, set()).update(codes)

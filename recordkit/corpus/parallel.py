@@ -39,7 +39,8 @@ def parse_serial(items, schema, analyze=None, keep_bytes: bool = False):
 
 class ParsedRecord(NamedTuple):
     """A record as a helper process sends it to the loading process: plain
-    values that pickle fast (no dataclass), with every field named.  The
+    values that pickle fast (no dataclass), every field named here (on the
+    wire, a plain tuple in this order: see ``_flat``).  The
     positions of keys are left out: they are worked out again on first use
     (for a diagnostic), which is rare, while sending them costs on every
     load.  The file's bytes travel rather than its text: they pickle as a
@@ -65,19 +66,23 @@ class ParsedRecord(NamedTuple):
     diagnostics: list                  # [(code, message, line, col, end_line, end_col)]
 
 
-def _flat(rec: Record, diags: list[Diagnostic]) -> ParsedRecord:
+def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
+    """The record as a :class:`ParsedRecord`, sent as a plain tuple: a
+    NamedTuple would pickle its class's name with every record (the helper's
+    pickler keeps no memo) and be looked up again for each on arrival."""
     raw = rec.file_bytes
-    return ParsedRecord(str(rec.path), rec.relpath, raw if raw is not None else rec.text, rec.meta,
+    return tuple(ParsedRecord(str(rec.path), rec.relpath, raw if raw is not None else rec.text, rec.meta,
                         rec.fm_line, rec.fm_end_line, rec.body_offset, rec.body_line, rec.mention_targets,
                         rec.suppressions, rec.kind, rec.id,
                         {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
                         rec.code, rec.fence_infos, rec.analysis, rec.digest, rec.stat,
-                        [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags])
+                        [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags]))
 
 
-def _unflat(f: ParsedRecord, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
+def _unflat(t: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
     """The record ``_flat`` packed; ``p`` is its path as the parent has it
     (parsing the path string again would cost more than the rest)."""
+    f = ParsedRecord._make(t)
     text = f.content
     is_raw = isinstance(text, bytes)
     rec = Record(path=p, relpath=f.relpath, _text=None if is_raw else text, _raw=text if is_raw else None,
@@ -118,7 +123,7 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
     out = results[0]
     mention_re = schema.mention_re
     for share, flats in zip(shares[1:], results[1:]):
-        if len(flats) == len(share) and all(f.path == str(item[0]) for f, item in zip(flats, share)):
+        if len(flats) == len(share) and all(f[0] == str(item[0]) for f, item in zip(flats, share)):
             out.extend(_unflat(f, mention_re, item[0]) for f, item in zip(flats, share))
         else:  # pragma: no cover - a helper that answered for other files
             STATS["fallbacks"] += 1

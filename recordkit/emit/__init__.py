@@ -8,7 +8,7 @@
 - :mod:`recordkit.emit.graph_formats` — the graph as node-link JSON, GraphML,
   GEXF or DOT through networkx's writers (``recordkit graph --format``).
 
-Each takes the content index (:func:`recordkit.index.build_index`) or the
+Each takes the content index (:func:`recordkit.views.index.build_index`) or the
 corpus; nothing here loads, checks or judges records.  Import the module you
 need: this package imports none of them, so the graph page does not pay for
 networkx's writers and an export does not pay for Jinja2.

@@ -41,7 +41,7 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
     re-read from disk when ``write``, or as edited in memory otherwise).
 
     A file is replaced only while it still holds the bytes its fixes were
-    made from (:func:`recordkit.edit.atomic_write` with ``expect``).  When
+    made from (:func:`recordkit.common.writes.atomic_write` with ``expect``).  When
     it changed meanwhile (an editor saved, ``promote --apply`` wrote it),
     the new text is read, linted and fixed again, up to ``RETRIES`` times;
     then the file is left alone and listed in ``report.conflicts``."""

@@ -6,7 +6,7 @@ Each result carries the source hash of the check when it ran; a result is
 reused only while that hash matches (see :mod:`recordkit.numeric.discover`).
 
 Writes are atomic (a temporary file renamed over the old one, via
-:func:`recordkit.edit.atomic_write`), so a reader never sees half a file.
+:func:`recordkit.common.writes.atomic_write`), so a reader never sees half a file.
 Two runs that finish at the same time do not lose each other's results: a
 writer takes an exclusive ``flock`` on ``checks.lock``, re-reads the file,
 merges its own results into it and writes it back.
