@@ -245,6 +245,9 @@ def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = 
     exist neither now nor in HEAD."""
     from .involve import path_keys
     config = getattr(corpus_or_config, "config", corpus_or_config)
+    root = Path(config.root).resolve()
+    if any(Path(p).is_dir() and root.is_relative_to(Path(p).resolve()) for p in paths):
+        return set()   # every diagnostic is in a record file, so under this folder: no key adds one
     if schema is None:
         schema = getattr(corpus_or_config, "schema", None)
         if schema is None:
