@@ -94,7 +94,7 @@ def _file_keys(path: Path, relpath: str, data: bytes | None, schema, checks: Pat
         rec, _ = parse_bytes(data, path, relpath, schema)
         return record_keys(rec, schema)
     if _is_check_module(path, checks):
-        if data is None:
+        if data is None or (path.is_file() and path.read_bytes() == data):
             return module_keys(path, checks)
         with tempfile.TemporaryDirectory(prefix="recordkit-head-") as tmp:
             copy = Path(tmp) / path.name
@@ -222,11 +222,18 @@ def path_keys(paths: list[Path], *, root: Path, checks: Path, schema, use_git: b
         except ValueError:
             return p.name
 
+    now: dict[Path, bytes | None] = {}
     for p in current:
-        keys |= _file_keys(p, rel(p), None, schema, checks)
+        try:
+            with open(p, "rb") as fh:
+                now[p] = fh.read()
+        except OSError:
+            now[p] = None
+        keys |= _file_keys(p, rel(p), now[p], schema, checks) if now[p] is not None else set()
     head = head_files(paths) if use_git else None
     for p, data in (head or {}).items():
-        keys |= _file_keys(p, rel(p), data, schema, checks)
+        if now.get(p) != data:   # (unchanged since HEAD: its keys are in already)
+            keys |= _file_keys(p, rel(p), data, schema, checks)
     for p in paths:
         if not p.exists() and (head is None or not any(h.is_relative_to(p) for h in head)):
             if unknown is not None:
