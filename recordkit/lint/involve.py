@@ -33,6 +33,7 @@ their ids: RK106).  A folder stands for every file under it.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -81,26 +82,46 @@ def module_keys(path: Path, checks: Path) -> set[str]:
     return {check_key(s.id) for s in _module_checks(path, checks, [])}
 
 
-def _file_keys(path: Path, relpath: str, data: bytes | None, schema, checks: Path) -> set[str]:
-    """The keys of one file, from its bytes (None: read it from ``path``)."""
+def _file_keys(path: Path, relpath: str | None, data: bytes | None, schema, checks: Path) -> set[str]:
+    """The keys of one file, from its bytes (None: read it from ``path``).
+    ``relpath``: its path in the record root, None when it is not under it
+    (a Markdown file there is no record)."""
     if path.suffix == ".md":
+        if relpath is None:
+            return set()
         from ..parse import parse_bytes
         if data is None:
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError:
+            data = _read_regular(path)
+            if data is None:
                 return set()
         rec, _ = parse_bytes(data, path, relpath, schema)
         return record_keys(rec, schema)
     if _is_check_module(path, checks):
-        if data is None or (path.is_file() and path.read_bytes() == data):
+        if data is None or _read_regular(path) == data:
             return module_keys(path, checks)
         with tempfile.TemporaryDirectory(prefix="recordkit-head-") as tmp:
             copy = Path(tmp) / path.name
             copy.write_bytes(data)
             return module_keys(copy, checks)
     return set()
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file (never a FIFO or a device: reading one
+    could block or never end); None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -191,7 +212,9 @@ def head_files(paths: list[Path]) -> dict[Path, bytes] | None:
     result: dict[Path, bytes] = {}
     pos = 0
     for sha, path in blobs:
-        nl = batch.index(b"\n", pos)
+        nl = batch.find(b"\n", pos)
+        if nl < 0:
+            break
         header = batch[pos:nl].split()
         if len(header) != 3:   # "<sha> missing"
             pos = nl + 1
@@ -216,19 +239,15 @@ def path_keys(paths: list[Path], *, root: Path, checks: Path, schema, use_git: b
         elif p.exists():
             current.append(p)
 
-    def rel(p: Path) -> str:
+    def rel(p: Path) -> str | None:
         try:
             return p.relative_to(root).as_posix()
         except ValueError:
-            return p.name
+            return None
 
     now: dict[Path, bytes | None] = {}
     for p in current:
-        try:
-            with open(p, "rb") as fh:
-                now[p] = fh.read()
-        except OSError:
-            now[p] = None
+        now[p] = _read_regular(p)
         keys |= _file_keys(p, rel(p), now[p], schema, checks) if now[p] is not None else set()
     head = head_files(paths) if use_git else None
     for p, data in (head or {}).items():
