@@ -528,3 +528,11 @@ def test_paths_that_never_existed_are_said_so(tmp_path):
     proc = run_cli("lint", "--no-cache", "records/lit/nonsense.md", cwd=root, env=git_env(tmp_path))
     assert proc.returncode == 0
     assert "nonsense.md does not exist" in proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_paths_a_fifo_given_as_a_path_is_not_read(tmp_path):
+    root = write_mini_record(tmp_path / "rec")
+    os.mkfifo(root / "pipe.md")   # outside the record root: the loader does not read it, nor may lint PATHS
+    proc = run_cli("lint", "--no-cache", "pipe.md", cwd=root, env=git_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
