@@ -20,7 +20,7 @@ def _split(values) -> list[str]:
 
 
 @click.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(list(formats())), default=None,
               help="Output format (default: github under GitHub Actions, else text).")
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated; ALL).")
@@ -34,11 +34,15 @@ def _split(values) -> list[str]:
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary.")
 @pass_ctx
 def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, no_cache, run_checks, quiet):
-    """Lint the record: report diagnostics (for PATHs only, when given).
+    """Lint the record: report diagnostics (those that involve PATHs, when given).
 
-    The whole record is loaded (relations need it) but only diagnostics in
-    the given files or folders are reported.  Exit status: 0 no error,
-    1 errors found, 2 usage or configuration error.
+    The whole record is linted (relations need it).  With PATHs, a
+    diagnostic is reported when it is in one of the files or folders, or
+    when it concerns something one of them holds or held in git's HEAD: a
+    relation to an id a deleted or renamed file held, a cycle through one of
+    its records, a check a deleted module defined.  PATHs may be deleted
+    files (pass both sides of a rename).  Exit status: 0 no error, 1 errors
+    found, 2 usage or configuration error.
     """
     started_ns = time.time_ns()   # before any record file is read (see cache.unchanged_hashes)
     from ..lint.engine import filter_paths, lint_root, unknown_codes
@@ -65,7 +69,16 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     if fix or diff:
         diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
 
-    diags = filter_paths(diags, targets)
+    if targets:
+        from ..common.paths import display_path
+        from ..lint.engine import involving_keys
+        from ..schema import load_schema
+        unknown: list = []
+        keys = involving_keys(ctx.config, targets, load_schema(ctx.config.schema), unknown=unknown)
+        for p in unknown:
+            click.echo(f"recordkit: {display_path(p)} does not exist (nor in git's HEAD): nothing to lint there",
+                       err=True)
+        diags = filter_paths(diags, targets, keys)
     info = FormatInfo(rules=all_rules(), files=result.files, cached=result.cached, quiet=quiet,
                       text_of=_text_reader())
     if statistics:

@@ -222,6 +222,12 @@ class Diagnostic:
     severity: str = "error"
     record: str | None = None
     fix: Fix | None = None
+    #: what else the diagnostic is about, beyond the file it is in: keys
+    #: made by :mod:`recordkit.lint.involve` (a record id ``KIND-NNN``, the
+    #: links into a record ``<-KIND-NNN``, a check ``check:ID``).  ``lint
+    #: PATHS`` reports a diagnostic located elsewhere when one of the paths
+    #: holds, or held, one of these.
+    about: tuple = ()
 
     @classmethod
     def at(cls, code: str, message: str, record: "Record", pos: Pos, **kw) -> "Diagnostic":

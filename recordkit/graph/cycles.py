@@ -23,11 +23,11 @@ def cyclic_core(succ: dict[str, dict]) -> dict[str, dict]:
     return {u: vs for u, vs in succ.items() if vs}
 
 
-def cycles(succ: dict[str, dict]) -> list[list[tuple[str, str]]]:
-    """One cycle of each strongly connected component of the graph
-    ``succ`` (id -> {successor: None}, dicts as ordered sets), as its
-    edges, starting from the component's smallest id: the same cycles
-    every run."""
+def cycles(succ: dict[str, dict]) -> list[tuple[set[str], list[tuple[str, str]]]]:
+    """``(component, cycle)`` for each strongly connected component of the
+    graph ``succ`` (id -> {successor: None}, dicts as ordered sets) with
+    more than one node: its ids, and one cycle through it as edges,
+    starting from its smallest id (the same cycles every run)."""
     succ = cyclic_core(succ)
     if not succ:
         return []
@@ -38,5 +38,5 @@ def cycles(succ: dict[str, dict]) -> list[list[tuple[str, str]]]:
     for comp in nx.strongly_connected_components(g):
         if len(comp) < 2:
             continue
-        out.append(nx.find_cycle(g.subgraph(comp), source=min(comp)))
+        out.append((comp, nx.find_cycle(g.subgraph(comp), source=min(comp))))
     return out

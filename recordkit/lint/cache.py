@@ -135,6 +135,7 @@ def schema_fingerprint(config) -> dict:
 def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
     h = hashlib.blake2b(digest_size=20)
     h.update(__version__.encode())
+    h.update(b"diagnostics-with-about")   # entries written before diagnostics carried `about` do not match
     h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
     h.update(str(config.root).encode())
@@ -156,7 +157,8 @@ def load(cache_dir: Path, key: str) -> list[Diagnostic] | None:
     for d in data["diagnostics"]:
         fix = Fix(**d["fix"]) if d.get("fix") else None
         out.append(Diagnostic(d["code"], d["message"], Path(d["path"]), d["line"], d["col"],
-                              d.get("end_line"), d.get("end_col"), d["severity"], d.get("record"), fix))
+                              d.get("end_line"), d.get("end_col"), d["severity"], d.get("record"), fix,
+                              tuple(d.get("about") or ())))
     return out
 
 
@@ -165,6 +167,7 @@ def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
     for d in diags:
         rows.append({"code": d.code, "message": d.message, "path": str(d.path), "line": d.line, "col": d.col,
                      "end_line": d.end_line, "end_col": d.end_col, "severity": d.severity, "record": d.record,
+                     "about": list(d.about),
                      "fix": ({"start": d.fix.start, "end": d.fix.end, "content": d.fix.content,
                               "message": d.fix.message} if d.fix else None)})
     _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows})

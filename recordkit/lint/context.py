@@ -56,11 +56,15 @@ class LintContext:
     def records(self) -> dict[str, Record]:
         return self.corpus.records
 
-    def diag(self, code: str, message: str, rec: Record, pos: Pos, fix: Fix | None = None) -> Diagnostic:
+    def diag(self, code: str, message: str, rec: Record, pos: Pos, fix: Fix | None = None,
+             about=()) -> Diagnostic:
+        """A diagnostic of rule ``code`` in ``rec`` at ``pos``.  ``about``:
+        the keys (see :mod:`recordkit.lint.involve`) of what else it depends
+        on, so that ``lint PATHS`` reports it when a path holds one of them."""
         line, col, end_line, end_col = pos
         r = RULES[code]
         return Diagnostic(code, message, rec.path, line, col, end_line, end_col,
-                          severity=r.severity, record=rec.id, fix=fix)
+                          severity=r.severity, record=rec.id, fix=fix, about=tuple(about))
 
     def forget_records(self) -> None:
         """Drop the per-record caches (their keys are ``id(record)``, which

@@ -120,16 +120,16 @@ def pack(d: Diagnostic) -> tuple:
     """A diagnostic as plain values, to travel between processes (its path
     as a string: the receiver puts its own Path object back):
     ``(code, message, path, line, col, end_line, end_col, severity, record,
-    fix)`` with ``fix`` None or ``(start, end, content, message)``; read
-    back by :func:`unpack`."""
+    fix, about)`` with ``fix`` None or ``(start, end, content, message)``;
+    read back by :func:`unpack`."""
     fix = d.fix
     return (d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
-            None if fix is None else (fix.start, fix.end, fix.content, fix.message))
+            None if fix is None else (fix.start, fix.end, fix.content, fix.message), d.about)
 
 
 def unpack(t: tuple, path) -> Diagnostic:
-    code, msg, _, line, col, el, ec, sev, rid, fx = t
-    return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx))
+    code, msg, _, line, col, el, ec, sev, rid, fx, about = t
+    return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx), about)
 
 
 def _local_diagnostics(rec) -> list[Diagnostic]:
@@ -246,23 +246,30 @@ def _rel(path: Path, base: Path) -> str:
         return Path(path).as_posix()
 
 
-def filter_paths(diags: list[Diagnostic], paths: list[Path] | None) -> list[Diagnostic]:
-    if not paths:
-        return diags
-    files = set()
-    dirs = []
-    for p in paths:
-        p = Path(p).resolve()
-        if p.is_dir():
-            dirs.append(p)
-        else:
-            files.add(p)
-    out = []
-    for d in diags:
-        dp = Path(d.path)
-        if dp in files or any(dp.is_relative_to(x) for x in dirs):
-            out.append(d)
-    return out
+def filter_paths(diags: list[Diagnostic], paths: list[Path] | None, keys: set[str] | None = None) -> list[Diagnostic]:
+    """The diagnostics that involve ``paths``: located in (or under) one of
+    them, or about a key one of them holds or held (``keys``, from
+    :func:`recordkit.lint.involve.path_keys`); see :mod:`recordkit.lint.involve`."""
+    from .involve import involved
+    return involved(diags, paths, keys)
+
+
+def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = None) -> set[str]:
+    """The keys ``paths`` hold now or held in git's HEAD (see
+    :mod:`recordkit.lint.involve`); ``unknown`` receives the paths that
+    exist neither now nor in HEAD."""
+    from .involve import path_keys
+    config = getattr(corpus_or_config, "config", corpus_or_config)
+    root = Path(config.root).resolve()
+    if any(Path(p).is_dir() and root.is_relative_to(Path(p).resolve()) for p in paths):
+        return set()   # every diagnostic is in a record file, so under this folder: no key adds one
+    if schema is None:
+        schema = getattr(corpus_or_config, "schema", None)
+        if schema is None:
+            from ..schema import load_schema
+            schema = load_schema(config.schema)
+    return path_keys([Path(p).resolve() for p in paths], root=config.root, checks=config.checks, schema=schema,
+                     unknown=unknown)
 
 
 def chosen_codes(config, select=None, ignore=None) -> set[str]:
@@ -274,6 +281,9 @@ def chosen_codes(config, select=None, ignore=None) -> set[str]:
 def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jobs: int | None = None) -> LintResult:
     """Lint ``corpus``: the library entry point of ``recordkit lint``.
 
+    ``paths``: report only the diagnostics that involve these files or
+    folders (which may no longer exist): see :mod:`recordkit.lint.involve`.
+
     For speed on a large record, load it with
     ``recordkit.load(..., analyze=LocalRules(schema, config, chosen_codes(config, select, ignore)))``:
     the local rules then run on every core while the files are parsed."""
@@ -281,7 +291,8 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jo
     codes = chosen_codes(cfg, select, ignore)
     diags = run_rules(corpus, codes, check_results, jobs)
     diags = apply_config(diags, corpus)
-    diags = filter_paths(diags, paths)
+    if paths:
+        diags = filter_paths(diags, paths, involving_keys(corpus, paths))
     diags.sort(key=Diagnostic.sort_key)
     return LintResult(diags, files=len(corpus.files))
 

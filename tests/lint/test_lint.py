@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, run_cli, write
+from conftest import REPO, git_env, run_cli, write, write_mini_record
 
 FIXTURE = REPO / "tests" / "lint" / "fixtures" / "defects"
 
@@ -129,7 +129,10 @@ def test_paths_report_only_those_files(tmp_path):
     # relations are still resolved against the whole record
     assert not any(x["code"] == "RK301" and "LIT-001" in x["message"] for x in d)
     _, d = lint_json("--root", str(root), "lint", "--no-cache", str(root / "misc"), cwd=tmp_path)
-    assert {x["filename"].split("/")[1] for x in d} == {"misc"}
+    # the folder's own diagnostics, and the other file of an id it duplicates
+    outside = [(x["code"], x["filename"]) for x in d if x["filename"].split("/")[1] != "misc"]
+    assert outside == [("RK107", "defects/question/QUESTION-002.md")]
+    assert {x["filename"].split("/")[1] for x in d} == {"misc", "question"}
 
 
 def test_configuration_severity_per_file_ignores_and_inline(tmp_path):
@@ -343,3 +346,193 @@ def test_cli_lint_and_fix_on_two_processes_match_one_process(tmp_path):
     assert outs["one"][:4] == outs["two"][:4]
     assert outs["one"][4] == outs["two"][4]
     assert len(json.loads(outs["one"][1])) > len(json.loads(outs["one"][3]))   # --fix fixed something
+
+
+# -- lint PATHS: every diagnostic that involves the paths ----------------------
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+@pytest.fixture
+def mini_repo(tmp_path):
+    """The small record of conftest.MINI_RECORD, committed in a git repo,
+    plus an unrelated error (a dangling relation of LIT-099) that no test
+    below touches: ``lint PATHS`` must never report it."""
+    repo = tmp_path / "repo"
+    write_mini_record(repo)
+    write(repo, "records/lit/LIT-099.md", "---\nid: LIT-099\ntitle: t\nstatus: queued\nauthors: [a]\n"
+                                          "year: 2020\ncites: [LIT-404]\n---\n")
+    env = git_env(tmp_path)
+
+    def git(*a):
+        return subprocess.run(["git", *a], cwd=repo, check=True, capture_output=True, text=True, env=env)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "base")
+
+    def lint(*paths, cache=False):
+        proc = run_cli("lint", "--format", "json", *([] if cache else ["--no-cache"]), *paths, cwd=repo, env=env)
+        assert proc.returncode in (0, 1), proc.stderr
+        return proc, [(x["code"], x["filename"], x["message"]) for x in json.loads(proc.stdout)]
+
+    return repo, git, lint
+
+
+def _codes(found):
+    return {(code, filename) for code, filename, _ in found}
+
+
+@needs_git
+def test_paths_unrelated_error_is_not_reported_but_whole_lint_reports_it(mini_repo):
+    repo, git, lint = mini_repo
+    _, everything = lint()
+    assert ("RK301", "records/lit/LIT-099.md") in _codes(everything)
+    _, some = lint("records/note/NOTE-001.md")
+    assert not any(f == "records/lit/LIT-099.md" for _, f, _ in some)
+
+
+@needs_git
+def test_paths_deleted_file_maps_to_the_id_it_held_in_head(mini_repo):
+    repo, git, lint = mini_repo
+    git("rm", "-q", "records/lit/LIT-001.md")
+    proc, found = lint("records/lit/LIT-001.md")
+    assert [(c, f) for c, f, m in found if c == "RK301"] == [("RK301", "records/note/NOTE-001.md")]
+    assert proc.returncode == 1
+    # before the fix the path was refused (click: does not exist), and a
+    # path only reported diagnostics located in it
+    assert "LIT-001" in [m for c, _, m in found if c == "RK301"][0]
+    assert not any(f == "records/lit/LIT-099.md" for _, f, _ in found)
+
+
+def test_paths_deleted_file_outside_git_maps_to_the_id_its_name_names(tmp_path):
+    root = write_mini_record(tmp_path / "rec")
+    (root / "records/lit/LIT-001.md").unlink()
+    proc = run_cli("lint", "--format", "json", "--no-cache", "records/lit/LIT-001.md", cwd=root,
+                   env=git_env(tmp_path))
+    found = [(x["code"], x["filename"]) for x in json.loads(proc.stdout)]
+    assert ("RK301", "records/note/NOTE-001.md") in found
+    assert proc.returncode == 1
+    assert "does not exist" in proc.stderr   # not in git's HEAD either: said so
+
+
+@needs_git
+def test_paths_renamed_id_with_its_file_given_only_the_new_name(mini_repo):
+    repo, git, lint = mini_repo
+    git("mv", "records/lit/LIT-002.md", "records/lit/LIT-003.md")
+    p = repo / "records/lit/LIT-003.md"
+    p.write_text(p.read_text().replace("LIT-002", "LIT-003"))
+    for staged in (False, True):
+        if staged:
+            git("add", "-A")
+        _, found = lint("records/lit/LIT-003.md")
+        assert ("RK301", "records/theory/THEORY-001.md") in _codes(found), (staged, found)
+
+
+@needs_git
+def test_paths_id_changed_in_place_reports_relations_to_the_old_id(mini_repo):
+    repo, git, lint = mini_repo
+    p = repo / "records/lit/LIT-001.md"
+    p.write_text(p.read_text().replace("id: LIT-001", "id: LIT-005"))
+    _, found = lint("records/lit/LIT-001.md")
+    assert {("RK106", "records/lit/LIT-001.md"), ("RK301", "records/note/NOTE-001.md")} <= _codes(found)
+
+
+@needs_git
+def test_paths_cycle_closed_from_the_side_that_is_not_flagged(mini_repo):
+    repo, git, lint = mini_repo
+    p = repo / "records/theory/THEORY-001.md"
+    p.write_text(p.read_text().replace("source: [LIT-002]\n", "source: [LIT-002]\nextends: [THEORY-002]\n"))
+    _, everything = lint()
+    cycle = [(c, f) for c, f, _ in everything if c == "RK304"]
+    assert cycle == [("RK304", "records/theory/THEORY-002.md")]   # flagged in the file not edited
+    _, found = lint("records/theory/THEORY-001.md")
+    assert ("RK304", "records/theory/THEORY-002.md") in _codes(found)
+
+
+@needs_git
+def test_paths_deleted_or_edited_check_module(mini_repo):
+    repo, git, lint = mini_repo
+    git("rm", "-q", "checks/arith.py")
+    proc, found = lint("checks/arith.py")
+    assert [(c, f) for c, f, _ in found] == [("RK501", "records/claim/CLAIM-001.md")]
+    assert proc.returncode == 1
+    git("reset", "-q", "--hard")
+    # renaming the check inside the module: the old id is what the module held
+    p = repo / "checks/arith.py"
+    p.write_text(p.read_text().replace('"one-plus-one"', '"one-and-one"'))
+    _, found = lint("checks")
+    assert [(c, f) for c, f, _ in found] == [("RK501", "records/claim/CLAIM-001.md")]
+
+
+@needs_git
+def test_paths_duplicate_id_reports_the_other_file(mini_repo):
+    repo, git, lint = mini_repo
+    write(repo, "records/old/LIT-001.md", (repo / "records/lit/LIT-001.md").read_text())
+    _, found = lint("records/old/LIT-001.md")
+    assert {("RK107", "records/old/LIT-001.md"), ("RK107", "records/lit/LIT-001.md")} <= _codes(found)
+
+
+@needs_git
+def test_paths_status_change_reports_what_builds_on_it(mini_repo):
+    repo, git, lint = mini_repo
+    p = repo / "records/theory/THEORY-001.md"
+    p.write_text(p.read_text().replace("status: proposed", "status: rejected"))
+    _, found = lint("records/theory/THEORY-001.md")
+    assert {("RK406", "records/theory/THEORY-002.md"), ("RK406", "records/claim/CLAIM-001.md")} <= _codes(found)
+
+
+@needs_git
+def test_paths_removing_the_last_link_reports_the_isolated_record(mini_repo):
+    repo, git, lint = mini_repo
+    p = repo / "records/note/NOTE-001.md"
+    p.write_text(p.read_text().replace("paper: LIT-001\n", ""))
+    _, found = lint("--select", "RK307", "records/note/NOTE-001.md")
+    assert ("RK307", "records/lit/LIT-001.md") in _codes(found)
+
+
+@needs_git
+def test_paths_lifecycle_requirement_depends_on_the_records_pointing_here(mini_repo):
+    repo, git, lint = mini_repo
+    # THEORY-001 active, promoted by a final note that bears on it
+    write(repo, "records/note/NOTE-002.md", "---\nid: NOTE-002\ntitle: n\nstatus: final\npaper: LIT-002\n"
+                                            "bears_on: [THEORY-001]\n---\n")
+    p = repo / "records/theory/THEORY-001.md"
+    p.write_text(p.read_text().replace("status: proposed", "status: active\npromoted_by: NOTE-002").replace(
+        "  summary: The owner judges it.\n",
+        "  summary: A final note bears on it.\n  requires:\n"
+        "    - record: {kind: NOTE, relation: bears_on, status: final}\n"))
+    git("add", "-A")
+    git("commit", "-qm", "active")
+    _, before = lint()
+    assert not any(c == "RK401" for c, _, _ in before), before
+    n = repo / "records/note/NOTE-002.md"
+    n.write_text(n.read_text().replace("bears_on: [THEORY-001]\n", ""))   # the evidence goes away
+    _, found = lint("records/note/NOTE-002.md")
+    assert ("RK401", "records/theory/THEORY-001.md") in _codes(found)
+
+
+@needs_git
+def test_paths_involvement_survives_the_lint_cache(mini_repo):
+    repo, git, lint = mini_repo
+    git("rm", "-q", "records/lit/LIT-001.md")
+    cold, first = lint("records/lit/LIT-001.md", cache=True)
+    warm, second = lint("records/lit/LIT-001.md", cache=True)
+    assert first == second and ("RK301", "records/note/NOTE-001.md") in _codes(second)
+    text = run_cli("lint", "records/lit/LIT-001.md", cwd=repo)
+    assert "(cached)" in text.stdout and "RK301" in text.stdout
+
+
+def test_paths_that_never_existed_are_said_so(tmp_path):
+    root = write_mini_record(tmp_path / "rec")
+    proc = run_cli("lint", "--no-cache", "records/lit/nonsense.md", cwd=root, env=git_env(tmp_path))
+    assert proc.returncode == 0
+    assert "nonsense.md does not exist" in proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_paths_a_fifo_given_as_a_path_is_not_read(tmp_path):
+    root = write_mini_record(tmp_path / "rec")
+    os.mkfifo(root / "pipe.md")   # outside the record root: the loader does not read it, nor may lint PATHS
+    proc = run_cli("lint", "--no-cache", "pipe.md", cwd=root, env=git_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr

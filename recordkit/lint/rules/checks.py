@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...common.didyoumean import near_words
 from ...numeric.discover import cited_checks
+from ..involve import check_key
 from ..registry import rule
 
 
@@ -79,7 +80,7 @@ def unknown_check(ctx, rec):
     out = []
     for cid, pos in cited_checks(rec):
         if cid in disc.duplicates:
-            out.append(ctx.diag("RK501", disc.duplicate_message(cid), rec, pos))
+            out.append(ctx.diag("RK501", disc.duplicate_message(cid), rec, pos, about=(check_key(cid),)))
         elif cid not in disc.checks:
             near = near_words(cid, disc.checks)
             hint = f" (did you mean {near[0]}?)" if near else ""
@@ -89,10 +90,11 @@ def unknown_check(ctx, rec):
                 import os
                 p = unreadable[0]
                 note = f"; note: {os.path.relpath(p.path, ctx.config.base)}:{p.line}: {p.message}"
-            out.append(ctx.diag("RK501", f"unknown check id {cid!r}{hint}{note}", rec, pos))
+            out.append(ctx.diag("RK501", f"unknown check id {cid!r}{hint}{note}", rec, pos, about=(check_key(cid),)))
     for spec in _held(ctx, rec):
         if spec.id in disc.duplicates:
-            out.append(ctx.diag("RK501", disc.duplicate_message(spec.id), rec, _fence_pos(rec, spec.line)))
+            out.append(ctx.diag("RK501", disc.duplicate_message(spec.id), rec, _fence_pos(rec, spec.line),
+                                about=(check_key(spec.id),)))
     for p in disc.problems:
         if p.record == rec.id and p.path == str(rec.path):
             out.append(ctx.diag("RK501", p.message, rec, _fence_pos(rec, p.line)))
@@ -148,7 +150,7 @@ def check_failed(ctx, rec):
                 msg += f" (entry {r.worst!r})"
         else:
             msg = f"check {cid} failed: {r.message or 'discrepancy is not finite'}"
-        out.append(ctx.diag("RK502", msg, rec, pos))
+        out.append(ctx.diag("RK502", msg, rec, pos, about=(check_key(cid),)))
     return out
 
 
@@ -185,7 +187,8 @@ def check_broken(ctx, rec):
         r, known = _current(ctx, cid)
         if not known or r is None or r.stale or r.verdict not in words:
             continue
-        out.append(ctx.diag("RK503", f"check {cid} {words[r.verdict]}: {r.message}", rec, pos))
+        out.append(ctx.diag("RK503", f"check {cid} {words[r.verdict]}: {r.message}", rec, pos,
+                            about=(check_key(cid),)))
     return out
 
 
@@ -223,8 +226,10 @@ def check_result_missing(ctx, rec):
         if not known:
             continue
         if r is None:
-            out.append(ctx.diag("RK504", f"check {cid} has no result: run `recordkit check {cid}`", rec, pos))
+            out.append(ctx.diag("RK504", f"check {cid} has no result: run `recordkit check {cid}`", rec, pos,
+                                about=(check_key(cid),)))
         elif r.stale:
             out.append(ctx.diag("RK504", f"result of check {cid} is stale (its source changed since it ran; "
-                                         f"last verdict {r.verdict}): run `recordkit check {cid}`", rec, pos))
+                                         f"last verdict {r.verdict}): run `recordkit check {cid}`", rec, pos,
+                                about=(check_key(cid),)))
     return out

@@ -195,7 +195,8 @@ def duplicate_id(ctx):
         if len(recs) > 1:
             for rec in recs:
                 others = ", ".join(o.relpath for o in recs if o is not rec)
-                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id")))
+                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id"),
+                                    about=(rid,)))
     return out
 
 

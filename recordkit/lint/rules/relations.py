@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...graph.cycles import cycles
+from ..involve import links_key
 from ..registry import rule
 
 
@@ -44,7 +45,8 @@ def dangling_relation(ctx, rec):
             continue
         for t in targets:
             if t.id not in records and t.id != rec.id:
-                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos))
+                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos,
+                                    about=(t.id,)))
     return out
 
 
@@ -84,7 +86,7 @@ def relation_kind_not_allowed(ctx, rec):
             tgt = records.get(t.id)
             if tgt is not None and tgt is not rec and not rel.allows_target(tgt.kind or ""):
                 out.append(ctx.diag("RK302", f"`{rel_name}` may point at {', '.join(rel.targets)}, "
-                                             f"not at {t.id} (a {tgt.kind})", rec, t.pos))
+                                             f"not at {t.id} (a {tgt.kind})", rec, t.pos, about=(t.id,)))
     return out
 
 
@@ -148,11 +150,14 @@ def relation_cycle(ctx):
                 if t.id in records and t.id != rid:
                     succ.setdefault(rid, {})[t.id] = None
                     pos.setdefault((rid, t.id), t.pos)
-        for cyc in cycles(succ):
+        for comp, cyc in cycles(succ):
             ids = [u for u, _ in cyc] + [cyc[0][0]]
             u, v = cyc[-1]
             rec = records[u]
-            out.append(ctx.diag("RK304", f"cycle in `{name}`: {' → '.join(ids)}", rec, pos[(u, v)]))
+            # about every record of the strongly connected component: an edit
+            # to any of them may close or open this cycle
+            out.append(ctx.diag("RK304", f"cycle in `{name}`: {' → '.join(ids)}", rec, pos[(u, v)],
+                                about=sorted(comp)))
     return out
 
 
@@ -191,7 +196,7 @@ def dangling_mention(ctx, rec):
         if m.target not in records:
             what = "wikilink" if m.form == "wikilink" else "mention"
             out.append(ctx.diag("RK305", f"{what} of {m.target}, which does not exist{_near(ctx, m.target, rec.id)}",
-                                rec, (m.line, m.col, m.line, m.end_col)))
+                                rec, (m.line, m.col, m.line, m.end_col), about=(m.target,)))
     return out
 
 
@@ -252,5 +257,6 @@ def isolated_record(ctx):
     """
     from ...graph.edges import linked_ids
     linked = linked_ids(ctx.corpus)
-    return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"))
+    return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"),
+                     about=(links_key(rid),))
             for rid, rec in ctx.records.items() if rid not in linked]
