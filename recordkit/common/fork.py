@@ -8,7 +8,6 @@ so the result never depends on whether forking worked.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 import threading
 
@@ -54,6 +53,7 @@ def fork_map(func, parts: list, first=None) -> list:
     do_first = first or func
     if len(parts) < 2 or not hasattr(os, "fork"):
         return [do_first(parts[0])] + [func(part) for part in parts[1:]]
+    import pickle
     import tempfile
     try:
         boxes = [tempfile.TemporaryFile() for _ in parts[1:]]

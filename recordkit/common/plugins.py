@@ -8,7 +8,7 @@ folder's modules are found by listing it.  Modules whose name starts with
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -18,5 +18,6 @@ def import_folder(package: str, folder: str | Path) -> list[ModuleType]:
     folder), in name order, and return them.  An error in a module
     propagates: a plugin that does not import is a fault to see, not to
     skip."""
-    names = sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if not m.name.startswith("_"))
+    names = sorted(e.name[:-3] for e in os.scandir(folder)
+                   if e.name.endswith(".py") and not e.name.startswith(("_", ".")) and e.is_file())
     return [importlib.import_module(f"{package}.{name}") for name in names]

@@ -58,8 +58,8 @@ from ..common.order import id_sort_key
 from ..numeric import store
 from ..numeric.discover import discover
 from ..numeric.results import judge
-from .conditions import (ACTIVE, PROMOTE_FIELD, PROMOTED_BY, PROPOSED, SUPPORTED, PromoteWhen, Requirement,
-                         name_problems, parse_promote_when)
+from .conditions import (ACTIVE, PROMOTE_FIELD, PROMOTED_BY, PROPOSED, SUPPORTED, Problem, PromoteWhen,
+                         Requirement, name_problems, parse_promote_when)
 
 MET, UNMET, UNKNOWN, MALFORMED = "met", "unmet", "unknown", "malformed"
 MARKS = {MET: "✓", UNMET: "✗", UNKNOWN: "?", MALFORMED: "✗"}

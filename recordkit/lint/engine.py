@@ -5,18 +5,18 @@ import fnmatch
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..common.fork import default_jobs, fork_map
 from ..common.gcpause import gc_paused
 from ..config import Config
-from ..corpus.loader import Corpus, iter_files
-from ..corpus.loader import load as load_corpus
 from ..corpus.model import Diagnostic, Fix
-from ..numeric.store import load_results
-from ..schema import load_schema
 from . import cache
 from .context import LintContext, LocalCorpus
 from .registry import all_rules
+
+if TYPE_CHECKING:
+    from ..corpus.loader import Corpus
 
 
 @dataclass
@@ -27,7 +27,7 @@ class LintResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
     cached: bool = False
-    corpus: Corpus | None = None
+    corpus: "Corpus | None" = None
 
     @property
     def errors(self) -> int:
@@ -316,6 +316,7 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
         started_ns = time.time_ns()
     root = Path(config.root).resolve()
     if files is None:
+        from ..corpus.loader import iter_files
         files = iter_files(root, config.exclude) if root.is_dir() else []
     options = {"select": list(select or []), "ignore": list(ignore or [])}
     if use_cache:
@@ -325,6 +326,11 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
                                                                hashes))
             if diags is not None:
                 return LintResult(diags, files=len(files), cached=True)
+    # a cache miss: everything below is needed only now (the answer read
+    # from the cache must not wait for these imports)
+    from ..corpus.loader import load as load_corpus
+    from ..numeric.store import load_results
+    from ..schema import load_schema
     schema = load_schema(config.schema)
     analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore))
     if loader is None:
