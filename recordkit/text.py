@@ -138,7 +138,10 @@ def path_text(name: str) -> str:
         name.encode("utf-8")
         return name
     except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:     # a lone surrogate that is no file-name byte (a YAML "\\ud800")
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def shown(value: Any) -> str:

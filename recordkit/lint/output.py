@@ -50,7 +50,7 @@ def to_json_objects(diags, rule_info, text_of=lambda p: None) -> list[dict]:
             "code": d.code,
             "name": info.get("name"),
             "severity": d.severity,
-            "message": d.message,
+            "message": path_text(d.message),      # a message may quote a file name
             "filename": display_path(d.path),
             "location": {"row": d.line, "column": d.col},
             "end_location": {"row": d.end_line or d.line, "column": d.end_col or d.col},
@@ -100,7 +100,7 @@ def format_github(diags) -> str:
         level = GITHUB_LEVEL.get(d.severity, "error")
         props = (f"file={_gh_escape(display_path(d.path), True)},line={d.line},col={d.col},"
                  f"endLine={d.end_line or d.line},endColumn={d.end_col or d.col},title={d.code}")
-        lines.append(f"::{level} {props}::{_gh_escape(terminal_safe(d.code + ' ' + d.message))}")
+        lines.append(f"::{level} {props}::{_gh_escape(terminal_safe(d.code + ' ' + path_text(d.message)))}")
     return "\n".join(lines)
 
 
@@ -124,7 +124,7 @@ def format_sarif(diags, rules: dict) -> str:
             "ruleId": d.code,
             "ruleIndex": rule_index[d.code],
             "level": SARIF_LEVEL.get(d.severity, "error"),
-            "message": {"text": d.message},
+            "message": {"text": path_text(d.message)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": display_path(d.path)},
                 "region": {"startLine": d.line, "startColumn": d.col,
