@@ -112,7 +112,7 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     cfg.severity = {str(k): str(v) for k, v in (lint.get("severity") or {}).items()}
     for code, sev in cfg.severity.items():
         if sev not in ("error", "warning", "info"):
-            raise ConfigError(f"{path}: severity of {code} must be error, warning or info, not {sev!r}")
+            raise ConfigError(f"{path}: severity of {code} must be error, warning or info, not {sev}")
     cfg.per_file_ignores = {str(k): list(v) for k, v in (lint.get("per-file-ignores") or {}).items()}
     cfg.exclude = list(lint.get("exclude", []))
     return cfg

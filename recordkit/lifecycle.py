@@ -59,6 +59,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .edges import id_sort_key
+from .model import plain_key
+from .text import shown as _shown
+from .text import yaml_text as _yaml_text
 
 REQUIREMENT_KEYS = ("check", "record", "claim")
 RECORD_KEYS = ("kind", "relation", "status")
@@ -135,15 +138,21 @@ def requirement_text(item) -> str:
     """The wording of a ``promote_when.requires`` item (``recordkit show`` prints it)."""
     if isinstance(item, dict):
         if "check" in item:
-            return f"check {item['check']}"
+            return f"check {_words(item['check'])}"
         if "claim" in item:
-            return f"claim {item['claim']} supported"
+            return f"claim {_words(item['claim'])} supported"
         if "record" in item:
             r = item["record"] if isinstance(item["record"], dict) else {}
             status = r.get("status") or item.get("status")
-            return (f"a {r.get('kind', '?')} pointing here by {r.get('relation', '?')}"
-                    + (f" with status {status}" if status else ""))
-    return str(item)
+            return (f"a {_words(r.get('kind', '?'))} pointing here by {_words(r.get('relation', '?'))}"
+                    + (f" with status {_words(status)}" if status else ""))
+    return _words(item)
+
+
+def _words(value) -> str:
+    """A front-matter value in running text: a string as it is, anything
+    else as YAML (never a Python repr)."""
+    return value if isinstance(value, str) else _yaml_text(value)
 
 
 _text = requirement_text
@@ -161,7 +170,7 @@ def parse_promote_when(value: Any) -> PromoteWhen:
         return PromoteWhen(True)
     pw = PromoteWhen(True)
     s = value.get("summary")
-    pw.summary = s if isinstance(s, str) else (None if s is None else str(s))
+    pw.summary = s if isinstance(s, str) else (None if s is None else _yaml_text(s))
     reqs = value.get("requires")
     if reqs is None:
         return pw
@@ -203,12 +212,12 @@ def _parse_item(i: int, item: Any) -> Requirement:
         if k not in allowed:
             near = difflib.get_close_matches(str(k), sorted(allowed), n=1)
             hint = f" (did you mean {near[0]}?)" if near else ""
-            req.problems.append(Problem(f"unknown key '{k}' in a {t}: requirement{hint}",
+            req.problems.append(Problem(f"unknown key `{plain_key(k)}` in a {t}: requirement{hint}",
                                         where + (k,), at_key=True))
     v = item[t]
     if t in ("check", "claim"):
         if not isinstance(v, str) or not v.strip():
-            req.problems.append(Problem(f"{t}: needs an id (a string), not {v!r}", where + (t,)))
+            req.problems.append(Problem(f"{t}: needs an id (a string), not {_shown(v)}", where + (t,)))
         elif t == "check":
             req.check = v.strip()
         else:
@@ -217,29 +226,29 @@ def _parse_item(i: int, item: Any) -> Requirement:
     # record:
     if not isinstance(v, dict):
         req.problems.append(Problem(
-            f"record: needs a mapping {{kind: ..., relation: ...[, status: ...]}}, not {v!r}", where + ("record",)))
+            f"record: needs a mapping {{kind: ..., relation: ...[, status: ...]}}, not {_shown(v)}", where + ("record",)))
         return req
     for k in v:
         if k not in RECORD_KEYS:
             near = difflib.get_close_matches(str(k), RECORD_KEYS, n=1)
             hint = f" (did you mean {near[0]}?)" if near else ""
-            req.problems.append(Problem(f"unknown key '{k}' in record: (expected kind, relation, status){hint}",
+            req.problems.append(Problem(f"unknown key `{plain_key(k)}` in record: (expected kind, relation, status){hint}",
                                         where + ("record", k), at_key=True))
     for k in ("kind", "relation"):
         val = v.get(k)
         if val is None:
             req.problems.append(Problem(f"record: needs {k}:", where + ("record",)))
         elif not isinstance(val, str) or not val.strip():
-            req.problems.append(Problem(f"record: {k} must be a name, not {val!r}", where + ("record", k)))
+            req.problems.append(Problem(f"record: {k} must be a name, not {_shown(val)}", where + ("record", k)))
         else:
             setattr(req, k, val.strip())
     inner, outer = v.get("status", _MISSING), item.get("status", _MISSING)
     if inner is not _MISSING and outer is not _MISSING and inner != outer:
-        req.problems.append(Problem(f"status is given twice, as {inner!r} and {outer!r}", where + ("status",)))
+        req.problems.append(Problem(f"status is given twice, as {_shown(inner)} and {_shown(outer)}", where + ("status",)))
     status, spath = (inner, where + ("record", "status")) if inner is not _MISSING else (outer, where + ("status",))
     if status is not _MISSING:
         if not isinstance(status, str) or not status.strip():
-            req.problems.append(Problem(f"record: status must be a status name, not {status!r}", spath))
+            req.problems.append(Problem(f"record: status must be a status name, not {_shown(status)}", spath))
         else:
             req.status = status.strip()
     return req
@@ -398,7 +407,7 @@ def check_item_state(check_id: str, result) -> tuple[str, str]:
     if verdict in ("error", "timeout", "crashed"):
         what = {"error": "raised an error", "timeout": "timed out", "crashed": "crashed"}[verdict]
         return UNMET, f"check {check_id} {what}" + (f": {msg}" if msg else "")
-    return UNKNOWN, f"check {check_id} has no usable result (verdict {verdict!r}; recordkit check)"
+    return UNKNOWN, f"check {check_id} has no usable result (verdict {verdict}; recordkit check)"
 
 
 def _numeric(module: str):

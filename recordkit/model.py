@@ -13,15 +13,69 @@ from typing import Any
 Pos = tuple  # (line, col, end_line, end_col), 1-based
 
 
+#: integers beyond this lose digits in JavaScript (and in many JSON readers)
+_JSON_SAFE_INT = 2**53 - 1
+
+
+def plain_key(key: Any) -> str:
+    """A front-matter key as text, spelt as YAML would (``true``, ``null``,
+    ``2026-01-01``), never as a Python repr."""
+    if isinstance(key, str):
+        return key
+    plain = to_plain(key)
+    if isinstance(plain, str):
+        return plain
+    if plain is None:
+        return "null"
+    if isinstance(plain, bool):
+        return "true" if plain else "false"
+    if isinstance(plain, (int, float)):
+        return str(plain)
+    import json
+    return json.dumps(plain, ensure_ascii=False)   # a list or mapping used as a key
+
+
 def to_plain(value: Any) -> Any:
-    """A front-matter value made JSON-ready: dates as ISO strings, keys as strings."""
-    if isinstance(value, (_dt.date, _dt.datetime)):
+    """A front-matter value made JSON-ready, keeping its meaning: the one
+    conversion every JSON output (``show --format json``, the content index,
+    the graph page, the exports) goes through.
+
+    Keys become strings (``1``, ``true``, ``null``, ``2026-01-01``), dates and
+    times ISO strings (with their offset), sets sorted lists, ``!!binary``
+    bytes their base64 text, integers too large for a JSON reader's double
+    and NaN/infinity their YAML spelling as strings; anything else that is
+    not JSON becomes its text.
+    """
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, int):
+        return value if -_JSON_SAFE_INT <= value <= _JSON_SAFE_INT else str(value)
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        return value
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
+        out = {}
+        for k, v in value.items():
+            key = name = plain_key(k)
+            n = 1
+            while key in out:      # 1 and "1" are two YAML keys but would be one JSON name
+                n += 1
+                key = f"{name} ({n})"
+            out[key] = to_plain(v)
+        return out
+    if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]
-    return value
+    if isinstance(value, (set, frozenset)):
+        return sorted((to_plain(v) for v in value), key=lambda v: (type(v).__name__, str(v)))
+    if isinstance(value, (bytes, bytearray)):
+        import base64
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
 
 
 @dataclass(slots=True)

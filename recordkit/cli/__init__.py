@@ -51,6 +51,7 @@ class Context:
         """The corpus, loaded on first use (``load_options`` go to
         :func:`recordkit.load` then, and are ignored once it is loaded)."""
         if self._corpus is None:
+            self._check_root()
             import gc
 
             from ..corpus import load
@@ -69,6 +70,28 @@ class Context:
                 if was:
                     gc.enable()
         return self._corpus
+
+
+    def _check_root(self) -> None:
+        """A record root that is not a folder is a configuration error that
+        says where the root came from and how to give another."""
+        config = self.config
+        root = Path(config.root)
+        if root.is_dir():
+            return
+        from ..text import path_text
+        if self.root_opt:
+            origin = f"given by --root {path_text(self.root_opt)}"
+        elif config.file is not None and "root" in config.raw:
+            origin = f"set by root = in {path_text(str(config.file))}"
+        elif config.file is not None:
+            origin = f"the default, as {path_text(str(config.file))} sets no root ="
+        else:
+            origin = "the default, as no recordkit.toml or pyproject.toml [tool.recordkit] was found"
+        what = "does not exist" if not root.exists() else "is not a folder"
+        raise ConfigError(f"record root {path_text(str(root))} {what} ({origin}); give the record's folder "
+                          "with --root PATH, or set root = \"PATH\" in recordkit.toml "
+                          "(or in [tool.recordkit] of pyproject.toml)")
 
 
 pass_ctx = click.make_pass_decorator(Context)

@@ -6,19 +6,21 @@ import os
 from pathlib import Path
 
 from .. import __version__
+from ..text import path_text, terminal_safe
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def display_path(path, cwd: Path | None = None) -> str:
-    """The file name relative to the current directory, '/'-separated."""
+    """The file name relative to the current directory, '/'-separated (a
+    byte of it that is not UTF-8 shown as ``\\xff``)."""
     cwd = cwd or Path.cwd()
     try:
         rel = os.path.relpath(path, cwd)
     except ValueError:  # another drive on Windows
         rel = str(path)
-    return rel.replace(os.sep, "/")
+    return path_text(rel.replace(os.sep, "/"))
 
 
 def _fix_json(d, text_of):
@@ -48,7 +50,7 @@ def to_json_objects(diags, rule_info, text_of=lambda p: None) -> list[dict]:
             "code": d.code,
             "name": info.get("name"),
             "severity": d.severity,
-            "message": d.message,
+            "message": path_text(d.message),      # a message may quote a file name
             "filename": display_path(d.path),
             "location": {"row": d.line, "column": d.col},
             "end_location": {"row": d.end_line or d.line, "column": d.end_col or d.col},
@@ -62,7 +64,10 @@ def format_text(diags, *, show_fixes: bool = True) -> str:
     lines = []
     for d in diags:
         mark = " [*]" if (d.fix is not None and show_fixes) else ""
-        lines.append(f"{display_path(d.path)}:{d.line}:{d.col}: {d.code}{mark} {d.message}")
+        # one line per diagnostic, and nothing from a file (a title's ESC
+        # sequence, a bidi override, a line break) acts on the terminal
+        lines.append(terminal_safe(f"{display_path(d.path)}:{d.line}:{d.col}: {d.code}{mark} {d.message}",
+                                   keep_newlines=False))
     return "\n".join(lines)
 
 
@@ -95,7 +100,7 @@ def format_github(diags) -> str:
         level = GITHUB_LEVEL.get(d.severity, "error")
         props = (f"file={_gh_escape(display_path(d.path), True)},line={d.line},col={d.col},"
                  f"endLine={d.end_line or d.line},endColumn={d.end_col or d.col},title={d.code}")
-        lines.append(f"::{level} {props}::{_gh_escape(d.code + ' ' + d.message)}")
+        lines.append(f"::{level} {props}::{_gh_escape(terminal_safe(d.code + ' ' + path_text(d.message)))}")
     return "\n".join(lines)
 
 
@@ -119,7 +124,7 @@ def format_sarif(diags, rules: dict) -> str:
             "ruleId": d.code,
             "ruleIndex": rule_index[d.code],
             "level": SARIF_LEVEL.get(d.severity, "error"),
-            "message": {"text": d.message},
+            "message": {"text": path_text(d.message)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": display_path(d.path)},
                 "region": {"startLine": d.line, "startColumn": d.col,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
+from ..text import kind_of, yaml_text
 from .base import rule
 
 
@@ -137,11 +138,31 @@ def invalid_id(ctx, rec):
     ```
     """
     rid = rec.meta.get("id")
-    if rid is None:
-        return [ctx.diag("RK105", f"`id` is missing (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else "`id` is missing", rec, rec.key_pos())]
-    if not isinstance(rid, str) or not ctx.schema.id_re.match(rid):
-        return [ctx.diag("RK105", f"`id` {rid!r} is not of the form KIND-NNN (at least three digits)", rec, rec.value_pos("id"))]
+    expected = f" (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else ""
+    if rid is None and "id" not in rec.meta:
+        return [ctx.diag("RK105", f"`id` is missing{expected}", rec, rec.key_pos())]
+    if rid is None or (isinstance(rid, str) and not rid.strip()):
+        return [ctx.diag("RK105", f"`id` is empty{expected}", rec, rec.value_pos("id"))]
+    if not isinstance(rid, str):
+        # `id: 001` is the integer 1 to YAML, `id: 2026-01-01` a date: say so,
+        # quoting what the file says rather than what YAML made of it
+        written = _written(rec, ("id",)) or yaml_text(rid)
+        return [ctx.diag("RK105", f"`id` `{written}` is read by YAML as {kind_of(rid)}, not as text: quote it "
+                                  f"(`id: \"{written}\"`); an id is KIND-NNN (at least three digits){expected}",
+                         rec, rec.value_pos("id"))]
+    if not ctx.schema.id_re.match(rid):
+        return [ctx.diag("RK105", f"`id` `{yaml_text(rid)}` is not of the form KIND-NNN (at least three digits)",
+                         rec, rec.value_pos("id"))]
     return None
+
+
+def _written(rec, path) -> str | None:
+    """The text of the scalar at ``path`` as the file spells it (one line)."""
+    line, col, end_line, end_col = rec.value_pos(*path)
+    if line != end_line:
+        return None
+    text = rec.line_text(line)[col - 1:end_col - 1].strip()
+    return text or None
 
 
 @rule("RK106", "id-file-mismatch", "error", local=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 
 from ..sections import first_table, section_text
+from ..text import shown
 from .base import rule
 
 
@@ -104,6 +105,6 @@ def claims_table_strength(ctx, rec):
             near = get_close_matches(v.lower(), list(allowed), n=1)
             hint = f" (did you mean {near[0]}?)" if near else ""
             col = row.cols[k]
-            out.append(ctx.diag("RK602", f"strength {v!r} is not one of {', '.join(allowed)}{hint}", rec,
+            out.append(ctx.diag("RK602", f"strength {shown(v.strip())} is not one of {', '.join(allowed)}{hint}", rec,
                                 (row.line, col, row.line, col + len(v))))
     return out
