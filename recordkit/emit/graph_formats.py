@@ -12,7 +12,7 @@ import json
 
 import networkx as nx
 
-from .model import to_plain
+from ..model import to_plain
 
 FORMATS = ("json", "graphml", "gexf", "dot")
 UNKNOWN_KIND_COLOR = "#dddddd"
