@@ -71,6 +71,61 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+#: how many values YAML aliases may add to a front matter once expanded
+#: ("billion laughs": 0.5 KB of aliases expanding to millions of values)
+MAX_ALIAS_EXPANSION = 10_000
+
+
+class AliasBomb(Exception):
+    """The front matter's aliases expand to too much, or refer to themselves."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.node = node
+
+
+def _check_aliases(node) -> None:
+    """Raise :class:`AliasBomb` when aliases make ``node`` (a composed
+    document, where an alias is the same node object as its anchor) expand
+    to more than ``MAX_ALIAS_EXPANSION`` values beyond its distinct nodes,
+    or when an alias refers to a node that contains it.  Linear in the
+    distinct nodes: each node's expanded size is worked out once."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    # iterative post-order walk (a deep document must not hit the recursion limit)
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        key = id(n)
+        if done:
+            open_.discard(key)
+            total = 1
+            if isinstance(n, yaml.MappingNode):
+                for k, v in n.value:
+                    total += size[id(k)] + size[id(v)]
+            elif isinstance(n, yaml.SequenceNode):
+                for item in n.value:
+                    total += size[id(item)]
+            size[key] = total
+            if total - len(size) > MAX_ALIAS_EXPANSION:
+                raise AliasBomb(f"front matter is too large once its aliases are expanded: {total:,} values "
+                                f"or more here, and aliases may add at most {MAX_ALIAS_EXPANSION:,}", n)
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise AliasBomb("front matter has an alias inside the value it refers to (a recursive structure)", n)
+        open_.add(key)
+        stack.append((n, True))
+        if isinstance(n, yaml.MappingNode):
+            for k, v in reversed(n.value):
+                stack.append((v, False))
+                stack.append((k, False))
+        elif isinstance(n, yaml.SequenceNode):
+            for item in reversed(n.value):
+                stack.append((item, False))
+
+
 def _build(loader, node, path, line0, keys, values):
     """Construct ``node``'s value and record the position of every key and
     value below it, in one pass.
@@ -175,6 +230,8 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         loader = _Loader(fm_text)
         try:
             node = loader.get_single_node()
+            if node is not None and "*" in fm_text:
+                _check_aliases(node)
             keys: dict = {}
             values: dict = {}
             data = _build(loader, node, (), line0, keys, values) if node is not None else None
@@ -186,6 +243,11 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         col = (mark.column + 1) if mark else 1
         problem = exc.problem or exc.context or "invalid YAML"
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {problem}", path, line, col, line, col + 1))
+        return rec, diags
+    except AliasBomb as exc:
+        mark = exc.node.start_mark
+        line, col = mark.line + line0, mark.column + 1
+        diags.append(Diagnostic("RK102", str(exc), path, line, col, line, col + 1))
         return rec, diags
     except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {exc}", path, line0, 1))
@@ -219,9 +281,11 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
         loader = _Loader(text[m.end():close.start()])
         try:
             node = loader.get_single_node()
+            if node is not None and "*" in text:
+                _check_aliases(node)
         finally:
             loader.dispose()
-    except yaml.YAMLError:
+    except (yaml.YAMLError, AliasBomb):
         return keys, values
     if node is not None:
         _positions(node, (), 2, keys, values)

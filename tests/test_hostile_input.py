@@ -103,3 +103,37 @@ def test_near_ignores_long_ids():
     assert index.closest("NOTE-002") == "NOTE-001"
     assert index.closest("NOTE-" + "1" * 9_999 + "2") is None
     assert all(len(k) <= MAX_ID_LENGTH for k in index._keys)
+
+
+def _bomb(levels=8):
+    lines = ["---", "id: NOTE-002", "title: t", "status: draft", 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    prev = "a"
+    for c in "bcdefghijk"[:levels]:
+        lines.append(f"{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]")
+        prev = c
+    return "\n".join(lines + ["---", "Body.", ""])
+
+
+def test_yaml_alias_bomb_is_a_diagnostic_quickly(rec):
+    """0.4 KB of front matter whose aliases expand to 9^9 values took
+    minutes and gigabytes (positions were walked once per expanded alias)."""
+    write(rec, "note/NOTE-002.md", _bomb())
+    for args in (("lint", "--no-cache"), ("show", "NOTE-001"), ("graph", "--format", "json")):
+        out = cli(rec, *args, timeout=60)
+        assert "Traceback" not in out.stderr, out.stderr
+    out = cli(rec, "lint", "--no-cache")
+    assert ("NOTE-002.md:9:4: RK102 front matter is too large once its aliases are expanded: 66,430 values "
+            "or more here, and aliases may add at most 10,000") in out.stdout, out.stdout
+
+
+def test_recursive_alias_and_modest_aliases(rec):
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: t\nstatus: draft\nx: &x [1, *x]\n---\n")
+    write(rec, "note/NOTE-003.md", "---\nid: NOTE-003\ntitle: &t A title\nstatus: draft\ntags: [*t, *t]\n---\n")
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:5:4: RK102 front matter has an alias inside the value it refers to" in out.stdout
+    assert "NOTE-003.md:" not in out.stdout.replace("NOTE-003.md:2:5: RK307", "")
+    import recordkit
+    c = recordkit.load(rec)
+    assert c.records["NOTE-003"].meta["tags"] == ["A title", "A title"]
+    # an alias is where its anchor's value is written (PyYAML shares the node)
+    assert c.records["NOTE-003"].values[("tags", 1)][:2] == (3, 8)
