@@ -131,7 +131,7 @@ def test_recursive_alias_and_modest_aliases(rec):
     write(rec, "note/NOTE-003.md", "---\nid: NOTE-003\ntitle: &t A title\nstatus: draft\ntags: [*t, *t]\n---\n")
     out = cli(rec, "lint", "--no-cache")
     assert "NOTE-002.md:5:4: RK102 front matter has an alias inside the value it refers to" in out.stdout
-    assert "NOTE-003.md:" not in out.stdout.replace("NOTE-003.md:2:5: RK307", "")
+    assert not [ln for ln in out.stdout.splitlines() if "NOTE-003.md" in ln and "RK102" in ln]
     import recordkit
     c = recordkit.load(rec)
     assert c.records["NOTE-003"].meta["tags"] == ["A title", "A title"]
