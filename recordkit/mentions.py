@@ -408,8 +408,10 @@ def scan_suppressions(text: str) -> dict[int, frozenset]:
     """``<!-- recordkit: ignore RK305 -->`` lines: the codes they silence, by
     the line they apply to (the next line; and their own line)."""
     out: dict[int, set] = {}
+    line, last = 1, 0
     for m in _SUPPRESS_RE.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line += text.count("\n", last, m.start())   # counted on from the last one: linear
+        last = m.start()
         codes = {c for c in re.split(r"[\s,]+", m.group(1)) if c}
         for ln in (line, line + 1):
             out.setdefault(ln, set()).update(codes)

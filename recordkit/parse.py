@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import stat
+from bisect import bisect_right
 from pathlib import Path
 
 import yaml
@@ -199,6 +200,62 @@ def _positions(node, path, line0, keys, values):
             _positions(item, p, line0, keys, values)
 
 
+# Lines.  recordkit's line is what editors, ``grep -n`` and git show: a line
+# ends at "\n" (a "\r" just before it belongs to the line ending).  A lone
+# "\r", U+0085, U+2028 and U+2029 are characters inside a line.  YAML (and
+# PyYAML's marks) also breaks lines at those four, so when a front matter
+# holds one, the marks' lines and columns are converted to recordkit's.
+_YAML_ONLY_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_YAML_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _has_yaml_only_breaks(fm_text: str) -> bool:
+    return any(c in fm_text for c in _YAML_ONLY_BREAKS)
+
+
+class _LineMap:
+    """Converts PyYAML's (line, column) in a front matter, counted with YAML's
+    line breaks, to recordkit's (line, column), counted with "\n" only."""
+
+    def __init__(self, fm_text: str, line0: int):
+        self.text = fm_text
+        self.line0 = line0
+        self.ystarts = [0] + [m.end() for m in _YAML_BREAK_RE.finditer(fm_text)]
+        self.nstarts = [0] + [m.end() for m in re.finditer("\n", fm_text)]
+
+    def offset(self, yline: int, ycol: int) -> int:
+        """Character offset in the front matter of a YAML (0-based) line and column."""
+        if yline >= len(self.ystarts):
+            return len(self.text)
+        return min(self.ystarts[yline] + ycol, len(self.text))
+
+    def pos(self, yline: int, ycol: int) -> tuple[int, int]:
+        """File (line, col), 1-based, of a YAML (0-based) line and column."""
+        off = self.offset(yline, ycol)
+        k = bisect_right(self.nstarts, off) - 1
+        return k + self.line0, off - self.nstarts[k] + 1
+
+    def convert(self, table: dict) -> None:
+        """Convert a keys or values table of positions in place."""
+        l0 = self.line0
+        for p, (line, col, end_line, end_col) in table.items():
+            a = self.pos(line - l0, col - 1)
+            b = self.pos(end_line - l0, end_col - 1)
+            table[p] = (a[0], a[1], b[0], b[1])
+
+    def check_keys(self, keys: dict) -> bool:
+        """Whether each (converted) key position holds its key's first character."""
+        starts = self.nstarts
+        for p, (line, col, _, _) in keys.items():
+            k = p[-1] if p else None
+            if not isinstance(k, str) or not k:
+                continue
+            off = starts[line - self.line0] + col - 1 if line - self.line0 < len(starts) else -1
+            if off < 0 or off >= len(self.text) or self.text[off] not in (k[0], "'", '"', "?"):
+                return False
+        return True
+
+
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
     """Parse a decoded file.  Returns the record and its load diagnostics."""
     rec = Record(path=path, relpath=relpath, _text=text)
@@ -241,12 +298,15 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + line0) if mark else line0
         col = (mark.column + 1) if mark else 1
+        if mark and _has_yaml_only_breaks(fm_text):
+            line, col = _LineMap(fm_text, line0).pos(mark.line, mark.column)
         problem = exc.problem or exc.context or "invalid YAML"
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {problem}", path, line, col, line, col + 1))
         return rec, diags
     except AliasBomb as exc:
         mark = exc.node.start_mark
-        line, col = mark.line + line0, mark.column + 1
+        line, col = _LineMap(fm_text, line0).pos(mark.line, mark.column) if _has_yaml_only_breaks(fm_text) \
+            else (mark.line + line0, mark.column + 1)
         diags.append(Diagnostic("RK102", str(exc), path, line, col, line, col + 1))
         return rec, diags
     except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
@@ -259,6 +319,13 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
         return rec, diags
+    if _has_yaml_only_breaks(fm_text):
+        lm = _LineMap(fm_text, line0)
+        lm.convert(keys)
+        lm.convert(values)
+        if not lm.check_keys(keys):
+            rec.__dict__["_no_fix"] = ("its front matter's positions cannot be mapped to lines safely "
+                                       "(it holds a line break other than \\n or \\r\\n)")
     rec.meta = data
     rec.keys, rec.values = keys, values
     rid = data.get("id")
@@ -289,6 +356,11 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
         return keys, values
     if node is not None:
         _positions(node, (), 2, keys, values)
+        fm_text = text[m.end():close.start()]
+        if _has_yaml_only_breaks(fm_text):
+            lm = _LineMap(fm_text, 2)
+            lm.convert(keys)
+            lm.convert(values)
     return keys, values
 
 

@@ -137,3 +137,52 @@ def test_recursive_alias_and_modest_aliases(rec):
     assert c.records["NOTE-003"].meta["tags"] == ["A title", "A title"]
     # an alias is where its anchor's value is written (PyYAML shares the node)
     assert c.records["NOTE-003"].values[("tags", 1)][:2] == (3, 8)
+
+
+@pytest.mark.parametrize("br", ["\u2028", "\u2029", "\x85", "\r"])
+def test_yaml_only_line_breaks_keep_lines_and_fixes_in_place(rec, br):
+    """PyYAML breaks lines at U+2028, U+2029, U+0085 and a lone CR; editors
+    (and recordkit) do not.  Diagnostics were a line off and --fix wrote
+    the kebab-case tag one line off, garbling the file."""
+    text = (f"---\nid: NOTE-002\ntitle: \"One{br}title\"\nstatus: draft\nnote_x: a{br} b\n"
+            f"tags: [fine, Bad_Tag]\n---\nBody.\n")
+    p = rec / "note" / "NOTE-002.md"
+    p.write_bytes(text.encode("utf-8"))
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:6:14: RK206 [*] tag 'Bad_Tag' is not kebab-case" in out.stdout, out.stdout
+    assert "NOTE-002.md:5:1: RK203 unknown field `note_x`" in out.stdout, out.stdout
+    out = cli(rec, "lint", "--fix", "--no-cache")
+    assert "Traceback" not in out.stderr
+    assert p.read_bytes().decode("utf-8") == text.replace("Bad_Tag", "bad-tag")
+
+
+def test_line_text_counts_newlines_only():
+    from pathlib import Path
+    from recordkit.model import Record
+    r = Record(path=Path("x.md"), relpath="x.md", _text="a\u2028b\r\nc\rd\n\ne")
+    assert [r.line_text(i) for i in range(0, 6)] == ["", "a\u2028b", "c\rd", "", "e", ""]
+
+
+def test_fix_refuses_a_file_whose_positions_are_unsafe(rec):
+    """When the parser cannot map a front matter's positions to lines (it
+    flags the record), --fix leaves the file alone and says why."""
+    import recordkit
+    from recordkit.lint import lint
+    from recordkit.lint.fix import fix_corpus
+    p = rec / "note" / "NOTE-002.md"
+    text = "---\nid: NOTE-002\ntitle: t\nstatus: draft\ntags: [Bad_Tag]\n---\n"
+    p.write_text(text)
+    c = recordkit.load(rec)
+    c.records["NOTE-002"].__dict__["_no_fix"] = "positions cannot be mapped"
+    report, _ = fix_corpus(c, lambda corpus: lint(corpus).diagnostics)
+    assert report.refused == [p] and report.reasons[p] == "positions cannot be mapped"
+    assert p.read_text() == text
+
+
+def test_positions_are_checked_against_the_keys():
+    from recordkit.parse import _LineMap
+    fm = "a: 1\u2028b: 2\n"
+    lm = _LineMap(fm, 2)
+    assert lm.pos(1, 0) == (2, 6)
+    assert lm.check_keys({("a",): (2, 1, 2, 2), ("b",): (2, 6, 2, 7)})
+    assert not lm.check_keys({("b",): (2, 1, 2, 2)})

@@ -20,6 +20,7 @@ class FixReport:
     texts: dict = field(default_factory=dict)       # path -> text after the last fix
     spans: dict = field(default_factory=dict)       # path -> [(start, end, content)] of the fixes applied, per pass
     refused: list = field(default_factory=list)     # paths whose fixed text would not parse
+    reasons: dict = field(default_factory=dict)     # path -> why it was refused, when not that
 
 
 def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple[FixReport, object]:
@@ -38,6 +39,11 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
         for path, fixes in by_file.items():
             rec = corpus.by_path(path)
             if rec is None or not rec.ok:
+                continue
+            if rec.__dict__.get("_no_fix"):   # positions the parser could not map safely
+                if path not in report.refused:
+                    report.refused.append(path)
+                    report.reasons[path] = rec.__dict__["_no_fix"]
                 continue
             before = rec.text
             after, skipped = apply_fixes(before, fixes)
