@@ -75,7 +75,7 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
             rec.suppressions, rec.kind, rec.id,
             {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
             rec.__dict__.get("_code"), rec.__dict__.get("_fence_infos"), rec.__dict__.get("_analysis"),
-            rec.digest, rec.stat,
+            rec.digest, rec.stat, rec.__dict__.get("_no_fix"),
             [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags])
 
 
@@ -83,7 +83,7 @@ def _unflat(f: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
     """The record ``_flat`` packed; ``p`` is its path as the parent has it
     (parsing the path string again would cost more than the rest)."""
     (path, relpath, text, meta, keys, values, fm_line, fm_end_line, body_offset, body_line, mention_targets,
-     suppressions, kind, rid, relations, code, infos, analysis, digest, stat, diags) = f
+     suppressions, kind, rid, relations, code, infos, analysis, digest, stat, no_fix, diags) = f
     is_raw = isinstance(text, bytes)
     rec = Record(path=p, relpath=relpath, _text=None if is_raw else text, _raw=text if is_raw else None,
                  meta=meta, _keys=keys, _values=values, fm_line=fm_line,
@@ -98,6 +98,8 @@ def _unflat(f: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
         rec.__dict__["_fence_infos"] = infos
     if analysis is not None:
         rec.__dict__["_analysis"] = analysis
+    if no_fix is not None:
+        rec.__dict__["_no_fix"] = no_fix
     return rec, [Diagnostic(c, msg, p, ln, col, el, ec) for c, msg, ln, col, el, ec in diags]
 
 

@@ -186,3 +186,15 @@ def test_positions_are_checked_against_the_keys():
     assert lm.pos(1, 0) == (2, 6)
     assert lm.check_keys({("a",): (2, 1, 2, 2), ("b",): (2, 6, 2, 7)})
     assert not lm.check_keys({("b",): (2, 1, 2, 2)})
+
+
+def test_the_no_fix_flag_travels_from_a_helper_process(tmp_path):
+    from pathlib import Path
+    from recordkit.parallel import _flat, _unflat
+    from recordkit.parse import parse_text
+    from recordkit.schema import load_schema
+    schema = load_schema()
+    rec, diags = parse_text(NOTE, Path("/x/NOTE-001.md"), "NOTE-001.md", schema)
+    rec.__dict__["_no_fix"] = "why"
+    back, _ = _unflat(_flat(rec, diags), schema.mention_re, rec.path)
+    assert back.__dict__.get("_no_fix") == "why"
