@@ -71,7 +71,9 @@ def _fence_lines(body: str, ticks=None):
                 continue
             # the line start, searched back only to the last run's (a body
             # with no newline and many runs would be quadratic otherwise)
-            ls = max(ls, body.rfind("\n", prev, i) + 1)
+            k = body.rfind("\n", prev, i)
+            if k >= 0:
+                ls = k + 1
             prev = i
             if i - ls <= _MAX_FENCE_INDENT and not body[ls:i].strip(" \t"):
                 le = body.find("\n", j)
@@ -81,7 +83,9 @@ def _fence_lines(body: str, ticks=None):
         i = body.find(needle)
         ls = prev = 0
         while i >= 0:
-            ls = max(ls, body.rfind("\n", prev, i) + 1)
+            k = body.rfind("\n", prev, i)
+            if k >= 0:
+                ls = k + 1
             prev = i
             if i - ls <= _MAX_FENCE_INDENT and not body[ls:i].strip(" \t"):
                 j = i
@@ -223,27 +227,33 @@ def _code_spans(body: str, ranges: list, ticks=None) -> None:
     # paragraph ends at a blank line, at a code block, at a heading line and
     # at a list item's first line
     runs = []
+    append = runs.append
     bi, nb = 0, len(blocks)
     para = 0
     last_end = 0
+    find = body.find
+    by_width: dict[tuple[int, int], list[int]] = {}
     for m in ticks:
-        s = m.start()
-        while bi < nb and blocks[bi][1] <= s:
-            bi += 1
-        if bi < nb and blocks[bi][0] <= s:
-            continue
-        if bi and blocks[bi - 1][1] > last_end:
-            last_end = blocks[bi - 1][1]
-            para += 1        # a code block between this run and the last
-        if runs and _breaks_paragraph(body, runs[-1][1], s):
+        s, e = m.span()
+        if nb:
+            while bi < nb and blocks[bi][1] <= s:
+                bi += 1
+            if bi < nb and blocks[bi][0] <= s:
+                continue
+            if bi and blocks[bi - 1][1] > last_end:
+                para += 1        # a code block between this run and the last
+        if runs and find("\n", last_end, s) >= 0 and _breaks_paragraph(body, last_end, s):
             para += 1
-        runs.append((s, m.end(), para))
-        last_end = max(last_end, m.end())
+        key = (para, e - s)
+        same = by_width.get(key)
+        if same is None:
+            by_width[key] = [len(runs)]
+        else:
+            same.append(len(runs))
+        append((s, e, para))
+        last_end = e
     if not runs:
         return
-    by_width: dict[tuple[int, int], list[int]] = {}
-    for k, (s, e, p) in enumerate(runs):
-        by_width.setdefault((p, e - s), []).append(k)
     i, n = 0, len(runs)
     while i < n:
         s, e, p = runs[i]
