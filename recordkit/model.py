@@ -160,6 +160,7 @@ class Record:
     def text(self, value: str) -> None:
         self._text = value
         self._raw = None
+        self.__dict__.pop("_line_starts", None)
 
     @property
     def body(self) -> str:
@@ -241,8 +242,25 @@ class Record:
         return self.key_pos(*path)
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        """The text of a 1-based line, without its line ending.  Lines end
+        at "\n" only (as editors and positions count them: a lone "\r",
+        U+0085, U+2028 and U+2029 stay inside the line).  The line starts
+        are found once per record."""
+        starts = self.__dict__.get("_line_starts")
+        text = self.text
+        if starts is None:
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self.__dict__["_line_starts"] = starts
+        if not 0 < line <= len(starts) or (line == len(starts) and starts[-1] == len(text) and line > 1):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(text)
+        s = text[starts[line - 1]:end]
+        return s[:-1] if s.endswith("\r") else s
 
 
 @dataclass(slots=True)

@@ -16,6 +16,12 @@ from typing import Iterable
 from .edges import id_sort_key
 
 
+#: ids longer than this get no suggestion and suggest nothing: their
+#: one-character deletions would take memory quadratic in their length (a
+#: 37 KB id took 0.8 GB), and no one mistypes an id that long
+MAX_ID_LENGTH = 64
+
+
 def _deletions(s: str) -> set[str]:
     return {s[:i] + s[i + 1:] for i in range(len(s))}
 
@@ -45,6 +51,8 @@ class IdIndex:
         self.ids = set(ids)
         keys: dict[str, list[str]] = {}
         for i in self.ids:
+            if len(i) > MAX_ID_LENGTH:
+                continue
             u = i.upper()
             keys.setdefault(u, []).append(i)
             for d in _deletions(u):
@@ -54,6 +62,8 @@ class IdIndex:
     def closest(self, target: str, exclude: str | None = None) -> str | None:
         """The existing id one edit (or only case) away from ``target``,
         preferring the same kind, then the lowest id; None when there is none."""
+        if len(target) > MAX_ID_LENGTH + 1:
+            return None
         t = target.upper()
         found = set()
         for k in _deletions(t) | {t}:

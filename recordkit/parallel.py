@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from .model import Diagnostic, Record, Target
-from .parse import read_record
+from .parse import DEFAULT_MAX_FILE_SIZE, read_record
 
 #: below this many files the fork costs more than it saves
 MIN_FILES = 2000
@@ -45,16 +45,17 @@ def default_jobs(n_files: int) -> int:
     return max(1, min(cpus, 4))
 
 
-def parse_serial(items, schema, analyze=None, keep_bytes: bool = False):
+def parse_serial(items, schema, analyze=None, keep_bytes: bool = False, max_size: int = DEFAULT_MAX_FILE_SIZE):
     """Parse each file; with ``analyze``, also keep ``analyze(record)`` of
     each readable record as its ``_analysis`` (run right after the parse,
     in the process that parsed it).  ``keep_bytes``: each record keeps the
-    file's bytes too (a helper sends them)."""
+    file's bytes too (a helper sends them).  ``max_size``: the largest
+    file read (see :func:`recordkit.parse.read_record`)."""
     if analyze is None and not keep_bytes:
-        return [read_record(path, rel, schema) for path, rel in items]
+        return [read_record(path, rel, schema, False, max_size) for path, rel in items]
     out = []
     for path, rel in items:
-        rec, diags = read_record(path, rel, schema, keep_bytes)
+        rec, diags = read_record(path, rel, schema, keep_bytes, max_size)
         if analyze is not None and rec.ok:
             rec.__dict__["_analysis"] = analyze(rec)
         out.append((rec, diags))
@@ -74,7 +75,7 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
             rec.suppressions, rec.kind, rec.id,
             {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
             rec.__dict__.get("_code"), rec.__dict__.get("_fence_infos"), rec.__dict__.get("_analysis"),
-            rec.digest, rec.stat,
+            rec.digest, rec.stat, rec.__dict__.get("_no_fix"),
             [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags])
 
 
@@ -82,7 +83,7 @@ def _unflat(f: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
     """The record ``_flat`` packed; ``p`` is its path as the parent has it
     (parsing the path string again would cost more than the rest)."""
     (path, relpath, text, meta, keys, values, fm_line, fm_end_line, body_offset, body_line, mention_targets,
-     suppressions, kind, rid, relations, code, infos, analysis, digest, stat, diags) = f
+     suppressions, kind, rid, relations, code, infos, analysis, digest, stat, no_fix, diags) = f
     is_raw = isinstance(text, bytes)
     rec = Record(path=p, relpath=relpath, _text=None if is_raw else text, _raw=text if is_raw else None,
                  meta=meta, _keys=keys, _values=values, fm_line=fm_line,
@@ -97,14 +98,16 @@ def _unflat(f: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
         rec.__dict__["_fence_infos"] = infos
     if analysis is not None:
         rec.__dict__["_analysis"] = analysis
+    if no_fix is not None:
+        rec.__dict__["_no_fix"] = no_fix
     return rec, [Diagnostic(c, msg, p, ln, col, el, ec) for c, msg, ln, col, el, ec in diags]
 
 
-def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
-    """``parse_serial(items, schema, analyze)``, with ``jobs - 1`` forked
-    helpers (``analyze``'s results must pickle)."""
+def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list:
+    """``parse_serial(items, schema, analyze, max_size=max_size)``, with
+    ``jobs - 1`` forked helpers (``analyze``'s results must pickle)."""
     if jobs <= 1 or len(items) < 2:
-        return parse_serial(items, schema, analyze)
+        return parse_serial(items, schema, analyze, max_size=max_size)
     # Contiguous shares keep each child's files together on disk.  The parent
     # takes a larger share: a helper parses 15% slower per file (its first
     # writes to inherited pages cost copies) and then packs its results,
@@ -122,9 +125,9 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
         analyze.before_fork()
 
     def in_helper(share):
-        return [_flat(rec, d) for rec, d in parse_serial(share, schema, analyze, keep_bytes=True)]
+        return [_flat(rec, d) for rec, d in parse_serial(share, schema, analyze, True, max_size)]
 
-    results = fork_map(in_helper, shares, first=lambda share: parse_serial(share, schema, analyze))
+    results = fork_map(in_helper, shares, first=lambda share: parse_serial(share, schema, analyze, max_size=max_size))
     out = results[0]
     mention_re = schema.mention_re
     for share, flats in zip(shares[1:], results[1:]):
@@ -132,7 +135,7 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
             out.extend(_unflat(f, mention_re, item[0]) for f, item in zip(flats, share))
         else:  # pragma: no cover - a helper that answered for other files
             STATS["fallbacks"] += 1
-            out.extend(parse_serial(share, schema, analyze))
+            out.extend(parse_serial(share, schema, analyze, max_size=max_size))
     return out
 
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
+from bisect import bisect_right
 from pathlib import Path
 
 import yaml
 
+from .config import DEFAULT_MAX_FILE_SIZE
 from .mentions import code_ranges, mention_targets, scan_suppressions
 from .model import Diagnostic, Record
 
@@ -67,6 +70,61 @@ _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
+
+
+#: how many values YAML aliases may add to a front matter once expanded
+#: ("billion laughs": 0.5 KB of aliases expanding to millions of values)
+MAX_ALIAS_EXPANSION = 10_000
+
+
+class AliasBomb(Exception):
+    """The front matter's aliases expand to too much, or refer to themselves."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.node = node
+
+
+def _check_aliases(node) -> None:
+    """Raise :class:`AliasBomb` when aliases make ``node`` (a composed
+    document, where an alias is the same node object as its anchor) expand
+    to more than ``MAX_ALIAS_EXPANSION`` values beyond its distinct nodes,
+    or when an alias refers to a node that contains it.  Linear in the
+    distinct nodes: each node's expanded size is worked out once."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    # iterative post-order walk (a deep document must not hit the recursion limit)
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        key = id(n)
+        if done:
+            open_.discard(key)
+            total = 1
+            if isinstance(n, yaml.MappingNode):
+                for k, v in n.value:
+                    total += size[id(k)] + size[id(v)]
+            elif isinstance(n, yaml.SequenceNode):
+                for item in n.value:
+                    total += size[id(item)]
+            size[key] = total
+            if total - len(size) > MAX_ALIAS_EXPANSION:
+                raise AliasBomb(f"front matter is too large once its aliases are expanded: {total:,} values "
+                                f"or more here, and aliases may add at most {MAX_ALIAS_EXPANSION:,}", n)
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise AliasBomb("front matter has an alias inside the value it refers to (a recursive structure)", n)
+        open_.add(key)
+        stack.append((n, True))
+        if isinstance(n, yaml.MappingNode):
+            for k, v in reversed(n.value):
+                stack.append((v, False))
+                stack.append((k, False))
+        elif isinstance(n, yaml.SequenceNode):
+            for item in reversed(n.value):
+                stack.append((item, False))
 
 
 def _build(loader, node, path, line0, keys, values):
@@ -142,6 +200,62 @@ def _positions(node, path, line0, keys, values):
             _positions(item, p, line0, keys, values)
 
 
+# Lines.  recordkit's line is what editors, ``grep -n`` and git show: a line
+# ends at "\n" (a "\r" just before it belongs to the line ending).  A lone
+# "\r", U+0085, U+2028 and U+2029 are characters inside a line.  YAML (and
+# PyYAML's marks) also breaks lines at those four, so when a front matter
+# holds one, the marks' lines and columns are converted to recordkit's.
+_YAML_ONLY_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_YAML_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _has_yaml_only_breaks(fm_text: str) -> bool:
+    return any(c in fm_text for c in _YAML_ONLY_BREAKS)
+
+
+class _LineMap:
+    """Converts PyYAML's (line, column) in a front matter, counted with YAML's
+    line breaks, to recordkit's (line, column), counted with "\n" only."""
+
+    def __init__(self, fm_text: str, line0: int):
+        self.text = fm_text
+        self.line0 = line0
+        self.ystarts = [0] + [m.end() for m in _YAML_BREAK_RE.finditer(fm_text)]
+        self.nstarts = [0] + [m.end() for m in re.finditer("\n", fm_text)]
+
+    def offset(self, yline: int, ycol: int) -> int:
+        """Character offset in the front matter of a YAML (0-based) line and column."""
+        if yline >= len(self.ystarts):
+            return len(self.text)
+        return min(self.ystarts[yline] + ycol, len(self.text))
+
+    def pos(self, yline: int, ycol: int) -> tuple[int, int]:
+        """File (line, col), 1-based, of a YAML (0-based) line and column."""
+        off = self.offset(yline, ycol)
+        k = bisect_right(self.nstarts, off) - 1
+        return k + self.line0, off - self.nstarts[k] + 1
+
+    def convert(self, table: dict) -> None:
+        """Convert a keys or values table of positions in place."""
+        l0 = self.line0
+        for p, (line, col, end_line, end_col) in table.items():
+            a = self.pos(line - l0, col - 1)
+            b = self.pos(end_line - l0, end_col - 1)
+            table[p] = (a[0], a[1], b[0], b[1])
+
+    def check_keys(self, keys: dict) -> bool:
+        """Whether each (converted) key position holds its key's first character."""
+        starts = self.nstarts
+        for p, (line, col, _, _) in keys.items():
+            k = p[-1] if p else None
+            if not isinstance(k, str) or not k:
+                continue
+            off = starts[line - self.line0] + col - 1 if line - self.line0 < len(starts) else -1
+            if off < 0 or off >= len(self.text) or self.text[off] not in (k[0], "'", '"', "?"):
+                return False
+        return True
+
+
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
     """Parse a decoded file.  Returns the record and its load diagnostics."""
     rec = Record(path=path, relpath=relpath, _text=text)
@@ -173,6 +287,8 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         loader = _Loader(fm_text)
         try:
             node = loader.get_single_node()
+            if node is not None and "*" in fm_text:
+                _check_aliases(node)
             keys: dict = {}
             values: dict = {}
             data = _build(loader, node, (), line0, keys, values) if node is not None else None
@@ -182,8 +298,16 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + line0) if mark else line0
         col = (mark.column + 1) if mark else 1
+        if mark and _has_yaml_only_breaks(fm_text):
+            line, col = _LineMap(fm_text, line0).pos(mark.line, mark.column)
         problem = exc.problem or exc.context or "invalid YAML"
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {problem}", path, line, col, line, col + 1))
+        return rec, diags
+    except AliasBomb as exc:
+        mark = exc.node.start_mark
+        line, col = _LineMap(fm_text, line0).pos(mark.line, mark.column) if _has_yaml_only_breaks(fm_text) \
+            else (mark.line + line0, mark.column + 1)
+        diags.append(Diagnostic("RK102", str(exc), path, line, col, line, col + 1))
         return rec, diags
     except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {exc}", path, line0, 1))
@@ -195,6 +319,13 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
         return rec, diags
+    if _has_yaml_only_breaks(fm_text):
+        lm = _LineMap(fm_text, line0)
+        lm.convert(keys)
+        lm.convert(values)
+        if not lm.check_keys(keys):
+            rec.__dict__["_no_fix"] = ("its front matter's positions cannot be mapped to lines safely "
+                                       "(it holds a line break other than \\n or \\r\\n)")
     rec.meta = data
     rec.keys, rec.values = keys, values
     rid = data.get("id")
@@ -217,12 +348,19 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
         loader = _Loader(text[m.end():close.start()])
         try:
             node = loader.get_single_node()
+            if node is not None and "*" in text:
+                _check_aliases(node)
         finally:
             loader.dispose()
-    except yaml.YAMLError:
+    except (yaml.YAMLError, AliasBomb):
         return keys, values
     if node is not None:
         _positions(node, (), 2, keys, values)
+        fm_text = text[m.end():close.start()]
+        if _has_yaml_only_breaks(fm_text):
+            lm = _LineMap(fm_text, 2)
+            lm.convert(keys)
+            lm.convert(values)
     return keys, values
 
 
@@ -251,12 +389,23 @@ def _collect_relations(rec: Record, schema) -> None:
                                    for i, v in enumerate(value) if isinstance(v, str)]
 
 
-def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False) -> tuple[Record, list[Diagnostic]]:
+
+
+class NotRead(Exception):
+    """The path is not a regular file, or is larger than the size cap."""
+
+
+def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False,
+                max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[Record, list[Diagnostic]]:
     """Read and parse the file at ``path``.  ``keep_bytes``: also keep the
     file's bytes as ``_bytes`` when they decoded (for a helper process to
-    send)."""
+    send).  Only a regular file (or a symbolic link to one) of at most
+    ``max_size`` bytes is read; anything else is an RK109 diagnostic."""
     try:
-        data, st = _read(path)
+        data, st = _read(path, max_size)
+    except NotRead as exc:
+        rec = Record(path=path, relpath=relpath)
+        return rec, [Diagnostic("RK109", str(exc), path, 1, 1)]
     except OSError as exc:
         rec = Record(path=path, relpath=relpath)
         return rec, [Diagnostic("RK103", f"file cannot be read: {exc.strerror or exc}", path, 1, 1)]
@@ -269,24 +418,62 @@ def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False) -> t
     return rec, diags
 
 
-def _read(path) -> tuple[bytes, os.stat_result]:
+def _size(n: int) -> str:
+    for unit, k in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= k:
+            return f"{n / k:.1f} {unit}".replace(".0 ", " ")
+    return f"{n} bytes"
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _read(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[bytes, os.stat_result]:
     """The file's bytes and its stat, with plain system calls (half the cost
-    of ``open()``'s buffered file object, which matters 10,000 times)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    of ``open()``'s buffered file object, which matters 10,000 times).
+
+    Opened without blocking (a named pipe would wait for a writer forever)
+    and read only when it is a regular file, at most ``max_size`` bytes (a
+    link to ``/dev/zero`` or a file that grows as it is read cannot exhaust
+    memory)."""
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
     try:
         st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRead(f"not read: the path is {_kind_of(st.st_mode)}, not a regular file")
+        if st.st_size > max_size:
+            raise NotRead(f"not read: the file is {_size(st.st_size)}, larger than max_file_size "
+                          f"({_size(max_size)})")
         data = os.read(fd, st.st_size + 1)
         if len(data) != st.st_size:   # short read, or the file grew: read to the end
             chunks = [data]
-            while True:
-                more = os.read(fd, 1 << 20)
+            got = len(data)
+            while got <= max_size:
+                more = os.read(fd, min(1 << 20, max_size + 1 - got))
                 if not more:
                     break
                 chunks.append(more)
+                got += len(more)
+            if got > max_size:
+                raise NotRead(f"not read: the file grew past max_file_size ({_size(max_size)}) as it was read")
             data = b"".join(chunks)
     finally:
         os.close(fd)
     return data, st
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def parse_bytes(data: bytes, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:

@@ -89,6 +89,35 @@ def invalid_utf8(ctx):
     """
 
 
+@rule("RK109", "file-not-read", "error", scope="load")
+def file_not_read(ctx):
+    """A `*.md` path under the record root is not a regular file, or is larger than `max_file_size`.
+
+    ## What it does
+    Reports a path named like a record that recordkit does not read: a named
+    pipe (FIFO), a device, a socket, a symbolic link to one of these (such
+    as a link to `/dev/zero`), or a file larger than the `max_file_size`
+    configuration setting (4 MB unless set).  A symbolic link to a regular
+    file is read like the file, wherever the file is.
+
+    ## Why is this bad
+    Reading a named pipe waits for a writer that never comes; reading a
+    device may never end; a file of many megabytes is not a note but a data
+    dump or an accident, and would make every command slow.  Nothing in the
+    file reaches the graph.
+
+    ## Example
+    `records/note/NOTE-001.md` is a link to `/dev/zero`, or a 50 MB export
+    pasted into a note.
+
+    ## Use instead
+    Replace the link by the record it should be, move the data out of the
+    record folder (or exclude it with `[tool.recordkit.lint] exclude`), or
+    raise `max_file_size` in the configuration if the file really is a
+    record.
+    """
+
+
 @rule("RK104", "front-matter-not-mapping", "error", scope="load")
 def front_matter_not_mapping(ctx):
     """The front matter is empty, or a list or scalar instead of a mapping.
