@@ -149,7 +149,7 @@ def test_yaml_only_line_breaks_keep_lines_and_fixes_in_place(rec, br):
     p = rec / "note" / "NOTE-002.md"
     p.write_bytes(text.encode("utf-8"))
     out = cli(rec, "lint", "--no-cache")
-    assert "NOTE-002.md:6:14: RK206 [*] tag 'Bad_Tag' is not kebab-case" in out.stdout, out.stdout
+    assert "NOTE-002.md:6:14: RK206 [*] tag `Bad_Tag` is not kebab-case" in out.stdout, out.stdout
     assert "NOTE-002.md:5:1: RK203 unknown field `note_x`" in out.stdout, out.stdout
     out = cli(rec, "lint", "--fix", "--no-cache")
     assert "Traceback" not in out.stderr
