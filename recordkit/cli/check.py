@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from ..common.text import path_text, terminal_safe
 from .context import pass_ctx
 
 _VERDICT_STYLE = {"pass": "green", "fail": "red", "error": "red", "timeout": "yellow", "crashed": "magenta"}
@@ -77,13 +78,13 @@ def command(ctx, ids, jobs, timeout, max_timeout, memory, pass_env, no_cache, fm
     try:
         mem = parse_size(memory)
     except (ValueError, OverflowError):
-        raise click.BadParameter(f"{memory!r} is not a size such as 512M or 4G", param_hint="--memory")
+        raise click.BadParameter(f"{memory} is not a size such as 512M or 4G", param_hint="--memory")
     pass_env = tuple(n.strip() for item in pass_env for n in item.split(",") if n.strip())
     corpus = ctx.corpus
     disc = discover_all(corpus)
     cited = citations(corpus, disc.checks)
     for p in disc.problems:
-        click.echo(f"recordkit: {_rel(p.path)}:{p.line}: {p.message}", err=True)
+        click.echo(_t(f"recordkit: {_rel(p.path)}:{p.line}: {p.message}"), err=True)
 
     if list_only:
         results = load_results(corpus, disc.checks)
@@ -155,7 +156,7 @@ def _print_table(results, cited, quiet=False) -> None:
         if quiet and r.verdict == "pass":
             continue
         secs = f"{r.seconds:.2f}" + (" (cached)" if r.cached else "")
-        rows.append((r.id, _records(cited.get(r.id, [])), _fmt(r.discrepancy), _fmt(r.tolerance),
+        rows.append((_t(r.id), _records(cited.get(r.id, [])), _fmt(r.discrepancy), _fmt(r.tolerance),
                      r.verdict, secs, r))
     if not rows:
         return
@@ -174,7 +175,7 @@ def _print_table(results, cited, quiet=False) -> None:
             tol = r.tolerance if r.tolerance is not None else math.inf
             for k, v in items[:_MAX_ENTRIES]:
                 over = not (math.isfinite(v) and v <= tol)
-                name = _short("  · " + k, name_w)
+                name = _short("  · " + _t(str(k)), name_w)
                 value = _fmt(v)
                 if len(value) > w[2]:
                     value = value[:w[2]]
@@ -195,23 +196,23 @@ def _print_details(results, show_report, verbose=False) -> None:
                 what = f"measured {r.discrepancy:.6g} > tolerance {r.tolerance:.6g}"
                 if r.discrepancies and r.worst is not None:
                     over = sum(1 for v in r.discrepancies.values() if not (math.isfinite(v) and v <= r.tolerance))
-                    what += f" (entry {r.worst!r}; {over} of {len(r.discrepancies)} entries above tolerance)"
+                    what += f" (entry `{r.worst}`; {over} of {len(r.discrepancies)} entries above tolerance)"
             else:
                 what = r.message
-            click.echo(click.style(f"FAIL {r.id}", fg="red", bold=True) + f" ({_rel(r.path)}:{r.line}): {what}")
+            click.echo(click.style(f"FAIL {_t(r.id)}", fg="red", bold=True) + _t(f" ({_rel(r.path)}:{r.line}): {what}"))
         elif r.verdict != "pass":
             click.echo("")
-            click.echo(click.style(f"{r.verdict.upper()} {r.id}", fg=_VERDICT_STYLE[r.verdict], bold=True)
-                       + f" ({_rel(r.path)}:{r.line}): {r.message}")
+            click.echo(click.style(f"{r.verdict.upper()} {_t(r.id)}", fg=_VERDICT_STYLE[r.verdict], bold=True)
+                       + _t(f" ({_rel(r.path)}:{r.line}): {r.message}"))
             if r.traceback:
                 for l in r.traceback.splitlines():
-                    click.echo("    " + _rel_in(l))
+                    click.echo(_t("    " + _rel_in(l)))
         if verbose and r.claim:
-            click.echo(f"\n{r.id}: {r.claim}")
+            click.echo(_t(f"\n{r.id}: {r.claim}"))
         if r.report and r.id in show_report:
             click.echo("")
-            click.echo(click.style(f"── {r.id} report ──", bold=True))
-            click.echo(r.report.rstrip("\n"))
+            click.echo(click.style(f"── {_t(r.id)} report ──", bold=True))
+            click.echo(_t(r.report.rstrip("\n")))
 
 
 def _summary(results, elapsed: float) -> str:
@@ -241,10 +242,10 @@ def _print_list(disc, cited, results, fmt) -> None:
         return
     for row in rows:
         dup = "  [defined more than once]" if row["duplicate"] else ""
-        click.echo(f"{row['id']}  {row['form']}  {row['file']}:{row['line']}  tolerance {_fmt(row['tolerance'])}"
-                   f"  last: {row['last']}  records: {_records(row['records'], 6)}{dup}")
+        click.echo(_t(f"{row['id']}  {row['form']}  {row['file']}:{row['line']}  tolerance {_fmt(row['tolerance'])}"
+                      f"  last: {row['last']}  records: {_records(row['records'], 6)}{dup}"))
         if row["claim"]:
-            click.echo(f"    {row['claim']}")
+            click.echo(_t(f"    {row['claim']}"))
 
 
 # -- json ---------------------------------------------------------------------------
@@ -260,11 +261,16 @@ def _json(r, cited) -> dict:
     }
 
 
+def _t(text) -> str:
+    """Text from a check or a record, safe to print on a terminal."""
+    return terminal_safe(str(text))
+
+
 def _rel(path) -> str:
     try:
-        return Path(os.path.relpath(path)).as_posix()
+        return path_text(Path(os.path.relpath(path)).as_posix())
     except ValueError:
-        return str(path)
+        return path_text(str(path))
 
 
 def _rel_in(line: str) -> str:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..config import load_config
+from ..common.text import path_text
+from ..config import ConfigError, load_config
 
 
 class Context:
@@ -46,6 +47,7 @@ class Context:
         """The corpus, loaded on first use (``load_options`` go to
         :func:`recordkit.load` then, and are ignored once it is loaded)."""
         if self._corpus is None:
+            self._check_root()
             from ..common.gcpause import gc_paused
             from ..corpus.loader import load
             # A command runs once over a corpus that lives until it exits.
@@ -57,6 +59,26 @@ class Context:
             with gc_paused(keep_frozen=True):
                 self._corpus = load(self.config.root, config=self.config, files=self._files, **load_options)
         return self._corpus
+
+    def _check_root(self) -> None:
+        """A record root that is not a folder is a configuration error that
+        says where the root came from and how to give another."""
+        config = self.config
+        root = Path(config.root)
+        if root.is_dir():
+            return
+        if self.root_opt:
+            origin = f"given by --root {path_text(self.root_opt)}"
+        elif config.file is not None and "root" in config.raw:
+            origin = f"set by root = in {path_text(str(config.file))}"
+        elif config.file is not None:
+            origin = f"the default, as {path_text(str(config.file))} sets no root ="
+        else:
+            origin = "the default, as no recordkit.toml or pyproject.toml [tool.recordkit] was found"
+        what = "does not exist" if not root.exists() else "is not a folder"
+        raise ConfigError(f"record root {path_text(str(root))} {what} ({origin}); give the record's folder "
+                          "with --root PATH, or set root = \"PATH\" in recordkit.toml "
+                          "(or in [tool.recordkit] of pyproject.toml)")
 
 
 pass_ctx = click.make_pass_decorator(Context)

@@ -123,7 +123,8 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
 
     report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff)
     for path in report.refused:
-        click.echo(f"recordkit: not fixing {display_path(path)}: the fixed text would not parse", err=True)
+        why = report.reasons.get(path, "the fixed text would not parse")
+        click.echo(f"recordkit: not fixing {display_path(path)}: {why}", err=True)
     for path in report.removed_temps:
         click.echo(f"recordkit: removed {display_path(path)}, left by an interrupted write", err=True)
     for path in report.changed:

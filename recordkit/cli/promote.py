@@ -9,6 +9,7 @@ import click
 
 from .context import pass_ctx
 from .. import lifecycle as lc
+from ..common.text import path_text, terminal_safe
 
 _HEADINGS = {lc.READY: "Ready to promote", lc.BLOCKED: "Blocked", lc.AWAITING: "Awaiting judgement"}
 
@@ -104,7 +105,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         if fmt == "json":
             click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         else:
-            click.echo(format_listing(data))
+            click.echo(terminal_safe(format_listing(data)))
         return
     rec = corpus.get(record_id)
     if rec is None:
@@ -125,8 +126,8 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
             click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
         else:
             state = entry["standing"] or rec.status
-            click.echo(f"{record_id} is {rec.status}" + (f" ({state})" if state != rec.status else ""))
-            click.echo("\n".join(_format_entry(entry)))
+            click.echo(terminal_safe(f"{record_id} is {rec.status}" + (f" ({state})" if state != rec.status else "")))
+            click.echo(terminal_safe("\n".join(_format_entry(entry))))
         return
     try:
         if show_diff:
@@ -141,22 +142,24 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
                                   indent=2, ensure_ascii=False))
         click.echo(f"recordkit promote: {record_id} not promoted:", err=True)
         for r in exc.reasons:
-            click.echo(f"  - {r}", err=True)
+            click.echo(terminal_safe(f"  - {r}"), err=True)
         sys.exit(1)
     st = a.standing(record_id)
     if st.path:
-        click.echo(f"recordkit promote: warning: {record_id} is undermined: {st.detail}", err=True)
+        click.echo(terminal_safe(f"recordkit promote: warning: {record_id} is undermined: {st.detail}"), err=True)
     from ..common.splice import unified_diff
-    diff = unified_diff(rec.relpath, old_text, new_text)
+    diff = unified_diff(path_text(rec.relpath), old_text, new_text)
     if show_diff:
         if fmt == "json":
             click.echo(json.dumps({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff},
                                   indent=2, ensure_ascii=False))
         else:
-            click.echo(diff, nl=False)
+            # a patch piped to a file keeps the record's bytes; on a terminal
+            # nothing in it acts on the terminal
+            click.echo(terminal_safe(diff) if sys.stdout.isatty() else diff, nl=False)
         return
     if fmt == "json":
-        click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": rec.relpath,
+        click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": path_text(rec.relpath),
                                "diff": diff}, indent=2, ensure_ascii=False))
     else:
-        click.echo(f"{record_id}: status proposed → active, promoted_by: {by} ({rec.relpath})")
+        click.echo(f"{record_id}: status proposed → active, promoted_by: {by} ({path_text(rec.relpath)})")

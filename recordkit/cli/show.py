@@ -7,6 +7,7 @@ import sys
 import click
 
 from .context import pass_ctx
+from ..common.text import terminal_safe, yaml_text
 from ..lifecycle.conditions import requirement_text
 
 
@@ -31,19 +32,29 @@ def command(ctx, record_id, fmt):
 
 
 def format_text(info: dict, width: int = 100) -> str:
-    """A plain-text rendering of :func:`describe`'s result."""
+    """A plain-text rendering of :func:`describe`'s result, safe to print on
+    a terminal: control characters and bidi overrides from the record's
+    text show as visible escapes (``\\x1b``)."""
+    return terminal_safe(_format_text(info, width))
+
+
+def _format_text(info: dict, width: int) -> str:
     import textwrap
-    lines = [f"{info['id']}: {info['title']}"]
+    lines = [f"{info['id']}: {_one_line(info['title'] or '')}"]
     status = (info["status"] or "?").title()
     note = info["fields"].get("status_note")
-    lines.append(f"  Status: {status}" + (f" — {note}" if note else ""))
+    if note is not None and not isinstance(note, str):
+        note = yaml_text(note)
+    lines.append(f"  Status: {status}" + (f" — {_one_line(note)}" if note else ""))
     lines.append(f"  Kind: {info['kind']}    File: {info['path']}")
     skip = {"id", "title", "status", "status_note", "promote_when"}
     for k, v in info["fields"].items():
         if k in skip:
             continue
-        if isinstance(v, list):
-            v = ", ".join(str(x) for x in v)
+        if isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
+            v = ", ".join(x if isinstance(x, str) else yaml_text(x) for x in v)
+        elif not isinstance(v, str):
+            v = yaml_text(v, limit=width)
         lines.append(f"  {k.replace('_', ' ').capitalize()}: {v}")
     if info["relations"] or info["derived"]:
         lines.append("")
@@ -60,10 +71,13 @@ def format_text(info: dict, width: int = 100) -> str:
         lines.append("")
         lines.append("Promote when")
         if isinstance(pw, dict):
-            if pw.get("summary"):
-                lines.extend(textwrap.wrap(str(pw["summary"]), width, initial_indent="  ", subsequent_indent="  "))
+            summary = pw.get("summary")
+            if summary:
+                summary = summary if isinstance(summary, str) else yaml_text(summary, limit=10 * width)
+                lines.extend(textwrap.wrap(summary, width, initial_indent="  ", subsequent_indent="  "))
             state = {r.get("text"): r for r in (info.get("promote") or {}).get("requires", [])}
-            for item in pw.get("requires") or []:
+            requires = pw.get("requires") or []
+            for item in requires if isinstance(requires, list) else [requires]:
                 text = requirement_text(item)
                 st = state.get(text)
                 if st is None:
@@ -71,10 +85,12 @@ def format_text(info: dict, width: int = 100) -> str:
                 elif st.get("ok"):
                     mark = "  [met]"
                 else:
-                    mark = f"  [{st.get('state') or 'unmet'}: {st.get('reason')}]"
+                    state_word = st.get('state') or 'unmet'
+                    reason = str(st.get('reason') or "").removeprefix(f"{state_word}: ")
+                    mark = f"  [{state_word}: {reason}]"
                 lines.append(f"  requires {text}{mark}")
         else:
-            lines.append(f"  {pw}")
+            lines.append(f"  {pw if isinstance(pw, str) else yaml_text(pw, limit=width)}")
     if info.get("standing"):
         lines.append("")
         detail = info.get("standing_detail")
@@ -103,6 +119,12 @@ def format_text(info: dict, width: int = 100) -> str:
     return "\n".join(lines)
 
 
+def _one_line(text: str) -> str:
+    """A value printed on one line: its own line breaks show as ``\\n``."""
+    return terminal_safe(text, keep_newlines=False)
+
+
 def _short(text: str, n: int) -> str:
+    text = _one_line(text or "")
     n = max(n, 20)
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"

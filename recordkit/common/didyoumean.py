@@ -43,6 +43,12 @@ def hint(names: Iterable[str]) -> str:
     return f" (did you mean {', '.join(names)}?)" if names else ""
 
 
+#: ids longer than this get no suggestion and suggest nothing: their
+#: one-character deletions would take memory quadratic in their length (a
+#: 37 KB id took 0.8 GB), and no one mistypes an id that long
+MAX_ID_LENGTH = 64
+
+
 def _deletions(s: str) -> set[str]:
     return {s[:i] + s[i + 1:] for i in range(len(s))}
 
@@ -72,6 +78,8 @@ class IdIndex:
         self.ids = set(ids)
         keys: dict[str, list[str]] = {}
         for i in self.ids:
+            if len(i) > MAX_ID_LENGTH:
+                continue
             u = i.upper()
             keys.setdefault(u, []).append(i)
             for d in _deletions(u):
@@ -87,6 +95,8 @@ class IdIndex:
     def nearest(self, target: str, exclude: str | None = None, n: int = 1) -> list[str]:
         """Up to ``n`` existing ids one edit (or only case) away from
         ``target``, the same kind first, then in id order."""
+        if len(target) > MAX_ID_LENGTH + 1:
+            return []
         t = target.upper()
         found = set()
         for k in _deletions(t) | {t}:

@@ -5,6 +5,7 @@ in one pass over PyYAML's node tree (C parser).  Knows nothing of records.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 import yaml
 
@@ -61,6 +62,61 @@ CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
+
+
+#: how many values YAML aliases may add to a front matter once expanded
+#: ("billion laughs": 0.5 KB of aliases expanding to millions of values)
+MAX_ALIAS_EXPANSION = 10_000
+
+
+class AliasBomb(Exception):
+    """The front matter's aliases expand to too much, or refer to themselves."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.node = node
+
+
+def check_aliases(node) -> None:
+    """Raise :class:`AliasBomb` when aliases make ``node`` (a composed
+    document, where an alias is the same node object as its anchor) expand
+    to more than ``MAX_ALIAS_EXPANSION`` values beyond its distinct nodes,
+    or when an alias refers to a node that contains it.  Linear in the
+    distinct nodes: each node's expanded size is worked out once."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    # iterative post-order walk (a deep document must not hit the recursion limit)
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        key = id(n)
+        if done:
+            open_.discard(key)
+            total = 1
+            if isinstance(n, yaml.MappingNode):
+                for k, v in n.value:
+                    total += size[id(k)] + size[id(v)]
+            elif isinstance(n, yaml.SequenceNode):
+                for item in n.value:
+                    total += size[id(item)]
+            size[key] = total
+            if total - len(size) > MAX_ALIAS_EXPANSION:
+                raise AliasBomb(f"front matter is too large once its aliases are expanded: {total:,} values "
+                                f"or more here, and aliases may add at most {MAX_ALIAS_EXPANSION:,}", n)
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise AliasBomb("front matter has an alias inside the value it refers to (a recursive structure)", n)
+        open_.add(key)
+        stack.append((n, True))
+        if isinstance(n, yaml.MappingNode):
+            for k, v in reversed(n.value):
+                stack.append((v, False))
+                stack.append((k, False))
+        elif isinstance(n, yaml.SequenceNode):
+            for item in reversed(n.value):
+                stack.append((item, False))
 
 
 def build(loader, node, path, line0, keys, values):
@@ -136,6 +192,62 @@ def _positions(node, path, line0, keys, values):
             _positions(item, p, line0, keys, values)
 
 
+# Lines.  recordkit's line is what editors, ``grep -n`` and git show: a line
+# ends at "\n" (a "\r" just before it belongs to the line ending).  A lone
+# "\r", U+0085, U+2028 and U+2029 are characters inside a line.  YAML (and
+# PyYAML's marks) also breaks lines at those four, so when a front matter
+# holds one, the marks' lines and columns are converted to recordkit's.
+_YAML_ONLY_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_YAML_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def has_yaml_only_breaks(fm_text: str) -> bool:
+    return any(c in fm_text for c in _YAML_ONLY_BREAKS)
+
+
+class LineMap:
+    """Converts PyYAML's (line, column) in a front matter, counted with YAML's
+    line breaks, to recordkit's (line, column), counted with "\n" only."""
+
+    def __init__(self, fm_text: str, line0: int):
+        self.text = fm_text
+        self.line0 = line0
+        self.ystarts = [0] + [m.end() for m in _YAML_BREAK_RE.finditer(fm_text)]
+        self.nstarts = [0] + [m.end() for m in re.finditer("\n", fm_text)]
+
+    def offset(self, yline: int, ycol: int) -> int:
+        """Character offset in the front matter of a YAML (0-based) line and column."""
+        if yline >= len(self.ystarts):
+            return len(self.text)
+        return min(self.ystarts[yline] + ycol, len(self.text))
+
+    def pos(self, yline: int, ycol: int) -> tuple[int, int]:
+        """File (line, col), 1-based, of a YAML (0-based) line and column."""
+        off = self.offset(yline, ycol)
+        k = bisect_right(self.nstarts, off) - 1
+        return k + self.line0, off - self.nstarts[k] + 1
+
+    def convert(self, table: dict) -> None:
+        """Convert a keys or values table of positions in place."""
+        l0 = self.line0
+        for p, (line, col, end_line, end_col) in table.items():
+            a = self.pos(line - l0, col - 1)
+            b = self.pos(end_line - l0, end_col - 1)
+            table[p] = (a[0], a[1], b[0], b[1])
+
+    def check_keys(self, keys: dict) -> bool:
+        """Whether each (converted) key position holds its key's first character."""
+        starts = self.nstarts
+        for p, (line, col, _, _) in keys.items():
+            k = p[-1] if p else None
+            if not isinstance(k, str) or not k:
+                continue
+            off = starts[line - self.line0] + col - 1 if line - self.line0 < len(starts) else -1
+            if off < 0 or off >= len(self.text) or self.text[off] not in (k[0], "'", '"', "?"):
+                return False
+        return True
+
+
 def front_matter_positions(text: str) -> tuple[dict, dict]:
     """The key and value positions of a file's front matter (empty when it
     has none or it does not parse)."""
@@ -149,28 +261,53 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
         loader = Loader(text[m.end():close.start()])
         try:
             node = loader.get_single_node()
+            if node is not None and "*" in text:
+                check_aliases(node)
         finally:
             loader.dispose()
-    except yaml.YAMLError:
+    except (yaml.YAMLError, AliasBomb):
         return keys, values
     if node is not None:
         _positions(node, (), 2, keys, values)
+        fm_text = text[m.end():close.start()]
+        if has_yaml_only_breaks(fm_text):
+            lm = LineMap(fm_text, 2)
+            lm.convert(keys)
+            lm.convert(values)
     return keys, values
 
 
 
 
 def read_front_matter(fm_text: str, line0: int):
-    """``(value, keys, values)`` of the front matter text ``fm_text``, whose
-    first line is line ``line0`` of the file.  Raises :class:`yaml.YAMLError`
-    (and RecursionError, ValueError, TypeError, OverflowError on values
-    PyYAML cannot build) for the caller to turn into a diagnostic."""
+    """``(value, keys, values, exact)`` of the front matter text
+    ``fm_text``, whose first line is line ``line0`` of the file; ``exact``
+    is False when its positions could not be mapped to lines safely (a line
+    break other than "\n" or "\r\n" in it).  Raises :class:`yaml.YAMLError`,
+    :class:`AliasBomb` (and RecursionError, ValueError, TypeError,
+    OverflowError on values PyYAML cannot build) for the caller to turn into
+    a diagnostic (:func:`mark_position` places a mark)."""
     loader = Loader(fm_text)
     try:
         node = loader.get_single_node()
+        if node is not None and "*" in fm_text:
+            check_aliases(node)
         keys: dict = {}
         values: dict = {}
         data = build(loader, node, (), line0, keys, values) if node is not None else None
     finally:
         loader.dispose()
-    return data, keys, values
+    exact = True
+    if has_yaml_only_breaks(fm_text):
+        lm = LineMap(fm_text, line0)
+        lm.convert(keys)
+        lm.convert(values)
+        exact = lm.check_keys(keys)
+    return data, keys, values, exact
+
+
+def mark_position(fm_text: str, line0: int, mark) -> tuple[int, int]:
+    """The file's (line, col) of a PyYAML mark in ``fm_text``."""
+    if has_yaml_only_breaks(fm_text):
+        return LineMap(fm_text, line0).pos(mark.line, mark.column)
+    return mark.line + line0, mark.column + 1

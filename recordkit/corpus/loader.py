@@ -139,7 +139,8 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         files = iter_files(root, config.exclude)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
     with gc_paused():
-        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze)
+        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze,
+                                max_size=config.max_file_size)
         corpus.analysis_key = getattr(analyze, "key", None) if analyze is not None else None
         for rec, diags in parsed:
             corpus.files.append(rec)

@@ -5,27 +5,16 @@ characters, as editors and ruff do.
 """
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
 from ..schema import load_schema
 from .frontmatter import front_matter_positions
 from .mentions import Mention, scan_mentions
 
 Pos = tuple  # (line, col, end_line, end_col), 1-based
-
-
-def to_plain(value: Any) -> Any:
-    """A front-matter value made JSON-ready: dates as ISO strings, keys as strings."""
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
-    return value
 
 
 @dataclass(slots=True)
@@ -86,6 +75,11 @@ class Record:
     file_bytes: bytes | None = field(default=None, repr=False)
     #: the body's headings (``sections.headings``), worked out on first use
     _headings: list | None = field(default=None, repr=False)
+    #: the offset of every line of ``text`` (``line_text``), worked out on first use
+    _line_starts: list | None = field(default=None, repr=False)
+    #: why ``--fix`` must leave this file alone, or None (its positions
+    #: cannot be mapped to lines safely, for one)
+    no_fix: str | None = field(default=None, repr=False)
 
     @property
     def keys(self) -> dict:
@@ -119,6 +113,7 @@ class Record:
     def text(self, value: str) -> None:
         self._text = value
         self._raw = None
+        self._line_starts = None
 
     @property
     def body(self) -> str:
@@ -197,8 +192,25 @@ class Record:
         return self.key_pos(*path)
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        """The text of a 1-based line, without its line ending.  Lines end
+        at "\n" only (as editors and positions count them: a lone "\r",
+        U+0085, U+2028 and U+2029 stay inside the line).  The line starts
+        are found once per record."""
+        starts = self._line_starts
+        text = self.text
+        if starts is None:
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        if not 0 < line <= len(starts) or (line == len(starts) and starts[-1] == len(text) and line > 1):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(text)
+        s = text[starts[line - 1]:end]
+        return s[:-1] if s.endswith("\r") else s
 
 
 @dataclass(slots=True)

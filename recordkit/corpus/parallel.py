@@ -15,22 +15,23 @@ from typing import Any, NamedTuple
 
 from ..common.fork import STATS, fork_map
 from .model import Diagnostic, Record, Target
-from .parse import read_record
+from .parse import DEFAULT_MAX_FILE_SIZE, read_record
 
 #: the parent's share of the files relative to a child's (see parse_parallel)
 PARENT_WEIGHT = 1.25
 
 
-def parse_serial(items, schema, analyze=None, keep_bytes: bool = False):
+def parse_serial(items, schema, analyze=None, keep_bytes: bool = False, max_size: int = DEFAULT_MAX_FILE_SIZE):
     """Parse each file; with ``analyze``, also keep ``analyze(record)`` of
     each readable record as its ``analysis`` (run right after the parse,
     in the process that parsed it).  ``keep_bytes``: each record keeps the
-    file's bytes too (a helper sends them)."""
+    file's bytes too (a helper sends them).  ``max_size``: the largest
+    file read (see :func:`recordkit.corpus.parse.read_record`)."""
     if analyze is None and not keep_bytes:
-        return [read_record(path, rel, schema) for path, rel in items]
+        return [read_record(path, rel, schema, False, max_size) for path, rel in items]
     out = []
     for path, rel in items:
-        rec, diags = read_record(path, rel, schema, keep_bytes)
+        rec, diags = read_record(path, rel, schema, keep_bytes, max_size)
         if analyze is not None and rec.ok:
             rec.analysis = analyze(rec)
         out.append((rec, diags))
@@ -63,6 +64,7 @@ class ParsedRecord(NamedTuple):
     analysis: Any
     digest: str | None
     stat: tuple | None
+    no_fix: str | None                 # why --fix must leave the file alone
     diagnostics: list                  # [(code, message, line, col, end_line, end_col)]
 
 
@@ -75,7 +77,7 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
                         rec.fm_line, rec.fm_end_line, rec.body_offset, rec.body_line, rec.mention_targets,
                         rec.suppressions, rec.kind, rec.id,
                         {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
-                        rec.code, rec.fence_infos, rec.analysis, rec.digest, rec.stat,
+                        rec.code, rec.fence_infos, rec.analysis, rec.digest, rec.stat, rec.no_fix,
                         [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags]))
 
 
@@ -91,15 +93,15 @@ def _unflat(t: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
                  suppressions=f.suppressions, kind=f.kind, id=f.id,
                  relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
                  digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,
-                 mention_re=mention_re, analysis=f.analysis)
+                 mention_re=mention_re, analysis=f.analysis, no_fix=f.no_fix)
     return rec, [Diagnostic(c, msg, p, ln, col, el, ec) for c, msg, ln, col, el, ec in f.diagnostics]
 
 
-def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
-    """``parse_serial(items, schema, analyze)``, with ``jobs - 1`` forked
-    helpers (``analyze``'s results must pickle)."""
+def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list:
+    """``parse_serial(items, schema, analyze, max_size=max_size)``, with
+    ``jobs - 1`` forked helpers (``analyze``'s results must pickle)."""
     if jobs <= 1 or len(items) < 2:
-        return parse_serial(items, schema, analyze)
+        return parse_serial(items, schema, analyze, max_size=max_size)
     # Contiguous shares keep each child's files together on disk.  The parent
     # takes a larger share: a helper parses 15% slower per file (its first
     # writes to inherited pages cost copies) and then packs its results,
@@ -117,9 +119,9 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
         analyze.before_fork()
 
     def in_helper(share):
-        return [_flat(rec, d) for rec, d in parse_serial(share, schema, analyze, keep_bytes=True)]
+        return [_flat(rec, d) for rec, d in parse_serial(share, schema, analyze, True, max_size)]
 
-    results = fork_map(in_helper, shares, first=lambda share: parse_serial(share, schema, analyze))
+    results = fork_map(in_helper, shares, first=lambda share: parse_serial(share, schema, analyze, max_size=max_size))
     out = results[0]
     mention_re = schema.mention_re
     for share, flats in zip(shares[1:], results[1:]):
@@ -127,7 +129,7 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None) -> list:
             out.extend(_unflat(f, mention_re, item[0]) for f, item in zip(flats, share))
         else:  # pragma: no cover - a helper that answered for other files
             STATS["fallbacks"] += 1
-            out.extend(parse_serial(share, schema, analyze))
+            out.extend(parse_serial(share, schema, analyze, max_size=max_size))
     return out
 
 

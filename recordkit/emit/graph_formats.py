@@ -12,6 +12,8 @@ import json
 
 import networkx as nx
 
+from ..common.text import to_plain
+
 FORMATS = ("json", "graphml", "gexf", "dot")
 UNKNOWN_KIND_COLOR = "#dddddd"
 
@@ -52,12 +54,13 @@ def _flatten(value):
     if isinstance(value, (list, tuple)):
         return ", ".join(str(_flatten(v)) for v in value)
     if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return json.dumps(to_plain(value), ensure_ascii=False)
     if isinstance(value, bool):
         return value
-    if isinstance(value, (int, float, str)):
+    if isinstance(value, str):
         return value
-    return str(value)
+    value = to_plain(value)     # a date, a set, bytes, a huge integer, NaN: as the JSON outputs write it
+    return value if isinstance(value, (int, float, str)) else str(value)
 
 
 def scalar_graph(g: nx.MultiDiGraph) -> nx.MultiDiGraph:
@@ -74,7 +77,7 @@ def to_string(g: nx.MultiDiGraph, fmt: str, *, colors: dict[str, str] | None = N
     :func:`kind_colors`) fills DOT's nodes; a kind it lacks is light grey."""
     if fmt == "json":
         data = nx.node_link_data(g, edges="links")
-        return json.dumps(data, indent=1, ensure_ascii=False, default=str)
+        return json.dumps(to_plain(data), indent=1, ensure_ascii=False)
     if fmt == "graphml":
         buf = io.BytesIO()
         nx.write_graphml(scalar_graph(g), buf, encoding="utf-8")

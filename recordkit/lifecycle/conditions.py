@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..common.didyoumean import hint, near_words
+from ..common.text import plain_key
+from ..common.text import shown as _shown
+from ..common.text import yaml_text as _yaml_text
 from ..common.textpos import trimmed_span
 
 REQUIREMENT_KEYS = ("check", "record", "claim")
@@ -70,15 +73,21 @@ def requirement_text(item) -> str:
     """The wording of a ``promote_when.requires`` item (``recordkit show`` prints it)."""
     if isinstance(item, dict):
         if "check" in item:
-            return f"check {item['check']}"
+            return f"check {_words(item['check'])}"
         if "claim" in item:
-            return f"claim {item['claim']} supported"
+            return f"claim {_words(item['claim'])} supported"
         if "record" in item:
             r = item["record"] if isinstance(item["record"], dict) else {}
             status = r.get("status") or item.get("status")
-            return (f"a {r.get('kind', '?')} pointing here by {r.get('relation', '?')}"
-                    + (f" with status {status}" if status else ""))
-    return str(item)
+            return (f"a {_words(r.get('kind', '?'))} pointing here by {_words(r.get('relation', '?'))}"
+                    + (f" with status {_words(status)}" if status else ""))
+    return _words(item)
+
+
+def _words(value) -> str:
+    """A front-matter value in running text: a string as it is, anything
+    else as YAML (never a Python repr)."""
+    return value if isinstance(value, str) else _yaml_text(value)
 
 
 _text = requirement_text
@@ -96,7 +105,7 @@ def parse_promote_when(value: Any) -> PromoteWhen:
         return PromoteWhen(True)
     pw = PromoteWhen(True)
     s = value.get("summary")
-    pw.summary = s if isinstance(s, str) else (None if s is None else str(s))
+    pw.summary = s if isinstance(s, str) else (None if s is None else _yaml_text(s))
     reqs = value.get("requires")
     if reqs is None:
         return pw
@@ -136,12 +145,12 @@ def _parse_item(i: int, item: Any) -> Requirement:
     allowed = {t} | ({"status"} if t == "record" else set())
     for k in item:
         if k not in allowed:
-            req.problems.append(Problem(f"unknown key '{k}' in a {t}: requirement{_near(str(k), sorted(allowed))}",
+            req.problems.append(Problem(f"unknown key `{plain_key(k)}` in a {t}: requirement{_near(str(k), sorted(allowed))}",
                                         where + (k,), at_key=True))
     v = item[t]
     if t in ("check", "claim"):
         if not isinstance(v, str) or not v.strip():
-            req.problems.append(Problem(f"{t}: needs an id (a string), not {v!r}", where + (t,)))
+            req.problems.append(Problem(f"{t}: needs an id (a string), not {_shown(v)}", where + (t,)))
         elif t == "check":
             req.check = v.strip()
         else:
@@ -150,11 +159,11 @@ def _parse_item(i: int, item: Any) -> Requirement:
     # record:
     if not isinstance(v, dict):
         req.problems.append(Problem(
-            f"record: needs a mapping {{kind: ..., relation: ...[, status: ...]}}, not {v!r}", where + ("record",)))
+            f"record: needs a mapping {{kind: ..., relation: ...[, status: ...]}}, not {_shown(v)}", where + ("record",)))
         return req
     for k in v:
         if k not in RECORD_KEYS:
-            req.problems.append(Problem(f"unknown key '{k}' in record: (expected kind, relation, status)"
+            req.problems.append(Problem(f"unknown key `{plain_key(k)}` in record: (expected kind, relation, status)"
                                         f"{_near(str(k), RECORD_KEYS)}",
                                         where + ("record", k), at_key=True))
     for k in ("kind", "relation"):
@@ -162,16 +171,16 @@ def _parse_item(i: int, item: Any) -> Requirement:
         if val is None:
             req.problems.append(Problem(f"record: needs {k}:", where + ("record",)))
         elif not isinstance(val, str) or not val.strip():
-            req.problems.append(Problem(f"record: {k} must be a name, not {val!r}", where + ("record", k)))
+            req.problems.append(Problem(f"record: {k} must be a name, not {_shown(val)}", where + ("record", k)))
         else:
             setattr(req, k, val.strip())
     inner, outer = v.get("status", _MISSING), item.get("status", _MISSING)
     if inner is not _MISSING and outer is not _MISSING and inner != outer:
-        req.problems.append(Problem(f"status is given twice, as {inner!r} and {outer!r}", where + ("status",)))
+        req.problems.append(Problem(f"status is given twice, as {_shown(inner)} and {_shown(outer)}", where + ("status",)))
     status, spath = (inner, where + ("record", "status")) if inner is not _MISSING else (outer, where + ("status",))
     if status is not _MISSING:
         if not isinstance(status, str) or not status.strip():
-            req.problems.append(Problem(f"record: status must be a status name, not {status!r}", spath))
+            req.problems.append(Problem(f"record: status must be a status name, not {_shown(status)}", spath))
         else:
             req.status = status.strip()
     return req

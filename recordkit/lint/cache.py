@@ -138,10 +138,10 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
     h.update(b"diagnostics-with-about")   # entries written before diagnostics carried `about` do not match
     h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
-    h.update(str(config.root).encode())
+    h.update(os.fsencode(str(config.root)))   # a file name need not be UTF-8
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
     for k in sorted(hashes):
-        h.update(k.encode())
+        h.update(os.fsencode(k))
         h.update(hashes[k].encode())
     # the check results and every check's source hash (its module, the local
     # modules it imports such as recordkit.measures, its inputs)

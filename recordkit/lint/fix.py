@@ -27,6 +27,7 @@ class FixReport:
     conflicts: list = field(default_factory=list)   # paths that kept changing under us (left as they are)
     changed: list = field(default_factory=list)     # paths that changed while fixing (fixed again from the new text)
     removed_temps: list = field(default_factory=list)  # stale temporary files of a killed run, removed
+    reasons: dict = field(default_factory=dict)     # path -> why it was refused, when not that
 
 
 #: how many times one file is re-read and fixed again when it changed
@@ -67,6 +68,11 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
                 continue
             rec = corpus.by_path(path)
             if rec is None or not rec.ok:
+                continue
+            if rec.no_fix:   # positions the parser could not map safely
+                if path not in report.refused:
+                    report.refused.append(path)
+                    report.reasons[path] = rec.no_fix
                 continue
             before = rec.text
             after, skipped = apply_fixes(before, fixes)

@@ -155,7 +155,7 @@ def judge(check_id: str, result) -> tuple[bool | None, str]:
     if verdict in BROKEN:
         what = {"error": "raised an error", "timeout": "timed out", "crashed": "crashed"}[verdict]
         return False, f"check {check_id} {what}" + (f": {msg}" if msg else "")
-    return None, f"check {check_id} has no usable result (verdict {verdict!r}; recordkit check)"
+    return None, f"check {check_id} has no usable result (verdict {verdict}; recordkit check)"
 
 
 def short_verdict(result) -> str:

@@ -63,6 +63,42 @@ class Kind:
     dir: str | None = None
 
 
+#: the CSS named colours (CSS Color 4), and ``transparent``
+CSS_COLOR_NAMES = frozenset("""
+aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue blueviolet brown
+burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk crimson cyan darkblue
+darkcyan darkgoldenrod darkgray darkgreen darkgrey darkkhaki darkmagenta darkolivegreen darkorange
+darkorchid darkred darksalmon darkseagreen darkslateblue darkslategray darkslategrey darkturquoise
+darkviolet deeppink deepskyblue dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia
+gainsboro ghostwhite gold goldenrod gray green greenyellow grey honeydew hotpink indianred indigo
+ivory khaki lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
+lightgoldenrodyellow lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen lightskyblue
+lightslategray lightslategrey lightsteelblue lightyellow lime limegreen linen magenta maroon
+mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen mediumslateblue
+mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream mistyrose moccasin
+navajowhite navy oldlace olive olivedrab orange orangered orchid palegoldenrod palegreen
+paleturquoise palevioletred papayawhip peachpuff peru pink plum powderblue purple rebeccapurple red
+rosybrown royalblue saddlebrown salmon sandybrown seagreen seashell sienna silver skyblue slateblue
+slategray slategrey snow springgreen steelblue tan teal thistle tomato turquoise violet wheat white
+whitesmoke yellow yellowgreen transparent
+""".split())
+
+_NUM = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:%|deg)?"
+_COLOR_RE = re.compile(
+    r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})"
+    rf"|(?:rgb|hsl)a?\(\s*{_NUM}(?:\s*[,/ ]\s*{_NUM}){{2,3}}\s*\)")
+
+
+def valid_color(value) -> bool:
+    """Whether ``value`` is a colour the graph page may put in a style
+    attribute as it is: ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa``, ``rgb()``,
+    ``rgba()``, ``hsl()`` or ``hsla()`` of numbers only, or a CSS colour name.
+    Nothing else (no ``url(...)``, no ``;``) can reach the page."""
+    if not isinstance(value, str):
+        return False
+    return value.lower() in CSS_COLOR_NAMES or _COLOR_RE.fullmatch(value) is not None
+
+
 def _is_date(checker, value) -> bool:
     if isinstance(value, _dt.date):
         return True
@@ -111,16 +147,28 @@ class Schema:
 
     def __post_init__(self) -> None:
         raw = self.raw
+        pattern = raw.get("id_pattern", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$")
+        if not isinstance(pattern, str):
+            raise SchemaError("id_pattern must be a regular expression written as a string")
         try:
-            self.id_re = re.compile(raw.get("id_pattern", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"))
+            self.id_re = re.compile(pattern)
         except re.error as exc:
             raise SchemaError(f"id_pattern is not a valid regular expression: {exc}") from exc
+        if "kind" not in self.id_re.groupindex:
+            raise SchemaError(f"id_pattern {pattern} has no group named kind: name the part of an id that "
+                              "gives its kind, as in ^(?P<kind>[A-Z]+)-(?P<number>[0-9]{3,})$")
         self.common_fields = dict(raw.get("fields") or {})
         self.kinds = {}
         for name, k in (raw.get("kinds") or {}).items():
             k = k or {}
+            if not isinstance(k, dict):
+                raise SchemaError(f"kinds.{name} must be a mapping (statuses, fields, ...)")
             if not k.get("statuses"):
                 raise SchemaError(f"kind {name} has no statuses")
+            if k.get("color") is not None and not valid_color(k["color"]):
+                from ..common.text import yaml_text
+                raise SchemaError(f"kinds.{name}.color: {yaml_text(k['color'])} is not a colour (use #rgb, "
+                                  "#rrggbb, #rrggbbaa, rgb()/hsl() of numbers, or a CSS colour name)")
             sections = []
             for s in k.get("sections") or []:
                 if isinstance(s, str):

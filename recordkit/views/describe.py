@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import lifecycle as lc
 from ..common.order import id_sort_key
 from ..common.paths import display_path
+from ..common.text import path_text
 from ..corpus.model import to_plain
 from ..graph.queries import backlinks
 from ..numeric.discover import citations, discover_all
@@ -43,10 +44,10 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
                              "line": m.line})
     mentioned_by = sorted({src for src, _, d in g.in_edges(record_id, data=True) if d["origin"] == "body"},
                           key=id_sort_key)
-    fields = {k: to_plain(v) for k, v in rec.meta.items() if k not in schema.relations}
+    fields = to_plain({k: v for k, v in rec.meta.items() if k not in schema.relations})
     info = {
         "id": rec.id, "kind": rec.kind, "title": rec.title, "status": rec.status,
-        "path": display_path(rec.path), "fields": fields, "relations": relations, "derived": derived,
+        "path": path_text(display_path(rec.path)), "fields": fields, "relations": relations, "derived": derived,
         "backlinks": {label: [{"id": s, "title": records[s].title} for s in ids]
                       for label, ids in backlinks(corpus, record_id).items()},
         "mentions": mentions_out,
@@ -56,7 +57,7 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
     entries = check_entries(corpus, rec)
     if entries:
         info["checks"] = entries
-    return info
+    return to_plain(info)
 
 
 def _standing_part(a: lc.Lifecycle, rec) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from ..common.gcpause import gc_paused
+from ..common.text import path_text
 from ..corpus.model import to_plain
 from ..graph.build import iter_edges
 from ..graph.queries import all_backlinks
@@ -70,15 +71,15 @@ def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
                 checks.append({"id": cid, "verdict": verdict})
         nodes.append({
             "id": rid, "kind": rec.kind, "status": rec.status, "title": rec.title, "tags": rec.tags,
-            "path": rec.relpath, "url": (site_urls or {}).get(rid),
+            "path": path_text(rec.relpath), "url": (site_urls or {}).get(rid),
             "standing": getattr(st, "state", None) if st is not None else None,
             "standing_detail": getattr(st, "detail", None) if st is not None else None,
             "standing_path": list(getattr(st, "path", None) or []) if st is not None else [],
             "standings": list(getattr(st, "states", None) or []) if st is not None else [],
-            "fields": {k: to_plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
+            "fields": to_plain({k: v for k, v in rec.meta.items() if k not in skip and k != "promote_when"}),
             "relations": {rel: [t.id for t in ts] for rel, ts in rec.relations.items()},
             "backlinks": back.get(rid, {}),
-            "promote": promote,
+            "promote": to_plain(promote),
             "checks": checks,
         })
     links = [{"source": u, "target": v, "relation": d["relation"], "origin": d["origin"]}

@@ -204,7 +204,7 @@ def test_failing_check_prints_measured_and_tolerance(tmp_path):
     out = proc.stdout
     assert "FAIL fails" in out
     assert "measured 0.5 > tolerance 1e-09" in out
-    assert "entry 'big'" in out
+    assert "entry `big`" in out
     row = next(l for l in out.splitlines() if l.startswith("fails "))
     assert "0.5" in row and "1e-09" in row and "fail" in row and "NOTE-001" in row
     assert "1 passed, 1 failed" in out
@@ -427,12 +427,12 @@ def test_lint_rules_rk501_to_rk504(tmp_path):
     before = _lint(root)
     codes = [(c, row) for c, row, _ in before]
     assert ("RK501", 5) in codes
-    assert [m for c, _, m in before if c == "RK501"] == ["unknown check id 'nosuch'"]
+    assert [m for c, _, m in before if c == "RK501"] == ["unknown check id `nosuch`"]
     assert sorted(r for c, r in codes if c == "RK504") == [5, 5, 5, 9, 21]
     # after running them: RK502 (measured and tolerance printed), RK503 (what it raised)
     cli(root, "check", "passes", "fails", "raises", "block-ok", "block-raises")
     after = _lint(root)
-    assert ("RK502", 5, "check fails failed: discrepancy 0.5 > tolerance 1e-09 (entry 'big')") in after
+    assert ("RK502", 5, "check fails failed: discrepancy 0.5 > tolerance 1e-09 (entry `big`)") in after
     assert ("RK503", 5, "check raises raised: ZeroDivisionError: division by zero") in after
     assert any(c == "RK503" and row == 21 and "NameError" in m for c, row, m in after)
     assert not any(c == "RK504" for c, _, _ in after)

@@ -3,6 +3,7 @@ default under GitHub Actions."""
 from __future__ import annotations
 
 from ...common.paths import display_path
+from ...common.text import path_text, terminal_safe
 
 NAME = "github"
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
@@ -25,5 +26,5 @@ def format_github(diags) -> str:
         level = GITHUB_LEVEL.get(d.severity, "error")
         props = (f"file={_gh_escape(display_path(d.path), True)},line={d.line},col={d.col},"
                  f"endLine={d.end_line or d.line},endColumn={d.end_col or d.col},title={d.code}")
-        lines.append(f"::{level} {props}::{_gh_escape(d.code + ' ' + d.message)}")
+        lines.append(f"::{level} {props}::{_gh_escape(terminal_safe(d.code + ' ' + path_text(d.message)))}")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ...common.paths import display_path
+from ...common.text import path_text
 from ...common.textpos import line_col
 
 NAME = "json"
@@ -35,7 +36,7 @@ def to_json_objects(diags, rule_info, text_of=lambda p: None) -> list[dict]:
             "code": d.code,
             "name": info.get("name"),
             "severity": d.severity,
-            "message": d.message,
+            "message": path_text(d.message),      # a message may quote a file name
             "filename": display_path(d.path),
             "location": {"row": d.line, "column": d.col},
             "end_location": {"row": d.end_line or d.line, "column": d.end_col or d.col},

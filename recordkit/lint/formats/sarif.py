@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from ...common.paths import display_path
+from ...common.text import path_text
 from ...version import __version__
 
 NAME = "sarif"
@@ -34,7 +35,7 @@ def format_sarif(diags, rules: dict) -> str:
             "ruleId": d.code,
             "ruleIndex": rule_index[d.code],
             "level": SARIF_LEVEL.get(d.severity, "error"),
-            "message": {"text": d.message},
+            "message": {"text": path_text(d.message)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": display_path(d.path)},
                 "region": {"startLine": d.line, "startColumn": d.col,

@@ -3,6 +3,7 @@ summary line."""
 from __future__ import annotations
 
 from ...common.paths import display_path
+from ...common.text import terminal_safe
 
 NAME = "text"
 
@@ -20,7 +21,10 @@ def format_text(diags, *, show_fixes: bool = True) -> str:
     lines = []
     for d in diags:
         mark = " [*]" if (d.fix is not None and show_fixes) else ""
-        lines.append(f"{display_path(d.path)}:{d.line}:{d.col}: {d.code}{mark} {d.message}")
+        # one line per diagnostic, and nothing from a file (a title's ESC
+        # sequence, a bidi override, a line break) acts on the terminal
+        lines.append(terminal_safe(f"{display_path(d.path)}:{d.line}:{d.col}: {d.code}{mark} {d.message}",
+                                   keep_newlines=False))
     return "\n".join(lines)
 
 

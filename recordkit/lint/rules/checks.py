@@ -90,7 +90,7 @@ def unknown_check(ctx, rec):
                 import os
                 p = unreadable[0]
                 note = f"; note: {os.path.relpath(p.path, ctx.config.base)}:{p.line}: {p.message}"
-            out.append(ctx.diag("RK501", f"unknown check id {cid!r}{hint}{note}", rec, pos, about=(check_key(cid),)))
+            out.append(ctx.diag("RK501", f"unknown check id `{cid}`{hint}{note}", rec, pos, about=(check_key(cid),)))
     for spec in _held(ctx, rec):
         if spec.id in disc.duplicates:
             out.append(ctx.diag("RK501", disc.duplicate_message(spec.id), rec, _fence_pos(rec, spec.line),
@@ -147,7 +147,7 @@ def check_failed(ctx, rec):
         if d is not None and d == d and abs(d) != float("inf"):
             msg = f"check {cid} failed: discrepancy {d:.3g} > tolerance {tol:.3g}"
             if r.worst is not None:
-                msg += f" (entry {r.worst!r})"
+                msg += f" (entry `{r.worst}`)"
         else:
             msg = f"check {cid} failed: {r.message or 'discrepancy is not finite'}"
         out.append(ctx.diag("RK502", msg, rec, pos, about=(check_key(cid),)))

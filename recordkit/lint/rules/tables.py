@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...common.didyoumean import near_words
+from ...common.text import shown
 from ...corpus.sections import first_table, section_text
 from ..registry import rule
 
@@ -103,6 +104,6 @@ def claims_table_strength(ctx, rec):
             near = near_words(v.lower(), allowed)
             hint = f" (did you mean {near[0]}?)" if near else ""
             col = row.cols[k]
-            out.append(ctx.diag("RK602", f"strength {v!r} is not one of {', '.join(allowed)}{hint}", rec,
+            out.append(ctx.diag("RK602", f"strength {shown(v.strip())} is not one of {', '.join(allowed)}{hint}", rec,
                                 (row.line, col, row.line, col + len(v))))
     return out

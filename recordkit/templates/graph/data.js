@@ -39,7 +39,7 @@ function fallbackColor(name) {
   var h = hashString(String(name));
   return "hsl(" + (h % 360) + "," + (45 + (h >> 9) % 20) + "%," + (40 + (h >> 17) % 12) + "%)";
 }
-function validColor(c) { return typeof c === "string" && /^#[0-9a-fA-F]{3,8}$|^(rgb|hsl)a?\(/.test(c); }
+function validColor(c) { return typeof c === "string" && /^#[0-9a-fA-F]{3,8}$|^(rgb|hsl)a?\([\d.,%\s\/+\-deg]*\)$|^[a-zA-Z]+$/.test(c); }
 function titleCase(s) {
   s = String(s).replace(/_/g, " ");
   return s.charAt(0).toUpperCase() + s.slice(1);
