@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(HERE))
 
 from browser import PageProbe, chromium_available, launch_chromium, synthetic_index  # noqa: E402
-from recordkit.graphpage import render_graph_html, write_graph_html  # noqa: E402
+from recordkit.emit.graph_page import render_graph_html, write_graph_html  # noqa: E402
 
 QUERIES = ["kernel", "latent space anchor", "representation", "LIT-84", "topic-03", "no-such-words"]
 
@@ -61,7 +61,7 @@ def bench_render(count, runs, out_dir):
 def bench_pipeline(count, runs, out_dir, records=None):
     try:
         import recordkit
-        from recordkit.index import build_index
+        from recordkit.views.index import build_index
     except ImportError as exc:
         return {"skipped": f"loader or index not available: {exc}"}
     if records is None:

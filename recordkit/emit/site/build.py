@@ -96,7 +96,8 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
     old = Manifest.read(out_dir, opts.force)
     out_dir.mkdir(parents=True, exist_ok=True)
     if corpus is None:
-        from ...corpus import gc_paused, load
+        from ...common.gcpause import gc_paused
+        from ...corpus import load
         with gc_paused():
             corpus = load(root, config=config)
     t = time.perf_counter()
@@ -241,7 +242,7 @@ class _Builder:
         if len(parts) == 1:
             out = [work(parts[0])]
         else:
-            from ...parallel import fork_map
+            from ...common.fork import fork_map
             out = fork_map(work, parts)
         progress.close()
         return out
@@ -424,15 +425,16 @@ class _Builder:
         site = self.site
         records = site.corpus.records
         results = site.data.results
-        from ...graphpage.render import load_template
-        page_code = "".join(load_template(n) for n in ("graph.html.j2", "graph.js", "graph.css"))
+        from ..graph_page import SCRIPT_PARTS, TEMPLATE
+        from ..templates import read_text
+        page_code = "".join(read_text(n) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
         key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
             sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
             "utf-8", "surrogatepass"))
         if self.writer.unchanged("graph.html", key):
             return
-        from ...index import build_index
-        from ...graphpage import render_graph_html
+        from ...views.index import build_index
+        from ..graph_page import render_graph_html
         urls = {rid: record_url(rid, site.corpus.records[rid].kind) for rid in site.ids}
         index = build_index(site.corpus, site_urls=urls, title=self.opts.title, results=site.data.results)
         pub = site.published
@@ -503,7 +505,7 @@ def _chunks(site: Site, ids: list, jobs: int) -> list:
 
 
 def _edges(site: Site):
-    from ...graph import iter_edges
+    from ...graph.build import iter_edges
     pub = site.published
     for u, v, _ in iter_edges(site.corpus.graph):
         if u in pub and v in pub:
@@ -511,7 +513,7 @@ def _edges(site: Site):
 
 
 def _default_jobs(n: int) -> int:
-    from ...parallel import default_jobs
+    from ...common.fork import default_jobs
     return default_jobs(max(n, 2000)) if n >= 200 else 1
 
 

@@ -32,7 +32,7 @@ class SiteData:
 def gather(corpus: Corpus, dates: str = "fields") -> SiteData:
     from ...lifecycle import standings
     from ...numeric.discover import citations, discover_all
-    from ...numeric.results import load_results
+    from ...numeric.store import load_results
     data = SiteData(corpus)
     disc = discover_all(corpus)
     data.specs, data.duplicates = disc.checks, disc.duplicates

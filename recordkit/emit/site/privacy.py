@@ -25,7 +25,7 @@ class Publication:
 
 
 def publication(corpus, opts) -> Publication:
-    from ...edges import id_sort_key
+    from ...common.order import id_sort_key
     statuses = set(opts.exclude_statuses)
     globs = list(opts.exclude)
     ids, excluded = [], {}

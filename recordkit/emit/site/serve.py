@@ -279,7 +279,7 @@ def _child(argv: list[str]) -> int:
     cfg = load_config(Path(a.root), file=a.config) if a.config else load_config(Path(a.root))
     cfg.root = Path(a.root)
     corpus = load(cfg.root, config=cfg)
-    from ...lint.output import display_path
+    from ...common.paths import display_path
     diags = [f"{display_path(d.path)}:{d.line}:{d.col}: {d.code} {d.message}" for d in corpus.diagnostics]
     if a.known is not None:
         new = [d for d in diags if d not in set(json.loads(a.known))]

@@ -13,8 +13,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ...edges import id_sort_key
-from ...model import to_plain
+from ...common.order import id_sort_key
+from ...common.text import to_plain
 from .load import FAILING, SiteData, check_entry
 from .markdown import plain_text
 
@@ -98,7 +98,7 @@ class Site:
 
 
 def make_site(data: SiteData, ids: list[str], title: str) -> Site:
-    from ...index import kind_color
+    from ...views.index import kind_color
     corpus = data.corpus
     schema = corpus.schema
     site = Site(data, ids, set(ids), title)

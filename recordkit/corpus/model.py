@@ -1,0 +1,250 @@
+"""The data model: a record file, its positions, its mentions, a diagnostic.
+
+Positions are 1-based ``(line, col, end_line, end_col)`` tuples; columns count
+characters, as editors and ruff do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
+from ..schema import load_schema
+from .frontmatter import front_matter_positions
+from .mentions import Mention, scan_mentions
+
+Pos = tuple  # (line, col, end_line, end_col), 1-based
+
+
+@dataclass(slots=True)
+class Target:
+    """One target of a front-matter relation, with the position of its item."""
+    id: str
+    pos: Pos
+
+
+@dataclass(eq=False, slots=True)
+class Record:
+    """One file of the record, as loaded.  ``meta`` is None when the front
+    matter could not be read (the reason is a load diagnostic).
+
+    Every attribute is declared here (the class has slots: nothing can be
+    added on the side); the underscored ones are the storage behind a
+    property, or a cache of something worked out on first use."""
+    path: Path                               # absolute
+    relpath: str                             # relative to the record root, '/'-separated
+    # the whole file, decoded (``text``); a record parsed in a helper process
+    # arrives as the file's bytes, decoded on first use
+    _text: str | None = field(default="", repr=False)
+    _raw: bytes | None = field(default=None, repr=False)
+    meta: dict | None = None
+    # key path tuple -> Pos of the key / of the value or list item; None when
+    # not kept (a record parsed in a helper process): worked out on first use
+    _keys: dict | None = field(default=None, repr=False)
+    _values: dict | None = field(default=None, repr=False)
+    fm_line: int = 1                         # line of the opening '---'
+    fm_end_line: int = 1                     # line of the closing '---'
+    _body: str | None = field(default="", repr=False)   # ``body``: text[body_offset:]
+    body_line: int = 1                       # file line of the body's first line
+    body_offset: int = 0                     # character offset of the body in ``text``
+    # the ids the body names outside code, in order (what scan_mentions
+    # finds, without positions); the mentions with their positions are
+    # worked out on first use (``mentions``)
+    mention_targets: list[str] = field(default_factory=list)
+    _mentions: list[Mention] | None = field(default=None, repr=False)
+    suppressions: dict[int, frozenset] = field(default_factory=dict)  # line -> codes ignored on it
+    kind: str | None = None
+    id: str | None = None
+    relations: dict[str, list[Target]] = field(default_factory=dict)
+    digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
+    stat: tuple | None = None                # (mtime_ns, size, inode, ctime_ns) when it was read
+    #: (start, end) character ranges of the body that are code or comments
+    #: (``mentions.code_ranges``), found at load; the section rules reuse them
+    code: list | None = field(default=None, repr=False)
+    #: the text after the fence of every line that starts with a fence: lets
+    #: check discovery skip the bodies that hold no check block
+    fence_infos: list[str] | None = field(default=None, repr=False)
+    #: the schema's ``mention_re``, for working out the mentions' positions
+    mention_re: Any = field(default=None, repr=False)
+    #: what the loader's ``analyze`` function returned for this record
+    #: (the lint's local rules' findings), None when it did not run
+    analysis: Any = field(default=None, repr=False)
+    #: the file's bytes, kept only in a helper process that sends the
+    #: record to the loading process (see :class:`ParsedRecord`)
+    file_bytes: bytes | None = field(default=None, repr=False)
+    #: the body's headings (``sections.headings``), worked out on first use
+    _headings: list | None = field(default=None, repr=False)
+    #: the offset of every line of ``text`` (``line_text``), worked out on first use
+    _line_starts: list | None = field(default=None, repr=False)
+    #: why ``--fix`` must leave this file alone, or None (its positions
+    #: cannot be mapped to lines safely, for one)
+    no_fix: str | None = field(default=None, repr=False)
+
+    @property
+    def keys(self) -> dict:
+        if self._keys is None:
+            self._positions()
+        return self._keys
+
+    @keys.setter
+    def keys(self, value: dict) -> None:
+        self._keys = value
+
+    @property
+    def values(self) -> dict:
+        if self._values is None:
+            self._positions()
+        return self._values
+
+    @values.setter
+    def values(self, value: dict) -> None:
+        self._values = value
+
+    @property
+    def text(self) -> str:
+        """The whole file, decoded."""
+        if self._text is None:
+            self._text = self._raw.decode("utf-8") if self._raw is not None else ""
+            self._raw = None
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+        self._raw = None
+        self._line_starts = None
+
+    @property
+    def body(self) -> str:
+        """The text after the front matter (the whole text when it has none)."""
+        if self._body is None:
+            self._body = self.text[self.body_offset:]
+        return self._body
+
+    @body.setter
+    def body(self, value: str) -> None:
+        self._body = value
+
+    @property
+    def mentions(self) -> list[Mention]:
+        """Every mention in the body with its line and column (the same
+        targets as ``mention_targets``)."""
+        if self._mentions is None:
+            pattern = self.mention_re
+            if pattern is None:   # a record not made by the loader
+                pattern = load_schema().mention_re
+            self._mentions = scan_mentions(self.body, pattern, self.body_line, self.code)
+        return self._mentions
+
+    @mentions.setter
+    def mentions(self, value: list[Mention]) -> None:
+        self._mentions = value
+        self.mention_targets = [m.target for m in value]
+
+    def _positions(self) -> None:
+        self._keys, self._values = front_matter_positions(self.text)
+
+    # -- convenient fields ---------------------------------------------------
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @property
+    def ok(self) -> bool:
+        return isinstance(self.meta, dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.meta.get(key, default) if isinstance(self.meta, dict) else default
+
+    @property
+    def title(self) -> str:
+        t = self.get("title")
+        return t if isinstance(t, str) else ""
+
+    @property
+    def status(self) -> str | None:
+        s = self.get("status")
+        return s if isinstance(s, str) else None
+
+    @property
+    def tags(self) -> list[str]:
+        t = self.get("tags")
+        if isinstance(t, str):
+            return [t]
+        return [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+
+    def key_pos(self, *path) -> Pos:
+        """Position of the key at ``path``; falls back to the nearest parent,
+        then to the opening line of the front matter."""
+        while path:
+            if path in self.keys:
+                return self.keys[path]
+            if path in self.values:
+                return self.values[path]
+            path = path[:-1]
+        return (self.fm_line, 1, self.fm_line, 4)
+
+    def value_pos(self, *path) -> Pos:
+        """Position of the value (or list item) at ``path``, else of its key."""
+        if path in self.values:
+            return self.values[path]
+        return self.key_pos(*path)
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line, without its line ending.  Lines end
+        at "\n" only (as editors and positions count them: a lone "\r",
+        U+0085, U+2028 and U+2029 stay inside the line).  The line starts
+        are found once per record."""
+        starts = self._line_starts
+        text = self.text
+        if starts is None:
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        if not 0 < line <= len(starts) or (line == len(starts) and starts[-1] == len(text) and line > 1):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(text)
+        s = text[starts[line - 1]:end]
+        return s[:-1] if s.endswith("\r") else s
+
+
+@dataclass(slots=True)
+class Fix:
+    """A safe edit: replace ``text[start:end]`` of the file with ``content``."""
+    start: int
+    end: int
+    content: str
+    message: str = ""
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    path: Path
+    line: int = 1
+    col: int = 1
+    end_line: int | None = None
+    end_col: int | None = None
+    severity: str = "error"
+    record: str | None = None
+    fix: Fix | None = None
+    #: what else the diagnostic is about, beyond the file it is in: keys
+    #: made by :mod:`recordkit.lint.involve` (a record id ``KIND-NNN``, the
+    #: links into a record ``<-KIND-NNN``, a check ``check:ID``).  ``lint
+    #: PATHS`` reports a diagnostic located elsewhere when one of the paths
+    #: holds, or held, one of these.
+    about: tuple = ()
+
+    @classmethod
+    def at(cls, code: str, message: str, record: "Record", pos: Pos, **kw) -> "Diagnostic":
+        line, col, end_line, end_col = pos
+        return cls(code, message, record.path, line, col, end_line, end_col, record=record.id, **kw)
+
+    def sort_key(self):
+        return (str(self.path), self.line, self.col, self.code)

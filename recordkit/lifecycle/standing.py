@@ -1,0 +1,433 @@
+"""Standings: ``promote_when`` evaluated against the records and the numeric
+check results, and the derived *standing* of every record.
+
+A record's kind takes part in the lifecycle when the schema gives it a
+``promote_when`` field (THEORY in the default schema).  Such a record is
+``proposed`` until what its ``promote_when`` asks holds, then ``active``.
+
+``promote_when`` has a ``summary`` (the condition in words) and ``requires``,
+a list of machine-checkable items, each with exactly one of:
+
+``check: ID``
+    that numeric check passes (its cached result is a fresh ``pass``);
+``record: {kind: K, relation: R[, status: S]}``
+    some record of kind K points at this one by relation R (a front-matter
+    edge), with status S when given; ``status`` may also be written beside
+    ``record:`` as a sibling key;
+``claim: ID``
+    that record exists and its status is ``supported``.
+
+Each item evaluates to ``met``, ``unmet``, ``unknown`` (a check result that
+is missing or stale: nothing is known, so it is never taken as true) or
+``malformed`` (RK403: unknown check, kind, relation, status or record, or an
+item of the wrong shape), always with a reason.
+
+Standings (:func:`standings`) are derived for every record:
+
+``ready``
+    proposed, at least one requirement, every one met;
+``blocked``
+    proposed, with an item unmet, unknown or malformed (or no promote_when);
+``awaiting-judgement``
+    proposed, the condition is prose only: a person decides; never ready;
+``established``
+    active, ``promoted_by`` present, every requirement met;
+``unestablished``
+    active, but ``promoted_by`` is missing or a requirement is not met
+    (the evidence is gone, unknown, or was never there);
+``undermined``
+    builds, directly or transitively along the schema's ``builds_on``
+    relations (extends, grounds, promoted_by), on a record whose status is
+    broken (retired, rejected, refuted).
+
+Precedence: ``undermined`` wins for display (:attr:`Standing.state`); the
+lifecycle standing it hides stays in :attr:`Standing.lifecycle`, and
+:attr:`Standing.states` lists both.  A record whose own status is broken has
+no standing (its status says it all), and neither does a record outside the
+lifecycle that builds on nothing broken: ``state`` is None.
+
+Everything here is a pure function of the corpus and the results given; one
+pass over the graph, so fast for large records.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..common.order import id_sort_key
+from ..numeric import store
+from ..numeric.discover import discover
+from ..numeric.results import judge
+from .conditions import (ACTIVE, PROMOTE_FIELD, PROMOTED_BY, PROPOSED, SUPPORTED, Problem, PromoteWhen,
+                         Requirement, name_problems, parse_promote_when)
+
+MET, UNMET, UNKNOWN, MALFORMED = "met", "unmet", "unknown", "malformed"
+MARKS = {MET: "✓", UNMET: "✗", UNKNOWN: "?", MALFORMED: "✗"}
+
+# Standings.
+
+READY = "ready"
+BLOCKED = "blocked"
+AWAITING = "awaiting-judgement"
+ESTABLISHED = "established"
+UNESTABLISHED = "unestablished"
+UNDERMINED = "undermined"
+STANDINGS = (READY, BLOCKED, AWAITING, ESTABLISHED, UNESTABLISHED, UNDERMINED)
+
+
+
+@dataclass
+class ItemState:
+    """The state of one requirement: ``state`` is met, unmet, unknown or
+    malformed; ``by`` is the record that satisfies it (record:, claim:)."""
+    requirement: Requirement
+    state: str
+    reason: str
+    by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == MET
+
+    @property
+    def text(self) -> str:
+        return self.requirement.text
+
+    @property
+    def mark(self) -> str:
+        return MARKS[self.state]
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "ok": self.ok, "state": self.state, "reason": self.reason,
+                "by": self.by, "index": self.requirement.index}
+
+
+@dataclass
+class Evaluation:
+    """A lifecycle record's ``promote_when``, evaluated."""
+    id: str
+    status: str | None
+    promote_when: PromoteWhen
+    items: list[ItemState] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)   # every RK403 problem
+    promoted_by: str | None = None
+
+    @property
+    def all_hold(self) -> bool:
+        """Every item met and nothing malformed (true of a prose-only condition)."""
+        return self.promote_when.present and not self.problems and all(i.ok for i in self.items)
+
+    @property
+    def ready(self) -> bool:
+        """At least one requirement, and every one holds."""
+        return bool(self.items) and self.all_hold
+
+    def failing(self) -> list[ItemState]:
+        return [i for i in self.items if not i.ok]
+
+    def first_record_by(self) -> str | None:
+        """The record that satisfied the first ``record:`` requirement."""
+        for i in self.items:
+            if i.requirement.type == "record":
+                return i.by if i.ok else None
+        return None
+
+    def to_dict(self) -> dict:
+        return {"summary": self.promote_when.summary, "requires": [i.to_dict() for i in self.items]}
+
+
+def check_item_state(check_id: str, result) -> tuple[str, str]:
+    """(state, reason) of ``check: check_id`` given its result (or None):
+    :func:`recordkit.numeric.results.judge` as a requirement state."""
+    holds, reason = judge(check_id, result)
+    return (MET if holds else UNKNOWN if holds is None else UNMET), reason
+
+
+class Lifecycle:
+    """Evaluates the lifecycle of a whole corpus, lazily and once.
+
+    ``results``: check id -> result (``.verdict``, ``.discrepancy``,
+    ``.tolerance``, ``.stale``); None loads them with
+    :func:`recordkit.numeric.store.load_results` when a ``check:`` item is
+    first evaluated.  ``checks``: the known check ids; None discovers them
+    when first needed.  ``specs``: id -> check spec from a discovery already
+    made (saves a second one).
+    """
+
+    def __init__(self, corpus, results=None, checks=None, specs=None):
+        self.corpus = corpus
+        self._specs = specs            # id -> check spec, from a discovery already made
+        self._results = results
+        self._checks = checks
+        self._incoming = None
+        self._evals: dict[str, Evaluation] = {}
+        self._undermined = None
+        self._lifecycle_kinds = {name for name, kind in corpus.schema.kinds.items() if PROMOTE_FIELD in kind.fields}
+
+    # -- inputs, loaded on demand ---------------------------------------------
+    def _discover(self):
+        if self._specs is None:
+            self._specs = discover(self.corpus)
+        return self._specs
+
+    @property
+    def results(self):
+        if self._results is None:
+            self._results = store.load_results(self.corpus, self._discover())
+        return self._results
+
+    @property
+    def checks(self):
+        if self._checks is None:
+            self._checks = set(self._discover())
+        return self._checks
+
+    def incoming(self, target: str, relation: str) -> list[str]:
+        """Ids of the records that point at ``target`` by ``relation`` in their
+        front matter (either way for a symmetric relation), in id order."""
+        if self._incoming is None:
+            sym = {n for n, r in self.corpus.schema.relations.items() if r.symmetric}
+            inc = defaultdict(set)
+            for u, v, rel in self._frontmatter_edges():
+                inc[(v, rel)].add(u)
+                if rel in sym:
+                    inc[(u, rel)].add(v)
+            self._incoming = {k: sorted(s, key=id_sort_key) for k, s in inc.items()}
+        return self._incoming.get((target, relation), [])
+
+    def _frontmatter_edges(self):
+        """(source, target, relation) for every front-matter relation target
+        that exists: the graph's ``origin == "frontmatter"`` edges, read
+        straight from the records (a walk of the whole MultiDiGraph, body
+        mentions included, costs more)."""
+        records = self.corpus.records
+        for u, rec in records.items():
+            for rel, targets in rec.relations.items():
+                for t in targets:
+                    if t.id in records and t.id != u:
+                        yield u, t.id, rel
+
+    # -- evaluation ------------------------------------------------------------
+    def in_lifecycle(self, rec) -> bool:
+        return rec.kind in self._lifecycle_kinds
+
+    def evaluate(self, record_id: str) -> Evaluation | None:
+        """The evaluation of a lifecycle record's ``promote_when`` (None for a
+        record outside the lifecycle)."""
+        rec = self.corpus.records.get(record_id)
+        return None if rec is None else self.evaluate_record(rec)
+
+    def evaluate_record(self, rec) -> Evaluation | None:
+        """As :meth:`evaluate`, for a loaded file (also a duplicate-id file
+        that ``corpus.records`` does not hold)."""
+        canonical = self.corpus.records.get(rec.id) is rec
+        if canonical and rec.id in self._evals:
+            return self._evals[rec.id]
+        if not self.in_lifecycle(rec):
+            return None
+        record_id = rec.id
+        pw = parse_promote_when(rec.get(PROMOTE_FIELD))
+        ev = Evaluation(record_id, rec.status, pw)
+        pb = rec.relations.get(PROMOTED_BY)
+        ev.promoted_by = pb[0].id if pb else None
+        ev.problems = list(pw.problems)
+        needs_checks = any(r.type == "check" and not r.problems for r in pw.requires)
+        known = self.checks if needs_checks else None
+        for req in pw.requires:
+            probs = req.problems or name_problems(self.corpus, rec, req, known)
+            ev.problems.extend(probs)
+            if probs:
+                ev.items.append(ItemState(req, MALFORMED, "malformed: " + probs[0].message))
+                continue
+            ev.items.append(self._evaluate_item(rec, req))
+        if canonical:
+            self._evals[record_id] = ev
+        return ev
+
+    def _evaluate_item(self, rec, req: Requirement) -> ItemState:
+        records = self.corpus.records
+        if req.type == "check":
+            state, reason = check_item_state(req.check, self.results.get(req.check))
+            return ItemState(req, state, reason)
+        if req.type == "claim":
+            target = records[req.claim]
+            if target.status == SUPPORTED:
+                return ItemState(req, MET, f"{req.claim} is supported", by=req.claim)
+            return ItemState(req, UNMET, f"{req.claim} is {target.status or 'without a status'}, not supported")
+        # record:
+        of_kind = [s for s in self.incoming(rec.id, req.relation) if records[s].kind == req.kind]
+        good = [s for s in of_kind if req.status is None or records[s].status == req.status]
+        if good:
+            by = good[0]
+            st = records[by].status
+            return ItemState(req, MET, f"{by} ({st}) points here by {req.relation}", by=by)
+        what = f"no {req.kind}" + (f" with status {req.status}" if req.status else "")
+        reason = f"{what} points here by {req.relation}"
+        if of_kind:
+            others = ", ".join(f"{s} ({records[s].status})" for s in of_kind[:3])
+            reason += f"; {others} {'does' if len(of_kind) == 1 else 'do'}"
+        return ItemState(req, UNMET, reason)
+
+    # -- undermined ------------------------------------------------------------
+    def undermined_paths(self) -> dict[str, list[str]]:
+        """id -> the shortest path of builds-on edges from that record to a
+        record whose status is broken (ties broken by id order), for every
+        record that builds on one and is not broken itself."""
+        if self._undermined is None:
+            records = self.corpus.records
+            broken = set(self.corpus.schema.broken_statuses)
+            builds_on = {n for n, r in self.corpus.schema.relations.items() if r.builds_on}
+            preds = defaultdict(set)     # the reverse of builds_on_paths(corpus)
+            for u, v, rel in self._frontmatter_edges():
+                if rel in builds_on:
+                    preds[v].add(u)
+            frontier = sorted((n for n, r in records.items() if r.status in broken), key=id_sort_key)
+            seen = set(frontier)
+            nxt: dict[str, str] = {}
+            while frontier:
+                new = []
+                for v in frontier:
+                    for u in sorted(preds.get(v, ()), key=id_sort_key):
+                        if u not in seen:
+                            seen.add(u)
+                            nxt[u] = v
+                            new.append(u)
+                frontier = new
+            paths: dict[str, list[str]] = {}
+            for u in nxt:
+                p = [u]
+                while p[-1] in nxt:
+                    p.append(nxt[p[-1]])
+                paths[u] = p
+            self._undermined = paths
+        return self._undermined
+
+    # -- standing ----------------------------------------------------------------
+    def standing(self, record_id: str) -> "Standing":
+        rec = self.corpus.records[record_id]
+        broken = set(self.corpus.schema.broken_statuses)
+        st = Standing(record_id)
+        if rec.status in broken:
+            return st
+        ev = self.evaluate(record_id)
+        st.evaluation = ev
+        if ev is not None:
+            st.lifecycle, st.lifecycle_detail = _lifecycle_standing(ev)
+        path = self.undermined_paths().get(record_id)
+        if path:
+            st.path = path
+            st.state = UNDERMINED
+            last = self.corpus.records[path[-1]]
+            st.detail = " → ".join(path) + f" ({last.status})"
+        else:
+            st.state, st.detail = st.lifecycle, st.lifecycle_detail
+        return st
+
+    def standings(self) -> dict[str, "Standing"]:
+        return {rid: self.standing(rid) for rid in self.corpus.records}
+
+
+def _reasons(items: list[ItemState]) -> str:
+    return "; ".join(f"{i.state}: {i.reason}" if i.state != MALFORMED else i.reason for i in items)
+
+
+def _all_hold(n: int) -> str:
+    return "its one requirement holds" if n == 1 else f"all {n} requirements hold"
+
+
+def _lifecycle_standing(ev: Evaluation) -> tuple[str | None, str]:
+    pw = ev.promote_when
+    n = len(ev.items)
+    if ev.status == PROPOSED:
+        if not pw.present:
+            return BLOCKED, "no promote_when: state the condition that would promote it"
+        if pw.prose_only:
+            return AWAITING, "promote_when is prose only: a person judges when it is met"
+        if ev.ready:
+            return READY, _all_hold(n)
+        bits = []
+        if pw.problems:
+            bits.append("; ".join(p.message for p in pw.problems))
+        failing = ev.failing()
+        if failing:
+            bits.append(_reasons(failing))
+        return BLOCKED, "; ".join(bits)
+    if ev.status == ACTIVE:
+        bits = []
+        if not ev.promoted_by:
+            bits.append("no promoted_by")
+        if not pw.present:
+            bits.append("no promote_when")
+        elif pw.problems:
+            bits.append("; ".join(p.message for p in pw.problems))
+        failing = ev.failing()
+        if failing:
+            bits.append(_reasons(failing))
+        if bits:
+            return UNESTABLISHED, "; ".join(bits)
+        if pw.prose_only:
+            return ESTABLISHED, f"promoted by {ev.promoted_by} (a person judged the prose condition met)"
+        return ESTABLISHED, f"promoted by {ev.promoted_by}; {_all_hold(n)}"
+    return None, ""
+
+
+@dataclass
+class Standing:
+    """A record's derived standing.
+
+    ``state``: what to display (``undermined`` wins), or None;
+    ``detail``: a line of explanation (for undermined, the path);
+    ``path``: for undermined, the ids from this record to the broken one;
+    ``lifecycle`` / ``lifecycle_detail``: the lifecycle standing (ready,
+    blocked, awaiting-judgement, established, unestablished) whether or not
+    undermined hides it; ``evaluation``: the evaluated promote_when.
+    """
+    id: str
+    state: str | None = None
+    detail: str = ""
+    path: list[str] = field(default_factory=list)
+    lifecycle: str | None = None
+    lifecycle_detail: str = ""
+    evaluation: Evaluation | None = None
+
+    @property
+    def undermined(self) -> bool:
+        return bool(self.path)
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """Every standing that applies, the displayed one first."""
+        out = []
+        if self.path:
+            out.append(UNDERMINED)
+        if self.lifecycle:
+            out.append(self.lifecycle)
+        return tuple(out)
+
+    def to_dict(self) -> dict:
+        out = {"state": self.state, "detail": self.detail, "states": list(self.states),
+               "path": list(self.path), "lifecycle": self.lifecycle,
+               "lifecycle_detail": self.lifecycle_detail}
+        if self.evaluation is not None and self.evaluation.promote_when.present:
+            out["promote"] = self.evaluation.to_dict()
+        return out
+
+
+def analyze(corpus, results=None, checks=None) -> Lifecycle:
+    """A :class:`Lifecycle` over ``corpus`` (see there for the arguments)."""
+    return Lifecycle(corpus, results=results, checks=checks)
+
+
+def standings(corpus, results=None, checks=None) -> dict[str, Standing]:
+    """The standing of every record of ``corpus``: id -> :class:`Standing`.
+
+    ``results``: check id -> check result; None loads the cached results
+    (an empty mapping: every check unknown).  ``checks``: known check ids;
+    None discovers them if a ``check:`` item needs it.
+    """
+    return analyze(corpus, results, checks).standings()
+
+
+def evaluate(corpus, record_id: str, results=None, checks=None) -> Evaluation | None:
+    """The evaluated ``promote_when`` of one record (None outside the lifecycle)."""
+    return analyze(corpus, results, checks).evaluate(record_id)

@@ -1,0 +1,99 @@
+"""The rule registry: a rule registers itself with :func:`rule`; the rules
+are every function so decorated in the modules of ``lint/rules/``, which
+:func:`all_rules` imports (:func:`recordkit.common.plugins.import_folder`),
+so a new rule is one new file there, or one new function in a file there.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..common.plugins import import_folder
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass
+class Rule:
+    """A lint rule.
+
+    ``scope`` is ``record`` (``func(ctx, record)``, run for each loaded
+    record), ``corpus`` (``func(ctx)``, run once) or ``load`` (reported by
+    the loader; the function only documents it).
+
+    ``local``: a record rule that reads only the record, the schema and the
+    configuration (never ``ctx.records`` or ``ctx.corpus``).  The lint may
+    run it in the process that parsed the file, on every core; with
+    ``ctx.records`` it raises there.
+    """
+    code: str
+    name: str
+    severity: str
+    func: Callable
+    scope: str = "record"
+    fixable: bool = False
+    summary: str = ""
+    doc: str = ""
+    local: bool = False
+
+    @property
+    def url(self) -> str:
+        return docs_url(self.code, self.name)
+
+
+def docs_url(code: str, name: str) -> str:
+    return f"docs/rules.md#{code.lower()}-{name}"
+
+
+RULES: dict[str, Rule] = {}
+
+RULES_FOLDER = Path(__file__).resolve().parent / "rules"
+
+
+def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable: bool = False,
+         local: bool = False):
+    """Register a rule.  The function's docstring's first line is the summary."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"bad severity {severity!r} for {code}")
+
+    def deco(func: Callable) -> Callable:
+        doc = inspect.getdoc(func) or ""
+        summary = doc.split("\n", 1)[0].strip()
+        if local and scope != "record":
+            raise ValueError(f"{code}: only a record rule can be local")
+        if code in RULES and RULES[code].func.__qualname__ != func.__qualname__:
+            raise ValueError(f"{code} is registered twice: {RULES[code].func.__qualname__} and {func.__qualname__}")
+        RULES[code] = Rule(code, name, severity, func, scope, fixable, summary, doc, local)
+        return func
+
+    return deco
+
+
+_discovered: list[bool] = []
+
+
+def discover_rules(package: str = f"{__package__}.rules", folder: str | Path = RULES_FOLDER) -> None:
+    """Import every rule module of ``folder`` (the package ``package``);
+    each registers its rules as it is imported."""
+    import_folder(package, folder)
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every registered rule, by code, in code order."""
+    if not _discovered:
+        discover_rules()
+        _discovered.append(True)
+    return dict(sorted(RULES.items()))
+
+
+def get_rule(code_or_name: str) -> Rule | None:
+    rules = all_rules()
+    key = code_or_name.strip()
+    if key.upper() in rules:
+        return rules[key.upper()]
+    for r in rules.values():
+        if r.name == key:
+            return r
+    return None

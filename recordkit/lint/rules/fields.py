@@ -1,0 +1,460 @@
+"""RK2xx: fields — required, typed, known, statuses, dates, tags, sections."""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from ...common.didyoumean import near_words
+from ...common.text import kind_of, plain_key, shown, yaml_text
+from ...common.textpos import eol_of, offset_of
+from ...corpus.model import Fix
+from ...corpus.sections import headings
+from ..registry import rule
+
+KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+def _kind(ctx, rec):
+    return ctx.schema.kinds.get(rec.kind) if rec.kind else None
+
+
+def _scalar_fix(rec, path, new_value: str, message: str) -> Fix | None:
+    """Replace the scalar at ``path`` by ``new_value``, keeping its quotes."""
+    line, col, end_line, end_col = rec.value_pos(*path)
+    start = offset_of(rec.text, line, col)
+    end = offset_of(rec.text, end_line, end_col)
+    old = rec.text[start:end]
+    if not old or old[0] in "|>&*!":
+        return None
+    if old[0] in "'\"" and old[-1] == old[0] and len(old) >= 2:
+        return Fix(start + 1, end - 1, new_value, message)
+    return Fix(start, end, new_value, message)
+
+
+@rule("RK201", "missing-required-field", "error", local=True)
+def missing_required_field(ctx, rec):
+    """A required field is missing or empty.
+
+    ## What it does
+    Checks that every field the schema marks required for the record's kind
+    is present and not empty: `id`, `title` and `status` for every kind,
+    `authors` and `year` for a LIT, `source` for a THEORY, `grounds` for a
+    CLAIM (by default).
+
+    ## Why is this bad
+    A THEORY without a source, or a CLAIM without grounds, is an assertion
+    with nothing under it; a LIT without authors and year cannot be cited.
+
+    ## Example
+    ```yaml
+    id: CLAIM-193
+    title: Kernels fix representations only up to the symmetry of what is observed
+    status: open
+    ```
+
+    ## Use instead
+    ```yaml
+    id: CLAIM-193
+    title: Kernels fix representations only up to the symmetry of what is observed
+    status: open
+    grounds: [THEORY-002]
+    ```
+    """
+    kind = _kind(ctx, rec)
+    if kind is None:
+        return None
+    out = []
+    meta = rec.meta
+    fields = ctx.schema.fields_for(kind.name)
+    for name in ctx.schema.required_fields(kind.name):
+        if name not in meta or meta[name] is None:
+            out.append(ctx.diag("RK201", f"required field `{name}` is missing", rec, rec.key_pos()))
+            continue
+        v = meta[name]
+        if v == "" or v == [] or v == {}:
+            out.append(ctx.diag("RK201", f"required field `{name}` is empty", rec, rec.key_pos(name)))
+    for name, spec in fields.items():
+        if name in meta and isinstance(meta[name], str) and spec.get("minLength") and len(meta[name].strip()) < spec["minLength"]:
+            if spec.get("required") is not True:
+                out.append(ctx.diag("RK201", f"field `{name}` is empty", rec, rec.key_pos(name)))
+    return out
+
+
+def _type_errors(ctx, rec, kind):
+    cache = ctx.type_errors
+    if id(rec) in cache:
+        return cache[id(rec)]
+    if ctx.schema.fast_validator(kind.name)(rec.meta):
+        errs = []
+    else:
+        errs = list(ctx.schema.validator(kind.name).iter_errors(rec.meta))
+    cache[id(rec)] = errs
+    return errs
+
+
+@rule("RK202", "wrong-field-type", "error", fixable=True, local=True)
+def wrong_field_type(ctx, rec):
+    """A field has the wrong type.
+
+    ## What it does
+    Validates each front-matter field against its JSON Schema type in the
+    schema (`year` an integer, `authors` a list of strings, `promote_when` a
+    mapping with a `summary`, ...).  A single string where the schema wants a
+    list is fixable: `--fix` wraps it in a flow list.
+
+    ## Why is this bad
+    Every consumer of the field (the graph, the site, `show`) reads it by its
+    type; a year written as a string does not sort, and a tag list written
+    as one string is one tag.
+
+    ## Example
+    ```yaml
+    year: "twenty twenty-two"
+    tags: representation-learning
+    ```
+
+    ## Use instead
+    ```yaml
+    year: 2022
+    tags: [representation-learning]
+    ```
+    """
+    kind = _kind(ctx, rec)
+    if kind is None:
+        return None
+    errs = _type_errors(ctx, rec, kind)
+    if not errs:
+        return None
+    fields = ctx.schema.fields_for(kind.name)
+    out = []
+    seen = set()
+    for e in errs:
+        path = tuple(e.absolute_path)
+        if not path or path in seen:
+            continue
+        top = path[0]
+        spec = fields.get(top, {})
+        if spec.get("type") == "date" and len(path) == 1:
+            continue  # RK205 reports dates
+        if e.validator == "minLength":
+            continue  # RK201 reports empty values
+        seen.add(path)
+        dotted = ".".join(plain_key(p) for p in path)
+        fix = None
+        value = e.instance
+        if e.validator == "type" and len(path) == 1 and spec.get("list") and isinstance(value, str):
+            line, col, end_line, end_col = rec.value_pos(top)
+            start = offset_of(rec.text, line, col)
+            end = offset_of(rec.text, end_line, end_col)
+            old = rec.text[start:end]
+            if old and old[0] not in "|>&*!" and "\n" not in old:
+                fix = Fix(start, end, f"[{old}]", f"wrap `{top}` in a list")
+        if e.validator == "type":
+            want = e.validator_value
+            want = " or ".join(_TYPE_WORDS.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
+            msg = f"`{dotted}` must be {want}, not {kind_of(value)}"
+        elif e.validator == "enum":
+            near = near_words(str(value), [str(x) for x in e.validator_value])
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            msg = f"`{dotted}` is {shown(value)}, not one of {', '.join(map(str, e.validator_value))}{hint}"
+            if near and str(value).strip().lower() == near[0].lower() and len(path) == 1:
+                fix = _scalar_fix(rec, path, near[0], f"`{dotted}`: {value} → {near[0]}")
+        else:   # the rest, in words (jsonschema's own messages quote Python reprs)
+            msg = _schema_message(dotted, e)
+        out.append(ctx.diag("RK202", msg, rec, rec.value_pos(*path), fix=fix))
+    return out
+
+
+_TYPE_WORDS = {"array": "a list", "object": "a mapping", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "a boolean", "null": "empty", "date": "a date"}
+
+
+def _schema_message(dotted: str, e) -> str:
+    """A jsonschema error in words, with values shown as YAML."""
+    v, want = e.instance, e.validator_value
+    what = e.validator
+    if what == "required":
+        missing = [k for k in want if not (isinstance(v, dict) and k in v)]
+        return f"`{dotted}` needs {', '.join(f'`{k}`' for k in missing) or 'more keys'}"
+    if what == "additionalProperties" and isinstance(v, dict):
+        known = set((e.schema or {}).get("properties") or {})
+        extra = [plain_key(k) for k in v if k not in known]
+        return f"`{dotted}` has unknown key{'s' if len(extra) != 1 else ''} {', '.join(f'`{k}`' for k in extra)}"
+    if what in ("minItems", "maxItems"):
+        return f"`{dotted}` has {len(v)} item{'s' if len(v) != 1 else ''}, " \
+               f"{'at least' if what == 'minItems' else 'at most'} {want} wanted"
+    if what in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        rel = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
+               "exclusiveMaximum": "less than"}[what]
+        return f"`{dotted}` is {shown(v)}, not {rel} {want}"
+    if what == "maxLength":
+        return f"`{dotted}` is longer than {want} characters"
+    if what == "pattern":
+        return f"`{dotted}` is {shown(v)}, which does not match the pattern {want}"
+    if what == "uniqueItems":
+        return f"`{dotted}` lists the same item more than once"
+    if what == "const":
+        return f"`{dotted}` is {shown(v)}, not {shown(want)}"
+    return f"`{dotted}` is {shown(v)}, which the schema's `{what}: {yaml_text(want)}` does not allow"
+
+
+@rule("RK203", "unknown-field", "warning", local=True)
+def unknown_field(ctx, rec):
+    """A field the schema does not know for this kind (with the closest known one).
+
+    ## What it does
+    Reports a front-matter key that is neither a common field, a field of the
+    record's kind, nor a relation the kind may declare, and suggests the
+    closest known name.  A key YAML reads as something other than a name
+    (`1:`, `true:`, `null:`, `2026-01-01:`) is reported as such: quote it or
+    rename it.
+
+    ## Why is this bad
+    A misspelt field is silently ignored: `soruce: LIT-849` is not a source,
+    and the relation it meant to declare is missing from the graph.
+
+    ## Example
+    ```yaml
+    id: THEORY-798
+    soruce: [LIT-849]
+    ```
+
+    ## Use instead
+    ```yaml
+    id: THEORY-798
+    source: [LIT-849]
+    ```
+    """
+    kind = _kind(ctx, rec)
+    if kind is None:
+        return None
+    fields = ctx.schema.fields_for(kind.name)
+    out = []
+    for key in rec.meta:
+        if not isinstance(key, str):
+            text = plain_key(key)
+            out.append(ctx.diag("RK203", f"field name `{text}` is read by YAML as {kind_of(key)}, not a name: "
+                                         f"quote it (`\"{text}\":`) or rename it", rec, rec.key_pos(key)))
+            continue
+        if key in fields:
+            continue
+        skey = key
+        rel = ctx.schema.relations.get(skey)
+        if rel is not None:
+            msg = f"relation `{skey}` is not declared by a {kind.name} (only by {', '.join(rel.sources)})"
+        else:
+            near = near_words(skey, fields)
+            msg = f"unknown field `{skey}` for a {kind.name}" + (f" (did you mean `{near[0]}`?)" if near else "")
+        out.append(ctx.diag("RK203", msg, rec, rec.key_pos(skey)))
+    return out
+
+
+@rule("RK204", "invalid-status", "error", fixable=True, local=True)
+def invalid_status(ctx, rec):
+    """`status` is not in the kind's vocabulary (with the closest one).
+
+    ## What it does
+    Checks the status against the statuses the schema gives the record's
+    kind, and suggests the closest.  `--fix` rewrites a status that differs
+    only in case (`Active`) or is an unambiguous misspelling (`propsed`).
+
+    ## Why is this bad
+    The lifecycle, the site's status badges and `promote` all read the
+    status; one they do not know is treated as none.
+
+    ## Example
+    ```yaml
+    id: THEORY-798
+    status: Propsed
+    ```
+
+    ## Use instead
+    ```yaml
+    id: THEORY-798
+    status: proposed
+    ```
+    """
+    kind = _kind(ctx, rec)
+    status = rec.meta.get("status")
+    if kind is None or status is None or not isinstance(status, str) or status in kind.statuses:
+        return None
+    cands = list(kind.statuses)
+    low = status.strip().lower()
+    exact = [s for s in cands if s.lower() == low]
+    near = exact or near_words(low, cands, n=2, for_fix=True)
+    fix = None
+    if exact or (len(near) == 1):
+        fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}")
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for a {kind.name}{hint}",
+                     rec, rec.value_pos("status"), fix=fix)]
+
+
+@rule("RK205", "invalid-date", "error", local=True)
+def invalid_date(ctx, rec):
+    """A date field does not hold a valid date.
+
+    ## What it does
+    Checks fields of type `date` (`created`, `updated`, a LIT's `read`, a
+    NOTE's `date`) hold a real calendar date, written `YYYY-MM-DD`.
+
+    ## Why is this bad
+    Dates order the record's history and the site's listings; `2026-13-45`
+    or `last week` order nothing.
+
+    ## Example
+    ```yaml
+    read: 2026-10-32
+    ```
+
+    ## Use instead
+    ```yaml
+    read: 2026-10-09
+    ```
+    """
+    kind = _kind(ctx, rec)
+    if kind is None:
+        return None
+    out = []
+    for name, spec in ctx.schema.fields_for(kind.name).items():
+        if spec.get("type") != "date" or name not in rec.meta:
+            continue
+        v = rec.meta[name]
+        if isinstance(v, (_dt.date, _dt.datetime)) or v is None:
+            continue
+        if isinstance(v, str):
+            try:
+                _dt.date.fromisoformat(v)
+                continue
+            except ValueError:
+                pass
+        what = "" if isinstance(v, str) or isinstance(v, dict) else f" ({kind_of(v)})"
+        out.append(ctx.diag("RK205", f"`{name}` is {shown(v)}{what}, not a date (YYYY-MM-DD)", rec,
+                            rec.value_pos(name)))
+    return out
+
+
+def kebab(tag: str) -> str:
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", tag.strip())
+    s = re.sub(r"[\s_./]+", "-", s.lower())
+    s = re.sub(r"-{2,}", "-", s).strip("-")
+    return s
+
+
+@rule("RK206", "tag-not-kebab-case", "warning", fixable=True, local=True)
+def tag_not_kebab_case(ctx, rec):
+    """A tag is not kebab-case.
+
+    ## What it does
+    Checks each tag is lower-case words joined by hyphens.  `--fix` rewrites
+    `Representation_Learning` or `representationLearning` to
+    `representation-learning`.
+
+    ## Why is this bad
+    Tags are matched as strings: `Representation Learning` and
+    `representation-learning` would be two tags with two pages.
+
+    ## Example
+    ```yaml
+    tags: [Representation_Learning]
+    ```
+
+    ## Use instead
+    ```yaml
+    tags: [representation-learning]
+    ```
+    """
+    tags = rec.meta.get("tags")
+    if isinstance(tags, str):
+        items = [((("tags",)), tags)]
+    elif isinstance(tags, list):
+        items = [(("tags", i), t) for i, t in enumerate(tags)]
+    else:
+        return None
+    out = []
+    for path, t in items:
+        if not isinstance(t, str) or KEBAB_RE.match(t):
+            continue
+        k = kebab(t)
+        fix = _scalar_fix(rec, path, k, f"tag {t} → {k}") if KEBAB_RE.match(k) else None
+        out.append(ctx.diag("RK206", f"tag {shown(t)} is not kebab-case" + (f" (use `{k}`)" if fix else ""),
+                            rec, rec.value_pos(*path), fix=fix))
+    return out
+
+
+@rule("RK207", "missing-section", "warning", local=True)
+def missing_section(ctx, rec):
+    """A section the schema expects for this kind (and status) is missing.
+
+    ## What it does
+    Checks the body has each `##` section the schema lists for the record's
+    kind: by default a THEORY's "What is asserted" and "What would confirm or
+    reject it", a final NOTE's "Claims", an active LIT's "Key takeaways".
+    Headings inside code blocks do not count; case is ignored.
+
+    ## Why is this bad
+    A theory that does not say what would reject it cannot be tested; a
+    final reading note without its claims table cannot be cited claim by
+    claim.
+
+    ## Example
+    ```markdown
+    ## Source
+    Moschella et al. (LIT-849).
+    ```
+
+    ## Use instead
+    ```markdown
+    ## What is asserted
+    ...
+    ## What would confirm or reject it
+    ...
+    ```
+    """
+    kind = _kind(ctx, rec)
+    if kind is None or not kind.sections:
+        return None
+    status = rec.status
+    have = {h.title.lower() for h in headings(rec)}
+    out = []
+    for s in kind.sections:
+        if s.statuses and status not in s.statuses:
+            continue
+        if s.title.lower() not in have:
+            when = f" with status {status}" if s.statuses else ""
+            out.append(ctx.diag("RK207", f"a {kind.name}{when} should have a section \"{s.title}\"", rec,
+                                (rec.fm_end_line, 1, rec.fm_end_line, 4)))
+    return out
+
+
+def _final_eol(text: str) -> str:
+    """The line break that ends ``text`` in its own style: CRLF in a CRLF
+    file (only the LF when the text already ends with its CR)."""
+    eol = eol_of(text)
+    return "\n" if eol == "\r\n" and text.endswith("\r") else eol
+
+
+@rule("RK208", "missing-final-newline", "warning", fixable=True, local=True)
+def missing_final_newline(ctx, rec):
+    """The file does not end with a newline.
+
+    ## What it does
+    Checks that the file's last character is a newline.  `--fix` adds one,
+    in the file's line-ending style (CRLF when its first line ends so).
+
+    ## Why is this bad
+    Tools that append to or concatenate files, and `git diff` ("No newline at
+    end of file"), treat the last line specially; editors disagree about it.
+
+    ## Example
+    A file whose last line is `Last sentence.` with no line break after it.
+
+    ## Use instead
+    End the file with a line break.
+    """
+    text = rec.text
+    if text and not text.endswith("\n"):
+        line = text.count("\n") + 1
+        col = len(text) - (text.rfind("\n") + 1) + 1
+        return [ctx.diag("RK208", "no newline at end of file", rec, (line, col, line, col),
+                         fix=Fix(len(text), len(text), _final_eol(text), "add a final newline"))]
+    return None

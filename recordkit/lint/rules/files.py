@@ -1,0 +1,285 @@
+"""RK1xx: the file itself — front matter present and readable, a good id."""
+from __future__ import annotations
+
+from ...common.didyoumean import near_words
+from ...common.text import kind_of, yaml_text
+from ..registry import rule
+
+
+@rule("RK101", "missing-front-matter", "error", scope="load")
+def missing_front_matter(ctx):
+    """A record file has no YAML front matter.
+
+    ## What it does
+    Reports a Markdown file under the record root that does not start with a
+    `---` line, or whose front matter is never closed by a second `---` line.
+
+    ## Why is this bad
+    Every record is identified, typed and related by its front matter.  A file
+    without it is invisible to the graph: nothing can point at it and it
+    points at nothing.
+
+    ## Example
+    ```markdown
+    # Relative representations
+    Notes on the paper...
+    ```
+
+    ## Use instead
+    ```markdown
+    ---
+    id: NOTE-652
+    title: Relative representations enable zero-shot latent space communication
+    status: draft
+    ---
+    Notes on the paper...
+    ```
+    """
+
+
+@rule("RK102", "invalid-yaml", "error", scope="load")
+def invalid_yaml(ctx):
+    """The front matter is not valid YAML.
+
+    ## What it does
+    Reports a YAML syntax error in the front matter, at the line and column
+    where the parser gave up.
+
+    ## Why is this bad
+    Nothing in a file whose front matter does not parse can be read: its id,
+    status and relations are lost to every other rule and to the graph.
+
+    ## Example
+    ```yaml
+    ---
+    id: THEORY-798
+    title: [an unclosed flow list
+    ---
+    ```
+
+    ## Use instead
+    ```yaml
+    ---
+    id: THEORY-798
+    title: "[a bracket inside a quoted string]"
+    ---
+    ```
+    """
+
+
+@rule("RK103", "invalid-utf8", "error", scope="load")
+def invalid_utf8(ctx):
+    """The file is not valid UTF-8 (or cannot be read).
+
+    ## What it does
+    Reports the first byte that is not part of a valid UTF-8 sequence, with
+    its line and column.
+
+    ## Why is this bad
+    Records are UTF-8 text.  A file saved as Latin-1 or Windows-1252 would be
+    decoded differently by every tool that reads it, and recordkit will not
+    guess.
+
+    ## Example
+    A title `café` saved in Latin-1: the byte `0xe9`.
+
+    ## Use instead
+    Save the file as UTF-8 (`iconv -f latin1 -t utf-8`).
+    """
+
+
+@rule("RK109", "file-not-read", "error", scope="load")
+def file_not_read(ctx):
+    """A `*.md` path under the record root is not a regular file, or is larger than `max_file_size`.
+
+    ## What it does
+    Reports a path named like a record that recordkit does not read: a named
+    pipe (FIFO), a device, a socket, a symbolic link to one of these (such
+    as a link to `/dev/zero`), or a file larger than the `max_file_size`
+    configuration setting (4 MB unless set).  A symbolic link to a regular
+    file is read like the file, wherever the file is.
+
+    ## Why is this bad
+    Reading a named pipe waits for a writer that never comes; reading a
+    device may never end; a file of many megabytes is not a note but a data
+    dump or an accident, and would make every command slow.  Nothing in the
+    file reaches the graph.
+
+    ## Example
+    `records/note/NOTE-001.md` is a link to `/dev/zero`, or a 50 MB export
+    pasted into a note.
+
+    ## Use instead
+    Replace the link by the record it should be, move the data out of the
+    record folder (or exclude it with `[tool.recordkit.lint] exclude`), or
+    raise `max_file_size` in the configuration if the file really is a
+    record.
+    """
+
+
+@rule("RK104", "front-matter-not-mapping", "error", scope="load")
+def front_matter_not_mapping(ctx):
+    """The front matter is empty, or a list or scalar instead of a mapping.
+
+    ## What it does
+    Reports front matter that parses but is not a mapping of keys to values.
+
+    ## Why is this bad
+    A record's fields are keys; a list or a bare string has none.
+
+    ## Example
+    ```yaml
+    ---
+    - id: LIT-849
+    ---
+    ```
+
+    ## Use instead
+    ```yaml
+    ---
+    id: LIT-849
+    ---
+    ```
+    """
+
+
+@rule("RK105", "invalid-id", "error", local=True)
+def invalid_id(ctx, rec):
+    """`id` is missing or not of the form `KIND-NNN`.
+
+    ## What it does
+    Checks that the front matter has an `id` that matches the schema's id
+    pattern: an upper-case kind, a hyphen, at least three digits.
+
+    ## Why is this bad
+    The id is how every other record and every body mention names this one.
+    `THEORY-2` and `theory-002` do not match what mentions look for.
+
+    ## Example
+    ```yaml
+    id: Theory-2
+    ```
+
+    ## Use instead
+    ```yaml
+    id: THEORY-002
+    ```
+    """
+    rid = rec.meta.get("id")
+    expected = f" (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else ""
+    if rid is None and "id" not in rec.meta:
+        return [ctx.diag("RK105", f"`id` is missing{expected}", rec, rec.key_pos())]
+    if rid is None or (isinstance(rid, str) and not rid.strip()):
+        return [ctx.diag("RK105", f"`id` is empty{expected}", rec, rec.value_pos("id"))]
+    if not isinstance(rid, str):
+        # `id: 001` is the integer 1 to YAML, `id: 2026-01-01` a date: say so,
+        # quoting what the file says rather than what YAML made of it
+        written = _written(rec, ("id",)) or yaml_text(rid)
+        return [ctx.diag("RK105", f"`id` `{written}` is read by YAML as {kind_of(rid)}, not as text: quote it "
+                                  f"(`id: \"{written}\"`); an id is KIND-NNN (at least three digits){expected}",
+                         rec, rec.value_pos("id"))]
+    if not ctx.schema.id_re.match(rid):
+        return [ctx.diag("RK105", f"`id` `{yaml_text(rid)}` is not of the form KIND-NNN (at least three digits)",
+                         rec, rec.value_pos("id"))]
+    return None
+
+
+def _written(rec, path) -> str | None:
+    """The text of the scalar at ``path`` as the file spells it (one line)."""
+    line, col, end_line, end_col = rec.value_pos(*path)
+    if line != end_line:
+        return None
+    text = rec.line_text(line)[col - 1:end_col - 1].strip()
+    return text or None
+
+
+@rule("RK106", "id-file-mismatch", "error", local=True)
+def id_file_mismatch(ctx, rec):
+    """`id` differs from the file name.
+
+    ## What it does
+    Checks that a record's file is named after its id: `THEORY-798.md` holds
+    `id: THEORY-798`.
+
+    ## Why is this bad
+    People and tools find a record by its file name; the site names its page
+    after it.  A record whose file says one id and whose front matter another
+    is found under the wrong name.
+
+    ## Example
+    `records/theory/THEORY-798.md` with `id: THEORY-799`.
+
+    ## Use instead
+    Rename the file, or correct the id.
+    """
+    rid = rec.meta.get("id")
+    if isinstance(rid, str) and ctx.schema.id_re.match(rid) and rid != rec.stem:
+        return [ctx.diag("RK106", f"`id` {rid} differs from the file name {rec.path.name}", rec, rec.value_pos("id"))]
+    return None
+
+
+@rule("RK107", "duplicate-id", "error", scope="corpus")
+def duplicate_id(ctx):
+    """The same id in two files (both are reported).
+
+    ## What it does
+    Reports every file whose id another file also declares.
+
+    ## Why is this bad
+    Relations and mentions name records by id; with two files behind one id,
+    which one a relation means is a matter of chance (recordkit keeps the
+    first in path order).
+
+    ## Example
+    `records/lit/LIT-849.md` and `records/old/LIT-849.md`, both `id: LIT-849`.
+
+    ## Use instead
+    Give one of them the next free id, or merge them.
+    """
+    seen: dict[str, list] = {}
+    for rec in ctx.corpus.files:
+        if rec.ok and isinstance(rec.meta.get("id"), str):
+            seen.setdefault(rec.meta["id"], []).append(rec)
+    out = []
+    for rid, recs in seen.items():
+        if len(recs) > 1:
+            for rec in recs:
+                others = ", ".join(o.relpath for o in recs if o is not rec)
+                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id"),
+                                    about=(rid,)))
+    return out
+
+
+@rule("RK108", "unknown-kind", "error", local=True)
+def unknown_kind(ctx, rec):
+    """The id's prefix is not a kind of the schema.
+
+    ## What it does
+    Checks that the `KIND` part of `KIND-NNN` is one of the schema's kinds
+    (LIT, NOTE, THEORY, CLAIM, QUESTION by default, plus any your schema
+    file adds), and suggests the closest.
+
+    ## Why is this bad
+    The kind decides a record's statuses, fields and allowed relations;
+    a record of an unknown kind cannot be checked at all.
+
+    ## Example
+    ```yaml
+    id: THEROY-798
+    ```
+
+    ## Use instead
+    ```yaml
+    id: THEORY-798
+    ```
+    Or add the kind to your schema file.
+    """
+    rid = rec.meta.get("id")
+    if not isinstance(rid, str):
+        return None
+    m = ctx.schema.id_re.match(rid)
+    if m and m.group("kind") not in ctx.schema.kinds:
+        near = near_words(m.group("kind"), ctx.schema.kinds)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        return [ctx.diag("RK108", f"kind {m.group('kind')} is not in the schema{hint}", rec, rec.value_pos("id"))]
+    return None
