@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
 
 
 @click.command("build")

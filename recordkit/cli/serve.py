@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 
 
 @click.command("serve")

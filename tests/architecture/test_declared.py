@@ -73,7 +73,7 @@ def test_the_public_api_of_the_issue_works():
     from recordkit import check, measures  # noqa: F401
     c = recordkit.load(REPO / "records")
     assert "THEORY-798" in c.records and c.graph.number_of_nodes() == len(c.records)
-    assert c.backlinks("LIT-849")['Cited as "paper" by'] == ["NOTE-652", "NOTE-804"]
+    assert c.backlinks("LIT-849")['Cited as "paper" by'] == ["NOTE-652", "NOTE-804", "NOTE-811"]
     assert callable(check) and callable(measures.m_svd)
 
 

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ... import __version__
+from ...version import __version__
 from .load import gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
