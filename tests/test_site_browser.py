@@ -53,26 +53,33 @@ class Tab:
         self.context.close()
 
 
+def follow(page, link):
+    """Click a link and wait until the page it leads to has loaded (a click
+    returns once the navigation commits, before the new page is parsed)."""
+    with page.expect_navigation(wait_until="load"):
+        link.click()
+
+
 def test_navigation_through_typed_links_and_back(site, browser):
     with Tab(browser) as t:
         p = t.page
         p.goto((site / "index.html").as_uri())
-        p.click("nav.rk-nav a.k-THEORY")
+        follow(p, p.locator("nav.rk-nav a.k-THEORY"))
         assert p.url.endswith("/kind/theory.html")
-        p.click("table.rk-list a[data-id='THEORY-798']")
+        follow(p, p.locator("table.rk-list a[data-id='THEORY-798']"))
         assert p.url.endswith("/theory/THEORY-798.html")
         assert "2 min read" in p.inner_text(".rk-meta") or "min read" in p.inner_text(".rk-meta")
         # the Source property, then back through the typed backlink "Cited as "source" by"
         src = p.locator(".rk-prop", has=p.locator("dt", has_text=re.compile(r"^Source$")))
-        src.locator("a[data-id='LIT-849']").click()
+        follow(p, src.locator("a[data-id='LIT-849']"))
         assert p.url.endswith("/lit/LIT-849.html")
         back = p.locator(".rk-prop", has=p.locator("dt", has_text='Cited as "source" by'))
         assert back.count() == 1
-        back.locator("a[data-id='THEORY-798']").click()
+        follow(p, back.locator("a[data-id='THEORY-798']"))
         assert p.url.endswith("/theory/THEORY-798.html")
         # the local graph drew the record and its neighbours, each a link
         assert p.locator("#rk-local-graph svg a").count() >= 5
-        p.locator("#rk-local-graph svg a[data-id='THEORY-175']").click()
+        follow(p, p.locator("#rk-local-graph svg a[data-id='THEORY-175']"))
         assert p.url.endswith("/theory/THEORY-175.html")
         assert t.errors == []
 
