@@ -198,3 +198,27 @@ def test_the_no_fix_flag_travels_from_a_helper_process(tmp_path):
     rec.__dict__["_no_fix"] = "why"
     back, _ = _unflat(_flat(rec, diags), schema.mention_re, rec.path)
     assert back.__dict__.get("_no_fix") == "why"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_lint_path_of_a_link_to_dev_zero_reports_its_diagnostic(rec):
+    """`lint PATH` of a record file that is a link keeps the diagnostics
+    located at the link (the path was resolved through it before comparing:
+    "All checks passed")."""
+    os.symlink("/dev/zero", rec / "note" / "NOTE-003.md")
+    out = cli(rec, "lint", "records/note/NOTE-003.md")
+    assert "NOTE-003.md:1:1: RK109 not read: the path is a character device" in out.stdout, out.stdout
+    assert "All checks passed" not in out.stdout
+    assert out.returncode == 1
+
+
+def test_lint_path_of_a_link_outside_the_root_reports_its_diagnostics(rec, tmp_path):
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(NOTE.replace("NOTE-001", "NOTE-003").replace("status: draft", "status: bogus"))
+    os.symlink(outside, rec / "note" / "NOTE-003.md")
+    whole = cli(rec, "lint", "--no-cache")
+    assert "NOTE-003.md" in whole.stdout, whole.stdout
+    out = cli(rec, "lint", "records/note/NOTE-003.md")
+    assert [ln for ln in out.stdout.splitlines() if "NOTE-003.md:" in ln] == \
+        [ln for ln in whole.stdout.splitlines() if "NOTE-003.md:" in ln], out.stdout
+    assert "All checks passed" not in out.stdout

@@ -74,7 +74,8 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     config = ctx.config
-    targets = [Path(p).resolve() for p in paths]
+    from ..lint.involve import given_path
+    targets = [given_path(p) for p in paths]
 
     if run_checks:
         from ..numeric.runner import run_checks as _run
