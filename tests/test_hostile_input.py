@@ -222,3 +222,49 @@ def test_lint_path_of_a_link_outside_the_root_reports_its_diagnostics(rec, tmp_p
     assert [ln for ln in out.stdout.splitlines() if "NOTE-003.md:" in ln] == \
         [ln for ln in whole.stdout.splitlines() if "NOTE-003.md:" in ln], out.stdout
     assert "All checks passed" not in out.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="no FIFOs or /dev/zero")
+def test_check_discovery_reads_only_regular_files_under_the_cap(tmp_path):
+    """A FIFO named checks/*.py blocked check discovery forever (in `check`
+    and in `lint`), a link to /dev/zero exhausted memory: each is a problem
+    saying what the path is, and the other checks run."""
+    from conftest import write_mini_record
+    write_mini_record(tmp_path)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    checks = tmp_path / "checks"
+    os.mkfifo(checks / "pipe.py")
+    os.symlink("/dev/zero", checks / "zero.py")
+    (checks / "big.py").write_text("# padding\n" * 500_000)     # 5 MB
+    root = tmp_path / "records"
+    out = cli(root, "check", timeout=60)
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "checks/pipe.py:1: check module not read: the path is a named pipe (FIFO)" in out.stderr
+    assert "checks/zero.py:1: check module not read: the path is a character device" in out.stderr
+    assert "checks/big.py:1: check module not read: the file is 4.8 MB, larger than max_file_size" in out.stderr
+    assert "one-plus-one" in out.stdout and "1 passed" in out.stdout, out.stdout
+    out = cli(root, "lint", timeout=60)
+    assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
+    out = cli(root, "lint", "--no-cache", "checks/pipe.py", timeout=60)
+    assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
+
+
+def test_a_check_module_whose_name_is_not_utf8_runs_and_caches(tmp_path):
+    from conftest import write_mini_record
+    write_mini_record(tmp_path)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    name = os.fsencode(tmp_path / "checks") + b"/odd\xff.py"
+    try:
+        with open(name, "w") as fh:
+            fh.write('from recordkit import check\n\n\n@check("odd-name", tolerance=1e-9, inputs=["in\\xff.txt"])\n'
+                     'def _():\n    return 0.0\n')
+    except OSError:
+        pytest.skip("the file system refuses a name that is not UTF-8")
+    root = tmp_path / "records"
+    for cached in ("", " (cached)"):
+        out = cli(root, "check", timeout=60)
+        assert "Traceback" not in out.stderr, out.stderr
+        assert "odd-name" in out.stdout and "2 passed" in out.stdout, out.stdout
+        assert cached in out.stdout
+    out = cli(root, "lint", timeout=60)
+    assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr

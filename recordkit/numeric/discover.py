@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 import shlex
+import stat
 import weakref
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from ..config import DEFAULT_MAX_FILE_SIZE
 from .registry import DEFAULT_TOLERANCE, CheckSpec, parse_timeout
 
 _RECORDKIT_MODULES = ("recordkit", "recordkit.numeric", "recordkit.numeric.registry")
@@ -92,7 +95,7 @@ def discover_all(corpus) -> Discovery:
     its hash covers changed (mtime, size), and a corpus's blocks are found
     once per corpus object."""
     disc = Discovery()
-    for spec in function_checks(corpus.config.checks, disc.problems):
+    for spec in function_checks(corpus.config.checks, disc.problems, max_size=corpus.config.max_file_size):
         disc.add(spec)
     try:
         blocks = _BLOCK_MEMO.get(corpus)
@@ -129,9 +132,12 @@ _BLOCK_HINT = re.compile(r"python[ \t]+check\b")   # a fast prefilter (literal p
 
 # -- function checks ---------------------------------------------------------
 
-def function_checks(folder, problems: list[Problem] | None = None) -> list[CheckSpec]:
+def function_checks(folder, problems: list[Problem] | None = None,
+                    max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
     """The function checks of the modules ``folder/*.py`` (not those whose
-    name starts with ``_`` or ``.``: helpers), in file and line order."""
+    name starts with ``_`` or ``.``: helpers), in file and line order.  Only
+    regular files of at most ``max_size`` bytes are read (a named pipe would
+    block, a link to ``/dev/zero`` never end): anything else is a problem."""
     folder = Path(folder)
     if problems is None:
         problems = []
@@ -139,7 +145,7 @@ def function_checks(folder, problems: list[Problem] | None = None) -> list[Check
     if folder.is_dir():
         for path in sorted(folder.glob("*.py")):
             if not path.name.startswith((".", "_")):
-                out.extend(_module_checks_memo(path, folder, problems))
+                out.extend(_module_checks_memo(path, folder, problems, max_size))
     return out
 
 
@@ -147,39 +153,55 @@ def function_checks(folder, problems: list[Problem] | None = None) -> list[Check
 _MODULE_MEMO: dict = {}
 
 
-def _stamp(path) -> bytes | None:
+def _read_file(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+    """The bytes of the regular file ``path`` of at most ``max_size`` bytes;
+    :class:`recordkit.parse.NotRead` (saying why) or OSError otherwise."""
+    from ..parse import _read
+    return _read(path, max_size)[0]
+
+
+def _stamp(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes | None:
     """The content of ``path`` (reading is cheap; parsing is what the memo saves)."""
+    from ..parse import NotRead
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
+        return _read_file(path, max_size)
+    except (OSError, NotRead):
         return None
 
 
-def _module_checks_memo(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
-    stamp = _stamp(path)
+def _module_checks_memo(path: Path, folder: Path, problems: list[Problem],
+                        max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
+    stamp = _stamp(path, max_size)
     hit = _MODULE_MEMO.get(path)
-    if hit is not None and hit[0] == stamp and all(_stamp(p) == st for p, st in hit[1]):
+    if (hit is not None and stamp is not None and hit[0] == stamp
+            and all(_stamp(p, max_size) == st for p, st in hit[1])):
         problems.extend(hit[3])
         return [replace(s, extra=dict(s.extra)) for s in hit[2]]
     mine: list[Problem] = []
     covered: list[Path] = []
-    specs = _module_checks(path, folder, mine, covered)
-    _MODULE_MEMO[path] = (stamp, tuple((p, _stamp(p)) for p in covered), specs, mine)
+    specs = _module_checks(path, folder, mine, covered, max_size)
+    _MODULE_MEMO[path] = (stamp, tuple((p, _stamp(p, max_size)) for p in covered), specs, mine)
     problems.extend(mine)
     return [replace(s, extra=dict(s.extra)) for s in specs]
 
 
 def _module_checks(path: Path, folder: Path, problems: list[Problem],
-                   covered: list[Path] | None = None) -> list[CheckSpec]:
+                   covered: list[Path] | None = None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
     """The checks of one module; ``covered`` receives the other files their
     hashes depend on (imported local modules, inputs)."""
     if covered is None:
         covered = []
+    from ..parse import NotRead
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(str(path), 1, f"cannot read check module: {exc}"))
+        text = _read_file(path, max_size).decode("utf-8")
+    except NotRead as exc:
+        problems.append(Problem(str(path), 1, f"check module {exc}"))
+        return []
+    except OSError as exc:
+        problems.append(Problem(str(path), 1, f"cannot read check module: {exc.strerror or exc}"))
+        return []
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(str(path), 1, f"cannot read check module: byte {exc.start} is not UTF-8"))
         return []
     try:
         tree = ast.parse(text, filename=str(path))
@@ -187,7 +209,7 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem],
         problems.append(Problem(str(path), exc.lineno or 1, f"check module does not parse: {exc.msg}"))
         return []
     names, modules = _check_aliases(tree)
-    deps = _dependency_text(tree, path, folder, covered)
+    deps = _dependency_text(tree, path, folder, covered, max_size)
     out = []
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -197,7 +219,7 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem],
                 continue
             spec = _spec_from_call(deco, node, path, text, problems)
             if spec is not None:
-                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder, covered))
+                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder, covered, max_size))
                 out.append(spec)
     return out
 
@@ -331,7 +353,8 @@ def _local_module_file(name: str, folder: Path) -> Path | None:
     return None
 
 
-def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[Path] | None = None) -> str:
+def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[Path] | None = None,
+                     max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """The text of the local modules that ``tree`` imports, transitively
     (sibling modules of the checks folder; ``recordkit.*`` modules other
     than the package's ``__init__`` and ``recordkit.numeric``), in a stable
@@ -345,8 +368,8 @@ def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[P
             if f is None or f == path or f in seen:
                 continue
             try:
-                txt = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                txt = _read_file(f, max_size).decode("utf-8")
+            except Exception:      # OSError, NotRead, UnicodeDecodeError: not a module to follow
                 continue
             seen[f] = txt
             if covered is not None:
@@ -402,7 +425,8 @@ def _imported_names_text(text: str) -> set[str]:
     return _keep(out)
 
 
-def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = None) -> str:
+def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = None,
+                 max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     inputs = spec.extra.get("inputs") or []
     if isinstance(inputs, str):
         inputs = [inputs]
@@ -411,12 +435,30 @@ def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = Non
         p = folder / rel
         if covered is not None:
             covered.append(p)
-        h.update(rel.encode())
-        try:
-            h.update(p.read_bytes())
-        except OSError:
-            h.update(b"<missing>")
+        h.update(os.fsencode(rel))
+        _hash_input(h, p)
     return f"\n# inputs {h.hexdigest()}" if inputs else ""
+
+
+def _hash_input(h, p: Path) -> None:
+    """Add the content of the input file ``p`` to ``h``, in chunks (a data
+    file may be large: no size cap, constant memory); only a regular file is
+    read (a named pipe would block, ``/dev/zero`` never end)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        h.update(b"<missing>")
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            h.update(b"<not a regular file>")
+            return
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+    except OSError:
+        h.update(b"<unreadable>")
+    finally:
+        os.close(fd)
 
 
 # -- block checks -------------------------------------------------------------
