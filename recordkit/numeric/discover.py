@@ -78,7 +78,7 @@ class Discovery:
 
     def duplicate_message(self, check_id: str) -> str:
         where = ", ".join(s.where for s in self.duplicates.get(check_id, []))
-        return f"check id {check_id!r} is defined more than once: {where}"
+        return f"check id `{check_id}` is defined more than once: {where}"
 
 
 def discover(corpus) -> dict[str, CheckSpec]:
@@ -311,7 +311,7 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
     try:
         tol = float(_const(values["tolerance"])) if "tolerance" in values else DEFAULT_TOLERANCE
     except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-        problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): tolerance must be a number literal"))
+        problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: tolerance must be a number literal"))
         return None
     try:
         claim = _const(values["claim"]) if "claim" in values else ""
@@ -323,12 +323,12 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
         try:
             ex[k] = _const(v)
         except (ValueError, ZeroDivisionError, OverflowError):
-            problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {k}= must be a literal"))
+            problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: `{k}=` must be a literal"))
             if k == "timeout":      # never run it without the limit its author meant
                 ex[k] = _NOT_A_LITERAL
     bad = parse_timeout(ex.get("timeout"))[1]
     if bad and ex.get("timeout") is not _NOT_A_LITERAL:
-        problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {bad}; the check is not run"))
+        problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: {bad}; the check is not run"))
     start = min([func.lineno] + [d.lineno for d in func.decorator_list])
     end = func.end_lineno or func.lineno
     lines = text.splitlines(keepends=True)
@@ -520,7 +520,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     kv = {}
     for tok in tokens:
         if "=" not in tok:
-            problems.append(Problem(path, fence_line, f"check block: {tok!r} is not key=value", rec.id))
+            problems.append(Problem(path, fence_line, f"check block: `{tok}` is not key=value", rec.id))
             return None
         k, v = tok.split("=", 1)
         kv[k.strip()] = v
@@ -531,7 +531,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     try:
         tol = float(kv.pop("tolerance", DEFAULT_TOLERANCE))
     except ValueError:
-        problems.append(Problem(path, fence_line, f"check block {cid!r}: tolerance is not a number", rec.id))
+        problems.append(Problem(path, fence_line, f"check block `{cid}`: tolerance is not a number", rec.id))
         return None
     claim = " ".join(kv.pop("claim", "").split())
     extra = {}
@@ -545,7 +545,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
             extra[k] = v            # kept, so that the runner refuses to run it without a limit
         bad = parse_timeout(extra[k])[1]
         if bad:
-            problems.append(Problem(path, fence_line, f"check block {cid!r}: {bad}; the check is not run", rec.id))
+            problems.append(Problem(path, fence_line, f"check block `{cid}`: {bad}; the check is not run", rec.id))
     fence_text = rec.line_text(fence_line)
     spec = CheckSpec(id=cid, tolerance=tol, claim=claim, source=code, path=path, line=fence_line,
                      form="block", record=rec.id, extra=extra,
