@@ -268,3 +268,25 @@ def test_a_check_module_whose_name_is_not_utf8_runs_and_caches(tmp_path):
         assert cached in out.stdout
     out = cli(root, "lint", timeout=60)
     assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
+
+
+def test_graph_exports_of_a_non_utf8_file_name_are_utf8(rec, tmp_path):
+    """Found by tests/test_fuzz.py: a record without an id in a file whose
+    name is not UTF-8 (its id comes from the name) made `graph --format
+    json|dot` raise UnicodeEncodeError (in-process) or write bytes that are
+    not UTF-8 into the JSON."""
+    try:
+        (rec / "note").joinpath(os.fsdecode(b"\xff-name.md")).write_text("---\ntitle: no id\n---\nText.\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses a name that is not UTF-8")
+    import json
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    for fmt in ("json", "graphml", "gexf", "dot"):
+        out = subprocess.run([sys.executable, "-m", "recordkit", "graph", "--format", fmt], cwd=rec.parent,
+                             capture_output=True, env=env, timeout=60)
+        assert out.returncode == 0 and b"Traceback" not in out.stderr, (fmt, out.stderr)
+        text = out.stdout.decode("utf-8")          # strict: every byte is UTF-8
+        assert "\\xff-name" in text, (fmt, text[:2000])
+        if fmt == "json":
+            assert any(n["id"] == "\\xff-name" for n in json.loads(text)["nodes"])
