@@ -290,3 +290,39 @@ def test_graph_exports_of_a_non_utf8_file_name_are_utf8(rec, tmp_path):
         assert "\\xff-name" in text, (fmt, text[:2000])
         if fmt == "json":
             assert any(n["id"] == "\\xff-name" for n in json.loads(text)["nodes"])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_lint_diff_on_a_terminal_shows_escapes_not_raw_controls(rec):
+    """`lint --diff` printed a record's ESC sequences raw on a terminal (a
+    title or body can retitle the window or recolour it); on a terminal they
+    show as visible escapes, into a pipe the diff stays exact (as promote
+    --diff)."""
+    import pty
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: A note\nstatus: draft\n---\n"
+          "NOTE-001 \x1b]0;pwned\x07 \x1b[31mred")             # no final line break: RK208, fixable
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "recordkit", "lint", "--diff"], cwd=rec.parent, stdout=slave,
+                              stderr=subprocess.PIPE, env=env, timeout=60)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:      # EIO: the terminal's other end is closed and drained
+                break
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(master)
+    shown = b"".join(chunks).decode("utf-8")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "+++ " in shown and "NOTE-002.md" in shown, shown
+    assert "\x1b" not in shown and "\x07" not in shown, repr(shown)
+    assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[31mred" in shown, shown
+    piped = cli(rec, "lint", "--diff")
+    assert "\x1b]0;pwned\x07" in piped.stdout       # the exact text, for `| git apply`

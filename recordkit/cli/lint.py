@@ -190,8 +190,11 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
                    f"program is writing it); left as it is, run --fix again", err=True)
     n = report.fixed
     if diff:
+        from ..text import terminal_safe
+        tty = sys.stdout.isatty()    # (a pipe or a file gets the exact text, as promote --diff)
         for path, before in report.originals.items():
-            click.echo(unified_diff(display_path(path), before, report.texts[path]), nl=False)
+            text = unified_diff(display_path(path), before, report.texts[path])
+            click.echo(terminal_safe(text) if tty else text, nl=False)
         click.echo(f"Would fix {n} diagnostic{'s' if n != 1 else ''}.", err=True)
         return diags
     if n:
