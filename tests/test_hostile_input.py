@@ -326,3 +326,26 @@ def test_lint_diff_on_a_terminal_shows_escapes_not_raw_controls(rec):
     assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[31mred" in shown, shown
     piped = cli(rec, "lint", "--diff")
     assert "\x1b]0;pwned\x07" in piped.stdout       # the exact text, for `| git apply`
+
+
+def test_promote_and_show_json_of_a_non_utf8_file_name_are_utf8(rec):
+    """Found by tests/test_fuzz.py: `promote --format json` wrote a proposed
+    theory's path that is not UTF-8 as is (UnicodeEncodeError in-process,
+    bytes that are not UTF-8 in the JSON from the CLI)."""
+    try:
+        (rec / "theory").mkdir()
+        (rec / "theory").joinpath(os.fsdecode(b"\xff-name.md")).write_text(
+            "---\nid: THEORY-003\ntitle: A theory\nstatus: proposed\nsource: [NOTE-001]\n"
+            "promote_when:\n  summary: judged\n---\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses a name that is not UTF-8")
+    import json
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    for args in (("promote", "--format", "json"), ("promote", "THEORY-003", "--format", "json"),
+                 ("show", "THEORY-003", "--format", "json")):
+        out = subprocess.run([sys.executable, "-m", "recordkit", *args], cwd=rec.parent, capture_output=True,
+                             env=env, timeout=60)
+        assert b"Traceback" not in out.stderr, (args, out.stderr)
+        text = out.stdout.decode("utf-8")          # strict: every byte is UTF-8
+        assert "\\xff-name.md" in json.dumps(json.loads(text)), (args, text)

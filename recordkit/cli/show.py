@@ -1,12 +1,12 @@
 """``recordkit show ID``."""
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from . import pass_ctx
+from ..text import json_text
 
 
 @click.command("show")
@@ -25,6 +25,6 @@ def command(ctx, record_id, fmt):
         click.echo(f"recordkit: no record {record_id} under {corpus.root}{hint}", err=True)
         sys.exit(2)
     if fmt == "json":
-        click.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        click.echo(json_text(info, indent=2))
     else:
         click.echo(format_text(info))
