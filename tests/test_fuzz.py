@@ -456,3 +456,4 @@ def test_what_fuzzing_found(fuzz_base, rel, data):
         pytest.skip("this file system encoding cannot name the file")
     problems = fuzz_one(fuzz_base, SEEDS[0], data, random.Random(0), rel=rel)
     assert not problems, "\n\n".join(problems)
+

@@ -349,3 +349,17 @@ def test_promote_and_show_json_of_a_non_utf8_file_name_are_utf8(rec):
         assert b"Traceback" not in out.stderr, (args, out.stderr)
         text = out.stdout.decode("utf-8")          # strict: every byte is UTF-8
         assert "\\xff-name.md" in json.dumps(json.loads(text)), (args, text)
+
+
+def test_deeply_nested_front_matter_is_a_diagnostic(rec):
+    """Found by tests/test_fuzz.py: values nested hundreds deep made show
+    and graph raise RecursionError; past 100 levels the front matter is
+    refused as RK102 at the node."""
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: T\nstatus: draft\nx: " + "{a: " * 150 + "1" + "}" * 150
+          + "\n---\nBody\n")
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:5:401: RK102 front matter is nested more than 100 levels deep here" in out.stdout, out.stdout
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: T\nstatus: draft\nx: " + "[" * 99 + "]" * 99
+          + "\n---\nBody\n")
+    out = cli(rec, "lint", "--no-cache")
+    assert "RK102" not in out.stdout, out.stdout
