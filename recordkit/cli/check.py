@@ -27,7 +27,7 @@ class _Seconds(click.ParamType):
         try:
             v = float(value)
         except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+            self.fail(f"`{value}` is not a number of seconds", param, ctx)
         if not math.isfinite(v) or v <= 0:
             self.fail(f"{value} is not a time limit (a finite number of seconds > 0)", param, ctx)
         return v

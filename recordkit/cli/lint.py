@@ -56,7 +56,8 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
         sys.exit(2)
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    targets = [Path(p).resolve() for p in paths]
+    from ..lint.involve import given_path
+    targets = [given_path(p) for p in paths]
 
     if run_checks:
         from ..numeric.runner import run_checks as _run
@@ -135,8 +136,11 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
                    f"program is writing it); left as it is, run --fix again", err=True)
     n = report.fixed
     if diff:
+        from ..common.text import terminal_safe
+        tty = sys.stdout.isatty()    # (a pipe or a file gets the exact text, as promote --diff)
         for path, before in report.originals.items():
-            click.echo(unified_diff(display_path(path), before, report.texts[path]), nl=False)
+            text = unified_diff(display_path(path), before, report.texts[path])
+            click.echo(terminal_safe(text) if tty else text, nl=False)
         click.echo(f"Would fix {n} diagnostic{'s' if n != 1 else ''}.", err=True)
         return diags
     if n:

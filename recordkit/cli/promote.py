@@ -1,7 +1,6 @@
 """``recordkit promote [ID] [--apply] [--by ID] [--diff] [--format text|json]``."""
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 
@@ -9,7 +8,7 @@ import click
 
 from .context import pass_ctx
 from .. import lifecycle as lc
-from ..common.text import path_text, terminal_safe
+from ..common.text import json_text, path_text, terminal_safe
 
 _HEADINGS = {lc.READY: "Ready to promote", lc.BLOCKED: "Blocked", lc.AWAITING: "Awaiting judgement"}
 
@@ -103,7 +102,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
             sys.exit(2)
         data = lc.listing(a)
         if fmt == "json":
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            click.echo(json_text(data, indent=2))
         else:
             click.echo(terminal_safe(format_listing(data)))
         return
@@ -123,7 +122,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
             sys.exit(2)
         entry = lc.entry(a, a.standing(record_id))
         if fmt == "json":
-            click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
+            click.echo(json_text(entry, indent=2))
         else:
             state = entry["standing"] or rec.status
             click.echo(terminal_safe(f"{record_id} is {rec.status}" + (f" ({state})" if state != rec.status else "")))
@@ -138,8 +137,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
             old_text, new_text, by = lc.apply_promotion(corpus, record_id, by=by, lc=a)
     except lc.PromotionRefused as exc:
         if fmt == "json":
-            click.echo(json.dumps({"id": record_id, "promoted": False, "reasons": exc.reasons},
-                                  indent=2, ensure_ascii=False))
+            click.echo(json_text({"id": record_id, "promoted": False, "reasons": exc.reasons}, indent=2))
         click.echo(f"recordkit promote: {record_id} not promoted:", err=True)
         for r in exc.reasons:
             click.echo(terminal_safe(f"  - {r}"), err=True)
@@ -151,15 +149,14 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
     diff = unified_diff(path_text(rec.relpath), old_text, new_text)
     if show_diff:
         if fmt == "json":
-            click.echo(json.dumps({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff},
-                                  indent=2, ensure_ascii=False))
+            click.echo(json_text({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff}, indent=2))
         else:
             # a patch piped to a file keeps the record's bytes; on a terminal
             # nothing in it acts on the terminal
             click.echo(terminal_safe(diff) if sys.stdout.isatty() else diff, nl=False)
         return
     if fmt == "json":
-        click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": path_text(rec.relpath),
-                               "diff": diff}, indent=2, ensure_ascii=False))
+        click.echo(json_text({"id": record_id, "promoted": True, "promoted_by": by, "path": path_text(rec.relpath),
+                             "diff": diff}, indent=2))
     else:
         click.echo(f"{record_id}: status proposed → active, promoted_by: {by} ({path_text(rec.relpath)})")

@@ -1,13 +1,12 @@
 """``recordkit show ID``."""
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from .context import pass_ctx
-from ..common.text import terminal_safe, yaml_text
+from ..common.text import json_text, terminal_safe, yaml_text
 from ..lifecycle.conditions import requirement_text
 
 
@@ -26,7 +25,7 @@ def command(ctx, record_id, fmt):
                    err=True)
         sys.exit(2)
     if fmt == "json":
-        click.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        click.echo(json_text(info, indent=2))
     else:
         click.echo(format_text(info))
 

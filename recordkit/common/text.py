@@ -216,3 +216,26 @@ def shown(value: Any) -> str:
     if isinstance(value, dict) and value and all(v is None for v in value.values()):
         text += " (the braces make this a mapping)"
     return text
+
+
+def json_text(value: Any, **dumps_options) -> str:
+    """``json.dumps(value, ensure_ascii=False, ...)`` that any UTF-8 output
+    can carry: a string holding a lone surrogate (an id taken from a file
+    name that is not UTF-8) is written as :func:`path_text` shows it."""
+    import json
+    text = json.dumps(value, ensure_ascii=False, **dumps_options)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return json.dumps(_texts(value), ensure_ascii=False, **dumps_options)
+
+
+def _texts(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if value.isascii() else path_text(value)
+    if isinstance(value, (list, tuple)):
+        return [_texts(v) for v in value]
+    if isinstance(value, dict):
+        return {_texts(k): _texts(v) for k, v in value.items()}
+    return value

@@ -67,6 +67,8 @@ _MERGE = "tag:yaml.org,2002:merge"
 #: how many values YAML aliases may add to a front matter once expanded
 #: ("billion laughs": 0.5 KB of aliases expanding to millions of values)
 MAX_ALIAS_EXPANSION = 10_000
+#: how deep front-matter values may nest (lists in mappings in lists ...)
+MAX_DEPTH = 100
 
 
 class AliasBomb(Exception):
@@ -81,14 +83,16 @@ def check_aliases(node) -> None:
     """Raise :class:`AliasBomb` when aliases make ``node`` (a composed
     document, where an alias is the same node object as its anchor) expand
     to more than ``MAX_ALIAS_EXPANSION`` values beyond its distinct nodes,
-    or when an alias refers to a node that contains it.  Linear in the
+    or when an alias refers to a node that contains it, or when values nest
+    more than ``MAX_DEPTH`` deep (every later step, from the JSON outputs to
+    the graph page, would walk them by recursion).  Linear in the
     distinct nodes: each node's expanded size is worked out once."""
     size: dict[int, int] = {}
     open_: set[int] = set()
     # iterative post-order walk (a deep document must not hit the recursion limit)
-    stack = [(node, False)]
+    stack = [(node, False, 0)]
     while stack:
-        n, done = stack.pop()
+        n, done, depth = stack.pop()
         key = id(n)
         if done:
             open_.discard(key)
@@ -108,15 +112,26 @@ def check_aliases(node) -> None:
             continue
         if key in open_:
             raise AliasBomb("front matter has an alias inside the value it refers to (a recursive structure)", n)
+        if depth > MAX_DEPTH:
+            raise AliasBomb(f"front matter is nested more than {MAX_DEPTH} levels deep here", n)
         open_.add(key)
-        stack.append((n, True))
+        stack.append((n, True, depth))
         if isinstance(n, yaml.MappingNode):
             for k, v in reversed(n.value):
-                stack.append((v, False))
-                stack.append((k, False))
+                stack.append((v, False, depth + 1))
+                stack.append((k, False, depth + 1))
         elif isinstance(n, yaml.SequenceNode):
             for item in reversed(n.value):
-                stack.append((item, False))
+                stack.append((item, False, depth + 1))
+
+
+def may_expand_or_nest(fm_text: str) -> bool:
+    """Whether :func:`check_aliases` could refuse ``fm_text``: it holds an
+    alias, or enough of the characters that open a level (``[``, ``{``,
+    ``-``, ``:``; every level needs one) to nest past ``MAX_DEPTH``."""
+    if "*" in fm_text:
+        return True
+    return sum(fm_text.count(c) for c in "[{-:") > MAX_DEPTH
 
 
 def build(loader, node, path, line0, keys, values):
@@ -261,7 +276,7 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
         loader = Loader(text[m.end():close.start()])
         try:
             node = loader.get_single_node()
-            if node is not None and "*" in text:
+            if node is not None and may_expand_or_nest(text):
                 check_aliases(node)
         finally:
             loader.dispose()
@@ -277,8 +292,6 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
     return keys, values
 
 
-
-
 def read_front_matter(fm_text: str, line0: int):
     """``(value, keys, values, exact)`` of the front matter text
     ``fm_text``, whose first line is line ``line0`` of the file; ``exact``
@@ -290,7 +303,7 @@ def read_front_matter(fm_text: str, line0: int):
     loader = Loader(fm_text)
     try:
         node = loader.get_single_node()
-        if node is not None and "*" in fm_text:
+        if node is not None and may_expand_or_nest(fm_text):
             check_aliases(node)
         keys: dict = {}
         values: dict = {}

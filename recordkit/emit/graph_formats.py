@@ -41,11 +41,26 @@ def export_graph(corpus, *, index: dict | None = None) -> nx.MultiDiGraph:
         index = build_index(corpus)
     g = nx.MultiDiGraph()
     for n in index["nodes"]:
-        attrs = {k: v for k, v in n.items() if k != "id"}
-        g.add_node(n["id"], **attrs)
+        attrs = {k: _text(v) for k, v in n.items() if k != "id"}
+        g.add_node(_text(n["id"]), **attrs)
     for u, v, d in corpus.graph.edges(data=True):
-        g.add_edge(u, v, **d)
+        g.add_edge(_text(u), _text(v), **{k: _text(x) for k, x in d.items()})
     return g
+
+
+def _text(value):
+    """``value`` with every string made writable as UTF-8: an id taken from
+    a file name that is not UTF-8, or a YAML escape such as ``"\\ud800"``,
+    holds a lone surrogate that no export could write (shown as ``\\xff``,
+    ``\\ud800``, as in messages)."""
+    from ..common.text import path_text
+    if isinstance(value, str):
+        return value if value.isascii() else path_text(value)
+    if isinstance(value, (list, tuple)):
+        return [_text(v) for v in value]
+    if isinstance(value, dict):
+        return {_text(k): _text(v) for k, v in value.items()}
+    return value
 
 
 def _flatten(value):

@@ -258,7 +258,7 @@ def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = 
     """The keys ``paths`` hold now or held in git's HEAD (see
     :mod:`recordkit.lint.involve`); ``unknown`` receives the paths that
     exist neither now nor in HEAD."""
-    from .involve import path_keys
+    from .involve import given_path, path_keys
     config = getattr(corpus_or_config, "config", corpus_or_config)
     root = Path(config.root).resolve()
     if any(Path(p).is_dir() and root.is_relative_to(Path(p).resolve()) for p in paths):
@@ -268,8 +268,8 @@ def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = 
         if schema is None:
             from ..schema import load_schema
             schema = load_schema(config.schema)
-    return path_keys([Path(p).resolve() for p in paths], root=config.root, checks=config.checks, schema=schema,
-                     unknown=unknown)
+    return path_keys([given_path(p) for p in paths], root=config.root, checks=config.checks, schema=schema,
+                     unknown=unknown, max_size=config.max_file_size)
 
 
 def chosen_codes(config, select=None, ignore=None) -> set[str]:

@@ -42,6 +42,18 @@ CHECK = "check:"
 LINKS = "<-"
 
 
+def given_path(p) -> Path:
+    """A path given on the command line, absolute and with its folders
+    resolved, but not its last part: a record file that is a symbolic link
+    (to a file outside the root, or to ``/dev/zero``) is named by the
+    loader, and so by its diagnostics, where the link is, not where it
+    points."""
+    p = Path(os.path.abspath(p))
+    if p.is_symlink():
+        return p.parent.resolve() / p.name
+    return p.resolve()
+
+
 def check_key(check_id: str) -> str:
     return CHECK + check_id
 
@@ -103,18 +115,24 @@ def _file_keys(path: Path, relpath: str | None, data: bytes | None, schema, chec
     return set()
 
 
-def _read_regular(path: Path) -> bytes | None:
-    """The bytes of a regular file (never a FIFO or a device: reading one
-    could block or never end); None otherwise."""
+def _read_regular(path: Path, max_size: int | None = None) -> bytes | None:
+    """The bytes of a regular file of at most ``max_size`` bytes (the
+    default cap when None; never a FIFO or a device: reading one could block
+    or never end); None otherwise."""
+    if max_size is None:
+        from ..config import DEFAULT_MAX_FILE_SIZE
+        max_size = DEFAULT_MAX_FILE_SIZE
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_size:
             return None
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read()
+            data = fh.read(max_size + 1)     # (a file that grew since the stat)
+        return data if len(data) <= max_size else None
     except OSError:
         return None
     finally:
@@ -223,9 +241,10 @@ def head_files(paths: list[Path]) -> dict[Path, bytes] | None:
 
 
 def path_keys(paths: list[Path], *, root: Path, checks: Path, schema, use_git: bool = True,
-              unknown: list | None = None) -> set[str]:
+              unknown: list | None = None, max_size: int | None = None) -> set[str]:
     """The keys the files at or under ``paths`` hold now or held in ``HEAD``.
-    ``unknown`` receives the paths that exist neither now nor in ``HEAD``."""
+    ``unknown`` receives the paths that exist neither now nor in ``HEAD``;
+    a file over ``max_size`` bytes (or not a regular file) holds none now."""
     root = Path(root).resolve()
     checks = Path(checks).resolve()
     keys: set[str] = set()
@@ -244,7 +263,7 @@ def path_keys(paths: list[Path], *, root: Path, checks: Path, schema, use_git: b
 
     now: dict[Path, bytes | None] = {}
     for p in current:
-        now[p] = _read_regular(p)
+        now[p] = _read_regular(p, max_size)
         keys |= _file_keys(p, rel(p), now[p], schema, checks) if now[p] is not None else set()
     head = head_files(paths) if use_git else None
     for p, data in (head or {}).items():
@@ -268,7 +287,7 @@ def involved(diags: list, paths: list[Path] | None, keys: set[str] | None = None
     files = set()
     dirs = []
     for p in paths:
-        p = Path(p).resolve()
+        p = given_path(p)
         if p.is_dir():
             dirs.append(p)
         else:

@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 import shlex
+import stat
 import weakref
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from ..config import DEFAULT_MAX_FILE_SIZE
 from .registry import DEFAULT_TOLERANCE, CheckSpec, parse_timeout
 
 _RECORDKIT_MODULES = ("recordkit", "recordkit.numeric", "recordkit.numeric.registry")
@@ -75,7 +78,7 @@ class Discovery:
 
     def duplicate_message(self, check_id: str) -> str:
         where = ", ".join(s.where for s in self.duplicates.get(check_id, []))
-        return f"check id {check_id!r} is defined more than once: {where}"
+        return f"check id `{check_id}` is defined more than once: {where}"
 
 
 def discover(corpus) -> dict[str, CheckSpec]:
@@ -92,7 +95,7 @@ def discover_all(corpus) -> Discovery:
     its hash covers changed (mtime, size), and a corpus's blocks are found
     once per corpus object."""
     disc = Discovery()
-    for spec in function_checks(corpus.config.checks, disc.problems):
+    for spec in function_checks(corpus.config.checks, disc.problems, max_size=corpus.config.max_file_size):
         disc.add(spec)
     try:
         blocks = _BLOCK_MEMO.get(corpus)
@@ -129,9 +132,12 @@ _BLOCK_HINT = re.compile(r"python[ \t]+check\b")   # a fast prefilter (literal p
 
 # -- function checks ---------------------------------------------------------
 
-def function_checks(folder, problems: list[Problem] | None = None) -> list[CheckSpec]:
+def function_checks(folder, problems: list[Problem] | None = None,
+                    max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
     """The function checks of the modules ``folder/*.py`` (not those whose
-    name starts with ``_`` or ``.``: helpers), in file and line order."""
+    name starts with ``_`` or ``.``: helpers), in file and line order.  Only
+    regular files of at most ``max_size`` bytes are read (a named pipe would
+    block, a link to ``/dev/zero`` never end): anything else is a problem."""
     folder = Path(folder)
     if problems is None:
         problems = []
@@ -139,7 +145,7 @@ def function_checks(folder, problems: list[Problem] | None = None) -> list[Check
     if folder.is_dir():
         for path in sorted(folder.glob("*.py")):
             if not path.name.startswith((".", "_")):
-                out.extend(_module_checks_memo(path, folder, problems))
+                out.extend(_module_checks_memo(path, folder, problems, max_size))
     return out
 
 
@@ -147,39 +153,55 @@ def function_checks(folder, problems: list[Problem] | None = None) -> list[Check
 _MODULE_MEMO: dict = {}
 
 
-def _stamp(path) -> bytes | None:
+def _read_file(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+    """The bytes of the regular file ``path`` of at most ``max_size`` bytes;
+    :class:`recordkit.parse.NotRead` (saying why) or OSError otherwise."""
+    from ..corpus.parse import _read
+    return _read(path, max_size)[0]
+
+
+def _stamp(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes | None:
     """The content of ``path`` (reading is cheap; parsing is what the memo saves)."""
+    from ..corpus.parse import NotRead
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
+        return _read_file(path, max_size)
+    except (OSError, NotRead):
         return None
 
 
-def _module_checks_memo(path: Path, folder: Path, problems: list[Problem]) -> list[CheckSpec]:
-    stamp = _stamp(path)
+def _module_checks_memo(path: Path, folder: Path, problems: list[Problem],
+                        max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
+    stamp = _stamp(path, max_size)
     hit = _MODULE_MEMO.get(path)
-    if hit is not None and hit[0] == stamp and all(_stamp(p) == st for p, st in hit[1]):
+    if (hit is not None and stamp is not None and hit[0] == stamp
+            and all(_stamp(p, max_size) == st for p, st in hit[1])):
         problems.extend(hit[3])
         return [replace(s, extra=dict(s.extra)) for s in hit[2]]
     mine: list[Problem] = []
     covered: list[Path] = []
-    specs = _module_checks(path, folder, mine, covered)
-    _MODULE_MEMO[path] = (stamp, tuple((p, _stamp(p)) for p in covered), specs, mine)
+    specs = _module_checks(path, folder, mine, covered, max_size)
+    _MODULE_MEMO[path] = (stamp, tuple((p, _stamp(p, max_size)) for p in covered), specs, mine)
     problems.extend(mine)
     return [replace(s, extra=dict(s.extra)) for s in specs]
 
 
 def _module_checks(path: Path, folder: Path, problems: list[Problem],
-                   covered: list[Path] | None = None) -> list[CheckSpec]:
+                   covered: list[Path] | None = None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
     """The checks of one module; ``covered`` receives the other files their
     hashes depend on (imported local modules, inputs)."""
     if covered is None:
         covered = []
+    from ..corpus.parse import NotRead
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(str(path), 1, f"cannot read check module: {exc}"))
+        text = _read_file(path, max_size).decode("utf-8")
+    except NotRead as exc:
+        problems.append(Problem(str(path), 1, f"check module {exc}"))
+        return []
+    except OSError as exc:
+        problems.append(Problem(str(path), 1, f"cannot read check module: {exc.strerror or exc}"))
+        return []
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(str(path), 1, f"cannot read check module: byte {exc.start} is not UTF-8"))
         return []
     try:
         tree = ast.parse(text, filename=str(path))
@@ -187,7 +209,7 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem],
         problems.append(Problem(str(path), exc.lineno or 1, f"check module does not parse: {exc.msg}"))
         return []
     names, modules = _check_aliases(tree)
-    deps = _dependency_text(tree, path, folder, covered)
+    deps = _dependency_text(tree, path, folder, covered, max_size)
     out = []
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -197,7 +219,7 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem],
                 continue
             spec = _spec_from_call(deco, node, path, text, problems)
             if spec is not None:
-                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder, covered))
+                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder, covered, max_size))
                 out.append(spec)
     return out
 
@@ -289,7 +311,7 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
     try:
         tol = float(_const(values["tolerance"])) if "tolerance" in values else DEFAULT_TOLERANCE
     except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-        problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): tolerance must be a number literal"))
+        problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: tolerance must be a number literal"))
         return None
     try:
         claim = _const(values["claim"]) if "claim" in values else ""
@@ -301,12 +323,12 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
         try:
             ex[k] = _const(v)
         except (ValueError, ZeroDivisionError, OverflowError):
-            problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {k}= must be a literal"))
+            problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: `{k}=` must be a literal"))
             if k == "timeout":      # never run it without the limit its author meant
                 ex[k] = _NOT_A_LITERAL
     bad = parse_timeout(ex.get("timeout"))[1]
     if bad and ex.get("timeout") is not _NOT_A_LITERAL:
-        problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {bad}; the check is not run"))
+        problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: {bad}; the check is not run"))
     start = min([func.lineno] + [d.lineno for d in func.decorator_list])
     end = func.end_lineno or func.lineno
     lines = text.splitlines(keepends=True)
@@ -331,7 +353,8 @@ def _local_module_file(name: str, folder: Path) -> Path | None:
     return None
 
 
-def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[Path] | None = None) -> str:
+def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[Path] | None = None,
+                     max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     """The text of the local modules that ``tree`` imports, transitively
     (sibling modules of the checks folder; ``recordkit.*`` modules other
     than the package's ``__init__`` and ``recordkit.numeric``), in a stable
@@ -345,8 +368,8 @@ def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[P
             if f is None or f == path or f in seen:
                 continue
             try:
-                txt = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                txt = _read_file(f, max_size).decode("utf-8")
+            except Exception:      # OSError, NotRead, UnicodeDecodeError: not a module to follow
                 continue
             seen[f] = txt
             if covered is not None:
@@ -402,7 +425,8 @@ def _imported_names_text(text: str) -> set[str]:
     return _keep(out)
 
 
-def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = None) -> str:
+def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = None,
+                 max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
     inputs = spec.extra.get("inputs") or []
     if isinstance(inputs, str):
         inputs = [inputs]
@@ -411,12 +435,30 @@ def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = Non
         p = folder / rel
         if covered is not None:
             covered.append(p)
-        h.update(rel.encode())
-        try:
-            h.update(p.read_bytes())
-        except OSError:
-            h.update(b"<missing>")
+        h.update(os.fsencode(rel))
+        _hash_input(h, p)
     return f"\n# inputs {h.hexdigest()}" if inputs else ""
+
+
+def _hash_input(h, p: Path) -> None:
+    """Add the content of the input file ``p`` to ``h``, in chunks (a data
+    file may be large: no size cap, constant memory); only a regular file is
+    read (a named pipe would block, ``/dev/zero`` never end)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        h.update(b"<missing>")
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            h.update(b"<not a regular file>")
+            return
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+    except OSError:
+        h.update(b"<unreadable>")
+    finally:
+        os.close(fd)
 
 
 # -- block checks -------------------------------------------------------------
@@ -478,7 +520,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     kv = {}
     for tok in tokens:
         if "=" not in tok:
-            problems.append(Problem(path, fence_line, f"check block: {tok!r} is not key=value", rec.id))
+            problems.append(Problem(path, fence_line, f"check block: `{tok}` is not key=value", rec.id))
             return None
         k, v = tok.split("=", 1)
         kv[k.strip()] = v
@@ -489,7 +531,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     try:
         tol = float(kv.pop("tolerance", DEFAULT_TOLERANCE))
     except ValueError:
-        problems.append(Problem(path, fence_line, f"check block {cid!r}: tolerance is not a number", rec.id))
+        problems.append(Problem(path, fence_line, f"check block `{cid}`: tolerance is not a number", rec.id))
         return None
     claim = " ".join(kv.pop("claim", "").split())
     extra = {}
@@ -503,7 +545,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
             extra[k] = v            # kept, so that the runner refuses to run it without a limit
         bad = parse_timeout(extra[k])[1]
         if bad:
-            problems.append(Problem(path, fence_line, f"check block {cid!r}: {bad}; the check is not run", rec.id))
+            problems.append(Problem(path, fence_line, f"check block `{cid}`: {bad}; the check is not run", rec.id))
     fence_text = rec.line_text(fence_line)
     spec = CheckSpec(id=cid, tolerance=tol, claim=claim, source=code, path=path, line=fence_line,
                      form="block", record=rec.id, extra=extra,

@@ -71,8 +71,10 @@ def parse_timeout(value) -> tuple[float | None, str | None]:
     if value is None:
         return None, None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        shown = repr(value) if isinstance(value, str) else type(value).__name__
-        return None, f"timeout={shown} is not a number of seconds"
+        if isinstance(value, str):
+            return None, f"timeout= is a string (`{value}`), not a number of seconds"
+        from ..common.text import kind_of
+        return None, f"timeout= is {kind_of(value)}, not a number of seconds"
     try:
         t = float(value)
     except (OverflowError, ValueError):

@@ -106,11 +106,11 @@ def verdict_of(value, tolerance: float) -> tuple[str, float, dict | None, str | 
     if not bad:
         return "pass", d, entries, worst, ""
     if not math.isfinite(d):
-        msg = f"discrepancy is {d}" + (f" (entry {worst!r})" if worst else "") + ", not a finite number"
+        msg = f"discrepancy is {d}" + (f" (entry `{worst}`)" if worst else "") + ", not a finite number"
     else:
         msg = f"discrepancy {d:.6g} > tolerance {tolerance:.6g}"
         if entries:
-            msg += f" (entry {worst!r}; {len(bad)} of {len(entries)} entries above tolerance)"
+            msg += f" (entry `{worst}`; {len(bad)} of {len(entries)} entries above tolerance)"
     return "fail", d, entries, worst, msg
 
 

@@ -70,7 +70,7 @@ class UnknownCheckError(CheckSelectionError):
         parts = []
         for cid, near in unknown.items():
             hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            parts.append(f"{cid!r}{hint}")
+            parts.append(f"`{cid}`{hint}")
         super().__init__(f"unknown check id{'s' if len(unknown) > 1 else ''}: " + "; ".join(parts))
 
 
@@ -91,7 +91,7 @@ def parse_size(text: str | int | None) -> int | None:
     k = mult.get(s[-1], 1)
     v = float(s[:-1] if s[-1] in mult else s) * k
     if not math.isfinite(v) or v < 1:
-        raise ValueError(f"{text!r} is not a memory size")   # nan, inf, negative: not a limit
+        raise ValueError(f"`{text}` is not a memory size")   # nan, inf, negative: not a limit
     return int(v)
 
 
@@ -224,7 +224,7 @@ def check_limit(value, what: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"{what} must be a finite number of seconds > 0, not {value!r}")
+        raise ConfigError(f"{what} must be a finite number of seconds > 0, not `{value}`")
     return float(value)
 
 

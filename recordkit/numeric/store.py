@@ -81,7 +81,8 @@ def write_results(cache_dir, results: dict[str, CheckResult], keep: set[str] | N
             current = {k: v for k, v in current.items() if k in keep}
         payload = {"version": VERSION,
                    "results": {cid: _stored(r) for cid, r in sorted(current.items())}}
-        atomic_write(cache_path(cache_dir), json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        # ASCII: a check module's file name that is not UTF-8 (a lone surrogate here) is kept as \udcff
+        atomic_write(cache_path(cache_dir), json.dumps(payload, indent=1) + "\n")
 
 
 def _stored(r: CheckResult) -> dict:
@@ -111,10 +112,10 @@ def fingerprint(config) -> str:
     except OSError:
         h.update(b"<no results>")
     problems: list = []
-    for spec in function_checks(config.checks, problems):
-        h.update(f"{spec.id}\0{spec.hash}\0".encode())
-    for p in problems:
-        h.update(str(p).encode())
+    for spec in function_checks(config.checks, problems, max_size=config.max_file_size):
+        h.update(f"{spec.id}\0{spec.hash}\0".encode("utf-8", "surrogatepass"))
+    for p in problems:     # (a check module's file name need not be UTF-8)
+        h.update(str(p).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 

@@ -105,7 +105,7 @@ def normalize(value) -> float | dict[str, float]:
     if isinstance(value, dict):
         if not value:
             raise TypeError("the check returned an empty dict")
-        return {str(k): _number(v, f"entry {k!r}") for k, v in value.items()}
+        return {str(k): _number(v, f"entry `{k}`") for k, v in value.items()}
     return _number(value, "the returned value")
 
 
@@ -124,7 +124,7 @@ def _run_function(job: dict, rng):
     spec.loader.exec_module(module)
     reg = REGISTRY.get(job["id"])
     if reg is None or reg.func is None:
-        raise LookupError(f"importing {path} did not register a check {job['id']!r}")
+        raise LookupError(f"importing {path} did not register a check `{job['id']}`")
     func = reg.func
     try:
         nparams = len([p for p in inspect.signature(func).parameters.values()
@@ -181,7 +181,8 @@ def run_check(job: dict) -> dict:
                    "traceback": _safe_tb(exc)}
     except SystemExit as exc:
         payload = {"status": "error", "type": "SystemExit",
-                   "message": f"the check called sys.exit({exc.code!r})", "traceback": _safe_tb(exc)}
+                   "message": ("the check called `sys.exit()`" if exc.code is None
+                               else f"the check called `sys.exit` with `{exc.code}`"), "traceback": _safe_tb(exc)}
     except BaseException as exc:  # noqa: BLE001 - everything the check does is reported
         payload = {"status": "error", "type": type(exc).__name__,
                    "message": "".join(traceback.format_exception_only(type(exc), exc)).strip(),

@@ -198,3 +198,168 @@ def test_the_no_fix_flag_travels_from_a_helper_process(tmp_path):
     rec.no_fix = "why"
     back, _ = _unflat(_flat(rec, diags), schema.mention_re, rec.path)
     assert back.no_fix == "why"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_lint_path_of_a_link_to_dev_zero_reports_its_diagnostic(rec):
+    """`lint PATH` of a record file that is a link keeps the diagnostics
+    located at the link (the path was resolved through it before comparing:
+    "All checks passed")."""
+    os.symlink("/dev/zero", rec / "note" / "NOTE-003.md")
+    out = cli(rec, "lint", "records/note/NOTE-003.md")
+    assert "NOTE-003.md:1:1: RK109 not read: the path is a character device" in out.stdout, out.stdout
+    assert "All checks passed" not in out.stdout
+    assert out.returncode == 1
+
+
+def test_lint_path_of_a_link_outside_the_root_reports_its_diagnostics(rec, tmp_path):
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(NOTE.replace("NOTE-001", "NOTE-003").replace("status: draft", "status: bogus"))
+    os.symlink(outside, rec / "note" / "NOTE-003.md")
+    whole = cli(rec, "lint", "--no-cache")
+    assert "NOTE-003.md" in whole.stdout, whole.stdout
+    out = cli(rec, "lint", "records/note/NOTE-003.md")
+    assert [ln for ln in out.stdout.splitlines() if "NOTE-003.md:" in ln] == \
+        [ln for ln in whole.stdout.splitlines() if "NOTE-003.md:" in ln], out.stdout
+    assert "All checks passed" not in out.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="no FIFOs or /dev/zero")
+def test_check_discovery_reads_only_regular_files_under_the_cap(tmp_path):
+    """A FIFO named checks/*.py blocked check discovery forever (in `check`
+    and in `lint`), a link to /dev/zero exhausted memory: each is a problem
+    saying what the path is, and the other checks run."""
+    from conftest import write_mini_record
+    write_mini_record(tmp_path)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    checks = tmp_path / "checks"
+    os.mkfifo(checks / "pipe.py")
+    os.symlink("/dev/zero", checks / "zero.py")
+    (checks / "big.py").write_text("# padding\n" * 500_000)     # 5 MB
+    root = tmp_path / "records"
+    out = cli(root, "check", timeout=60)
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "checks/pipe.py:1: check module not read: the path is a named pipe (FIFO)" in out.stderr
+    assert "checks/zero.py:1: check module not read: the path is a character device" in out.stderr
+    assert "checks/big.py:1: check module not read: the file is 4.8 MB, larger than max_file_size" in out.stderr
+    assert "one-plus-one" in out.stdout and "1 passed" in out.stdout, out.stdout
+    out = cli(root, "lint", timeout=60)
+    assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
+    out = cli(root, "lint", "--no-cache", "checks/pipe.py", timeout=60)
+    assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
+
+
+def test_a_check_module_whose_name_is_not_utf8_runs_and_caches(tmp_path):
+    from conftest import write_mini_record
+    write_mini_record(tmp_path)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    name = os.fsencode(tmp_path / "checks") + b"/odd\xff.py"
+    try:
+        with open(name, "w") as fh:
+            fh.write('from recordkit import check\n\n\n@check("odd-name", tolerance=1e-9, inputs=["in\\xff.txt"])\n'
+                     'def _():\n    return 0.0\n')
+    except OSError:
+        pytest.skip("the file system refuses a name that is not UTF-8")
+    root = tmp_path / "records"
+    for cached in ("", " (cached)"):
+        out = cli(root, "check", timeout=60)
+        assert "Traceback" not in out.stderr, out.stderr
+        assert "odd-name" in out.stdout and "2 passed" in out.stdout, out.stdout
+        assert cached in out.stdout
+    out = cli(root, "lint", timeout=60)
+    assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
+
+
+def test_graph_exports_of_a_non_utf8_file_name_are_utf8(rec, tmp_path):
+    """Found by tests/test_fuzz.py: a record without an id in a file whose
+    name is not UTF-8 (its id comes from the name) made `graph --format
+    json|dot` raise UnicodeEncodeError (in-process) or write bytes that are
+    not UTF-8 into the JSON."""
+    try:
+        (rec / "note").joinpath(os.fsdecode(b"\xff-name.md")).write_text("---\ntitle: no id\n---\nText.\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses a name that is not UTF-8")
+    import json
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    for fmt in ("json", "graphml", "gexf", "dot"):
+        out = subprocess.run([sys.executable, "-m", "recordkit", "graph", "--format", fmt], cwd=rec.parent,
+                             capture_output=True, env=env, timeout=60)
+        assert out.returncode == 0 and b"Traceback" not in out.stderr, (fmt, out.stderr)
+        text = out.stdout.decode("utf-8")          # strict: every byte is UTF-8
+        assert "\\xff-name" in text, (fmt, text[:2000])
+        if fmt == "json":
+            assert any(n["id"] == "\\xff-name" for n in json.loads(text)["nodes"])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_lint_diff_on_a_terminal_shows_escapes_not_raw_controls(rec):
+    """`lint --diff` printed a record's ESC sequences raw on a terminal (a
+    title or body can retitle the window or recolour it); on a terminal they
+    show as visible escapes, into a pipe the diff stays exact (as promote
+    --diff)."""
+    import pty
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: A note\nstatus: draft\n---\n"
+          "NOTE-001 \x1b]0;pwned\x07 \x1b[31mred")             # no final line break: RK208, fixable
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "recordkit", "lint", "--diff"], cwd=rec.parent, stdout=slave,
+                              stderr=subprocess.PIPE, env=env, timeout=60)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:      # EIO: the terminal's other end is closed and drained
+                break
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(master)
+    shown = b"".join(chunks).decode("utf-8")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "+++ " in shown and "NOTE-002.md" in shown, shown
+    assert "\x1b" not in shown and "\x07" not in shown, repr(shown)
+    assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[31mred" in shown, shown
+    piped = cli(rec, "lint", "--diff")
+    assert "\x1b]0;pwned\x07" in piped.stdout       # the exact text, for `| git apply`
+
+
+def test_promote_and_show_json_of_a_non_utf8_file_name_are_utf8(rec):
+    """Found by tests/test_fuzz.py: `promote --format json` wrote a proposed
+    theory's path that is not UTF-8 as is (UnicodeEncodeError in-process,
+    bytes that are not UTF-8 in the JSON from the CLI)."""
+    try:
+        (rec / "theory").mkdir()
+        (rec / "theory").joinpath(os.fsdecode(b"\xff-name.md")).write_text(
+            "---\nid: THEORY-003\ntitle: A theory\nstatus: proposed\nsource: [NOTE-001]\n"
+            "promote_when:\n  summary: judged\n---\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses a name that is not UTF-8")
+    import json
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    for args in (("promote", "--format", "json"), ("promote", "THEORY-003", "--format", "json"),
+                 ("show", "THEORY-003", "--format", "json")):
+        out = subprocess.run([sys.executable, "-m", "recordkit", *args], cwd=rec.parent, capture_output=True,
+                             env=env, timeout=60)
+        assert b"Traceback" not in out.stderr, (args, out.stderr)
+        text = out.stdout.decode("utf-8")          # strict: every byte is UTF-8
+        assert "\\xff-name.md" in json.dumps(json.loads(text)), (args, text)
+
+
+def test_deeply_nested_front_matter_is_a_diagnostic(rec):
+    """Found by tests/test_fuzz.py: values nested hundreds deep made show
+    and graph raise RecursionError; past 100 levels the front matter is
+    refused as RK102 at the node."""
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: T\nstatus: draft\nx: " + "{a: " * 150 + "1" + "}" * 150
+          + "\n---\nBody\n")
+    out = cli(rec, "lint", "--no-cache")
+    assert "NOTE-002.md:5:401: RK102 front matter is nested more than 100 levels deep here" in out.stdout, out.stdout
+    write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: T\nstatus: draft\nx: " + "[" * 99 + "]" * 99
+          + "\n---\nBody\n")
+    out = cli(rec, "lint", "--no-cache")
+    assert "RK102" not in out.stdout, out.stdout

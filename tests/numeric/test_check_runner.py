@@ -547,13 +547,13 @@ def _(rng):
     assert proc.returncode == 1
     assert res["fine"]["verdict"] == "pass"
     for cid, shown in (("zero", "timeout=0 "), ("negative", "timeout=-5 "), ("infinite", "timeout=inf "),
-                       ("text", "timeout='10' "), ("block-nan-timeout", "timeout=nan ")):
+                       ("text", "timeout= is a string (`10`), "), ("block-nan-timeout", "timeout=nan ")):
         r = res[cid]
         assert r["verdict"] == "error", (cid, r)
         assert shown in r["message"] and "not run" in r["message"], r["message"]
         assert r["seconds"] == 0
     # each is also a diagnostic at its definition: on stderr, and RK501 at the block's fence
-    assert "basic.py:4: @check('zero'): timeout=0 is not a time limit" in proc.stderr, proc.stderr
+    assert "basic.py:4: @check `zero`: timeout=0 is not a time limit" in proc.stderr, proc.stderr
     lint = run_cli("lint", "--format", "json", cwd=root)
     assert "timeout=nan is not a time limit" in lint.stdout and "RK501" in lint.stdout
     # the command line: 0, nan, inf and negative limits are usage errors
@@ -851,3 +851,65 @@ def test_too_many_processes_kill_the_tree(tmp_path):
     r = res["many-processes"]
     assert r.verdict == "error" and r.limit == "procs" and "too many processes" in r.message, r
     assert time.monotonic() - t0 < 15
+
+
+def test_numeric_messages_carry_no_python_reprs(tmp_path):
+    """The numeric machinery words its messages as the rest do: what the
+    user wrote in backticks, never a Python repr such as 'x' or
+    {'a': 1}."""
+    checks = '''\
+import sys
+
+from recordkit import check
+
+
+@check("exits", tolerance=1)
+def _(rng):
+    sys.exit("stopped by hand")
+
+
+@check("nan-entry", tolerance=1)
+def _(rng):
+    return {"it's": float("nan"), "b": 0.0}
+
+
+@check("bad-entry", tolerance=1)
+def _(rng):
+    return {"x y": "text"}
+
+
+@check("text-timeout", tolerance=1, timeout="ten")
+def _(rng):
+    return 0.0
+
+
+@check("twice", tolerance=1)
+def _(rng):
+    return 0.0
+
+
+@check("twice", tolerance=1)
+def _(rng):
+    return 0.0
+
+
+@check("literal", tolerance=1, inputs=[sys.argv])
+def _(rng):
+    return 0.0
+'''
+    root = project(tmp_path, checks=checks)
+    proc = _cli_bounded(root, "check", "exits", "nan-entry", "bad-entry", "text-timeout", "--format", "json")
+    res = as_json(proc)
+    assert res["exits"]["message"] == "the check called `sys.exit` with `stopped by hand`", res["exits"]
+    assert "(entry `it's`)" in res["nan-entry"]["message"], res["nan-entry"]
+    assert "entry `x y`" in res["bad-entry"]["message"], res["bad-entry"]
+    assert "timeout= is a string (`ten`), not a number of seconds" in res["text-timeout"]["message"]
+    out = _cli_bounded(root, "check")
+    assert "check id `twice` is defined more than once" in out.stderr + out.stdout, out.stderr
+    assert "@check `literal`: `inputs=` must be a literal" in out.stderr, out.stderr
+    unknown = _cli_bounded(root, "check", "nosuch")
+    assert unknown.returncode == 2 and "unknown check id: `nosuch`" in unknown.stderr, unknown.stderr
+    out = _cli_bounded(root, "check", "--timeout", "soon")
+    assert out.returncode == 2 and "`soon` is not a number of seconds" in out.stderr, out.stderr
+    for p in (proc, unknown):
+        assert "'" not in p.stderr.replace("it's", ""), p.stderr
