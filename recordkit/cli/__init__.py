@@ -89,6 +89,7 @@ def fast_exit(code: int = 0) -> None:
 
 #: command name -> module of this package that defines ``command``
 COMMANDS = {name: name for name in ("lint", "check", "promote", "show", "graph", "rule")}
+COMMANDS.update(new="new", rename="rename", merge="merge", query="query", export="export")
 
 
 class Group(click.Group):

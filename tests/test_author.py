@@ -1,0 +1,241 @@
+"""recordkit new / rename / merge: lossless, all-or-nothing edits of the record."""
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_cli, write
+
+RECORDS = REPO / "records"
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (hidden ones too), relative path -> bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def hashes(root: Path) -> dict[str, str]:
+    return {k: hashlib.sha256(v).hexdigest() for k, v in snapshot(root).items()}
+
+
+def lint_json(root: Path, cwd: Path) -> list[dict]:
+    proc = run_cli("--root", str(root), "lint", "--no-cache", "--format", "json", "--exit-zero", cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture
+def record_copy(tmp_path):
+    """A copy of the example record with its configuration (checks beside it)."""
+    shutil.copytree(RECORDS, tmp_path / "records")
+    shutil.copytree(REPO / "checks", tmp_path / "checks")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\n')
+    return tmp_path
+
+
+# -- rename -------------------------------------------------------------------
+
+def test_rename_theory_175_to_176(record_copy):
+    root = record_copy / "records"
+    before = snapshot(root)
+    lint_before = lint_json(root, record_copy)
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert "THEORY-175 → THEORY-176" in proc.stdout
+    after = snapshot(root)
+    # no reference to THEORY-175 anywhere in the record
+    assert not [k for k, v in after.items() if b"THEORY-175" in v]
+    # every other byte unchanged: each file is the old one with the id's characters replaced
+    assert set(after) == {k.replace("THEORY-175", "THEORY-176") for k in before}
+    changed = 0
+    for k, v in before.items():
+        new = after[k.replace("THEORY-175", "THEORY-176")]
+        assert new == v.replace(b"THEORY-175", b"THEORY-176"), k
+        changed += new != v
+    assert changed == 9   # THEORY-175 itself and the eight records that name it
+    # the lint says the same, ids aside
+    lint_after = lint_json(root, record_copy)
+
+    def norm(diags):
+        return sorted((d["code"], d["filename"].replace("THEORY-175", "THEORY-176"), d["location"]["row"],
+                       d["location"]["column"], d["message"].replace("THEORY-175", "THEORY-176")) for d in diags)
+    assert len(lint_before) == 24 and norm(lint_before) == norm(lint_after)
+    # the check module's docstring names the id: said, not changed
+    assert "checks/relrep.py:2" in proc.stderr
+
+
+def test_rename_dry_run_prints_a_diff_and_writes_nothing(record_copy):
+    root = record_copy / "records"
+    before = snapshot(root)
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", "--dry-run", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot(root) == before
+    assert "--- a/theory/THEORY-175.md\n+++ b/theory/THEORY-176.md\n" in proc.stdout
+    assert "-grounds: [THEORY-175, LIT-849]\n+grounds: [THEORY-176, LIT-849]\n" in proc.stdout
+    # the diff applies with patch and gives what the rename gives
+    if shutil.which("patch"):
+        work = record_copy / "patched"
+        shutil.copytree(root, work)
+        p = subprocess.run(["patch", "-p1", "-s"], input=proc.stdout, text=True, cwd=work, capture_output=True)
+        assert p.returncode == 0, p.stderr
+        os.replace(work / "theory" / "THEORY-175.md", work / "theory" / "THEORY-176.md") \
+            if (work / "theory" / "THEORY-175.md").exists() else None
+        run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy, check=True)
+        assert snapshot(work) == snapshot(root)
+
+
+LOSSLESS = {
+    "theory/THEORY-001.md": "\ufeff---\r\nid: 'THEORY-001'   # the id\r\ntitle: \"One\"\r\nstatus: proposed\r\n"
+                            "source: \"LIT-001\"\r\npromote_when:\r\n  summary: s\r\n  requires:\r\n"
+                            "    - claim: CLAIM-001\r\n---\r\n\r\n## What is asserted\r\n\r\nx\r\n\r\n"
+                            "## What would confirm or reject it\r\n\r\ny\r\n",
+    "lit/LIT-001.md": "---\nid: LIT-001\ntitle: A work\nstatus: queued\nauthors: [A]\nyear: 2020\n---\n"
+                      "Cited by THEORY-001 (and [[THEORY-001|the theory]], [[ THEORY-001 ]]).\n"
+                      "Not THEORY-0010, not X-THEORY-001, not THEORY-001-b.\n"
+                      "<!-- THEORY-001 in a comment -->\n`THEORY-001` in a code span stays.\n\n"
+                      "```query\nSELECT * FROM records WHERE id = 'THEORY-001'\n```\n\n"
+                      "```\nTHEORY-001 in a fence stays\n```\n",
+    "claim/CLAIM-001.md": "---\nid: CLAIM-001\ntitle: c\nstatus: open\ngrounds:\n  - LIT-001   # first\n"
+                          "  - 'THEORY-001'\n  # THEORY-001 in a YAML comment\n---\nBody.\n",
+}
+
+
+def test_rename_is_lossless_in_every_quoting(make_record, tmp_path):
+    root = make_record({})
+    for rel, text in LOSSLESS.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+    proc = run_cli("--root", str(root), "rename", "THEORY-001", "THEORY-002", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    theory = (root / "theory" / "THEORY-002.md").read_bytes()
+    assert theory == LOSSLESS["theory/THEORY-001.md"].replace("THEORY-001", "THEORY-002").encode()
+    assert theory.startswith("\ufeff".encode()) and b"\r\n" in theory
+    lit = (root / "lit" / "LIT-001.md").read_text()
+    assert "Cited by THEORY-002 (and [[THEORY-002|the theory]], [[ THEORY-002 ]])" in lit
+    assert "Not THEORY-0010, not X-THEORY-001, not THEORY-001-b." in lit
+    assert "<!-- THEORY-002 in a comment -->" in lit
+    assert "WHERE id = 'THEORY-002'" in lit
+    assert "`THEORY-001` in a code span stays" in lit and "THEORY-001 in a fence stays" in lit
+    assert "lit/LIT-001.md:11, lit/LIT-001.md:18" in proc.stderr   # left, and said
+    claim = (root / "claim" / "CLAIM-001.md").read_text()
+    assert claim == LOSSLESS["claim/CLAIM-001.md"].replace("THEORY-001", "THEORY-002")
+
+
+@pytest.mark.parametrize("args,message,code", [
+    (["THEORY-715", "THEORY-900"], "no record THEORY-715 under", 2),
+    (["THEORY-175", "THEORY-798"], "THEORY-798 exists already", 1),
+    (["THEORY-175", "CLAIM-999"], "a rename keeps the kind", 2),
+    (["THEORY-175", "THEORY-17"], "not an id of the form", 2),
+    (["THEORY-175", "THEROY-176"], "not a kind of the schema (did you mean THEORY?)", 2),
+])
+def test_rename_refusals(record_copy, args, message, code):
+    before = snapshot(record_copy / "records")
+    proc = run_cli("rename", *args, cwd=record_copy)
+    assert proc.returncode == code, proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert snapshot(record_copy / "records") == before
+    if args[0] == "THEORY-715":
+        assert "did you mean THEORY-175?" in proc.stderr
+
+
+# -- all or nothing ------------------------------------------------------------
+
+def _plan(record_copy, old="THEORY-175", new="THEORY-176"):
+    from recordkit.author.rename import plan_rename
+    from recordkit.config import load_config
+    from recordkit.schema import load_schema
+    config = load_config(record_copy)
+    return config, plan_rename(config, load_schema(config.schema), old, new)
+
+
+@pytest.mark.parametrize("fail_at", [0, 3, 9])
+def test_rename_failing_half_way_leaves_every_byte(record_copy, monkeypatch, fail_at):
+    from recordkit.common import transaction
+    from recordkit.common.transaction import TransactionError
+    root = record_copy / "records"
+    before = hashes(root)
+    config, plan = _plan(record_copy)
+    assert len(plan.changes) == 10   # nine files, one of them renamed (a removal and a new file)
+
+    def fail(i, path):
+        if i == fail_at:
+            raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr(transaction, "_before_apply", fail)
+    with pytest.raises(TransactionError, match="Permission denied; nothing was changed"):
+        plan.apply(config.cache_dir)
+    assert hashes(root) == before
+    assert not (config.cache_dir / "journal.json").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_rename_with_a_read_only_folder_changes_nothing(record_copy):
+    root = record_copy / "records"
+    before = hashes(root)
+    os.chmod(root / "note", 0o555)
+    try:
+        proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    finally:
+        os.chmod(root / "note", 0o755)
+    assert proc.returncode == 1 and "nothing was changed" in proc.stderr
+    assert hashes(root) == before
+
+
+def test_a_change_made_after_the_read_is_not_overwritten(record_copy):
+    from recordkit.common.transaction import TransactionConflict
+    root = record_copy / "records"
+    config, plan = _plan(record_copy)
+    target = root / "claim" / "CLAIM-082.md"
+    target.write_text(target.read_text() + "\nAn edit made meanwhile.\n")
+    before = hashes(root)
+    with pytest.raises(TransactionConflict, match="changed since it was read"):
+        plan.apply(config.cache_dir)
+    assert hashes(root) == before
+
+
+KILLER = """
+import os, signal, sys
+sys.path.insert(0, {repo!r})
+from recordkit.common import transaction
+from recordkit.cli import main
+def kill(i, path):
+    if i == {at}:
+        os.kill(os.getpid(), signal.SIGKILL)
+transaction._before_apply = kill
+main(["rename", "THEORY-175", "THEORY-176"])
+"""
+
+
+@pytest.mark.parametrize("at", [1, 6])
+def test_a_killed_rename_is_rolled_back_by_the_next_run(record_copy, at):
+    root = record_copy / "records"
+    before = hashes(root)
+    proc = subprocess.run([sys.executable, "-c", KILLER.format(repo=str(REPO), at=at)], cwd=record_copy,
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL
+    journal = record_copy / ".recordkit" / "journal.json"
+    assert json.loads(journal.read_text())["state"] == "prepared"
+    assert hashes(root) != before or at == 0          # half done
+    # the next writing command finds the journal and rolls it back first
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", "--dry-run", cwd=record_copy)
+    assert journal.exists()                            # a dry run writes nothing, recovery included
+    proc = run_cli("rename", "THEORY-798", "THEORY-799", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert "interrupted write" in proc.stderr and "rolled back" in proc.stderr
+    assert not journal.exists()
+    after = hashes(root)
+    # THEORY-175 is back as it was; only the second rename's changes are there
+    assert "theory/THEORY-175.md" in after and "theory/THEORY-176.md" not in after
+    assert not [p for p in root.rglob(".*") if p.is_file()]    # no temporary file or backup left
+    ok = run_cli("rename", "THEORY-799", "THEORY-798", cwd=record_copy)
+    assert ok.returncode == 0, ok.stderr
+    assert hashes(root) == before
