@@ -239,3 +239,76 @@ def test_a_killed_rename_is_rolled_back_by_the_next_run(record_copy, at):
     ok = run_cli("rename", "THEORY-799", "THEORY-798", cwd=record_copy)
     assert ok.returncode == 0, ok.stderr
     assert hashes(root) == before
+
+
+# -- new ------------------------------------------------------------------------
+
+def test_new_theory_takes_the_next_id_and_lints_clean(record_copy):
+    root = record_copy / "records"
+    proc = run_cli("new", "THEORY", "--title", "Conformal maps: a test", "--field", "source=LIT-849",
+                   "--field", "tags=representation-learning", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    path = root / "theory" / "THEORY-799.md"
+    assert proc.stdout.strip() == "THEORY-799: theory/THEORY-799.md"
+    text = path.read_text()
+    assert text.startswith("---\nid: THEORY-799\ntitle: 'Conformal maps: a test'\nstatus: proposed\n")
+    assert "promote_when:\n  summary: >-\n" in text
+    assert "\n## What is asserted\n\n## What would confirm or reject it\n" in text
+    diags = [d for d in lint_json(root, record_copy) if d["filename"].endswith("THEORY-799.md")]
+    assert diags == []
+    # the next one is 800; a LIT gets LIT-875 (zero-padded as the LITs are)
+    run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", cwd=record_copy, check=True)
+    assert (root / "theory" / "THEORY-800.md").exists()
+    proc = run_cli("new", "LIT", "--title", "A work", "--field", "authors=A. Author, B. Author",
+                   "--field", "year=2024", cwd=record_copy, check=True)
+    lit = (root / "lit" / "LIT-875.md").read_text()
+    assert "authors: [A. Author, B. Author]\nyear: 2024\n" in lit
+    assert not [d for d in lint_json(root, record_copy) if "LIT-875" in d["filename"] and d["severity"] == "error"]
+
+
+def test_new_pads_as_the_record_does(make_record, tmp_path):
+    root = make_record({"question/QUESTION-0007.md": "---\nid: QUESTION-0007\ntitle: q\nstatus: open\n---\n"})
+    proc = run_cli("--root", str(root), "new", "question", "--title", "Why?", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "question" / "QUESTION-0008.md").exists()
+    proc = run_cli("--root", str(root), "new", "CLAIM", "--title", "c", "--field", "grounds=QUESTION-0007",
+                   cwd=tmp_path)
+    assert proc.returncode == 2 and "grounds may name a THEORY or LIT or NOTE or CLAIM, not a QUESTION" in proc.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["THEROY", "--title", "x"], "no kind THEROY in the schema (did you mean THEORY?)"),
+    (["THEORY", "--title", "x", "--field", "sorce=LIT-849"], "a THEORY has no field sorce (did you mean source?)"),
+    (["THEORY", "--title", "x", "--field", "source=LIT-489"], "no record LIT-489 (did you mean LIT-849?)"),
+    (["THEORY", "--title", "x"], "a THEORY needs source: give --field source="),
+    (["LIT", "--title", "x", "--field", "authors=A", "--field", "year=soon"], "'soon' is not an integer"),
+    (["THEORY", "--title", "x", "--field", "source=LIT-849", "--field", "status=proposd"], "(did you mean proposed?)"),
+])
+def test_new_refusals(record_copy, args, message):
+    before = snapshot(record_copy / "records")
+    proc = run_cli("new", *args, cwd=record_copy)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert snapshot(record_copy / "records") == before
+
+
+def test_new_never_overwrites(record_copy, monkeypatch):
+    from recordkit.author.new import plan_new
+    from recordkit.common.transaction import TransactionConflict
+    import recordkit
+    corpus = recordkit.load(record_copy / "records")
+    plan = plan_new(corpus, "THEORY", "T", ["source=LIT-849"])
+    plan.new_path.write_text("written meanwhile\n")
+    with pytest.raises(TransactionConflict, match="exists already"):
+        plan.apply(record_copy / ".recordkit")
+    assert plan.new_path.read_text() == "written meanwhile\n"
+    # a file that is not a record still takes its name
+    proc = run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", cwd=record_copy, check=True)
+    assert "THEORY-800" in proc.stdout
+
+
+def test_new_edit_opens_the_editor(record_copy):
+    editor = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'a').write('Edited.\\n')\""
+    proc = run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", "--edit", cwd=record_copy,
+                   env={"EDITOR": editor, "VISUAL": editor})
+    assert proc.returncode == 0, proc.stderr
+    assert (record_copy / "records" / "theory" / "THEORY-799.md").read_text().endswith("Edited.\n")

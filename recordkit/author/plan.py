@@ -35,6 +35,7 @@ class Plan:
     summary: str = ""
     notes: list[str] = field(default_factory=list)
     references: int = 0
+    new_path: Path | None = None     # the file a command creates (new, rename)
 
     def rel(self, path: Path) -> str:
         try:
