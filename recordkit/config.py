@@ -20,7 +20,7 @@ class ConfigError(Exception):
     """The configuration is unreadable or wrong (exit status 2)."""
 
 
-KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "lint", "check", "site"}
+KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "lint", "check", "site", "queries"}
 LINT_KEYS = {"select", "ignore", "extend-select", "severity", "per-file-ignores", "exclude"}
 
 
