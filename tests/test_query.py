@@ -189,3 +189,55 @@ def test_readme_questions_give_the_output_shown():
         proc = run_cli("query", sql.replace("\\\n", " "), cwd=REPO)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == output, sql
+
+
+QUERY_RECORD = {
+    "lit/LIT-001.md": "---\nid: LIT-001\ntitle: A work\nstatus: queued\nauthors: [A]\nyear: 2020\n---\n",
+    "lit/LIT-002.md": "---\nid: LIT-002\ntitle: Another work\nstatus: active\nauthors: [B]\nyear: 2021\n"
+                      "references: []\n---\n\n## Key takeaways\n\nLIT-001.\n",
+    "question/QUESTION-001.md": "---\nid: QUESTION-001\ntitle: What is unread?\nstatus: open\nabout: [LIT-001]\n---\n"
+                                "\nThe unread works:\n\n```query\nSELECT id, title FROM records\n"
+                                "WHERE kind = 'LIT' AND status = 'queued' ORDER BY id\n```\n\n"
+                                "~~~~ query\nSELECT id, titel FROM records\n~~~~\n\n"
+                                "```\n```query\nSELECT nothing FROM nowhere -- inside another fence: code\n```\n\n"
+                                "```query\n```\n",
+}
+
+
+def test_query_blocks_in_show_and_lint(make_record, tmp_path):
+    root = make_record(QUERY_RECORD)
+    proc = run_cli("--root", str(root), "show", "QUESTION-001", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "Queries\n  line 10: SELECT id, title FROM records WHERE kind = 'LIT' AND status = 'queued' ORDER BY…\n" \
+           "    id       title\n    -------  ------\n    LIT-001  A work\n    (1 row)\n" in text
+    assert "  line 15: SELECT id, titel FROM records\n    error: no such column: titel\n" in text
+    assert "nowhere" not in text
+    assert "  line 24: \n    error: the query block is empty" in text
+    info = json.loads(run_cli("--root", str(root), "show", "QUESTION-001", "--format", "json", cwd=tmp_path).stdout)
+    first = info["queries"][0]
+    assert first["columns"] == ["id", "title"] and first["rows"] == [["LIT-001", "A work"]]
+    assert first["tables"] == ["records"] and first["error"] is None
+    lint = run_cli("--root", str(root), "lint", "--no-cache", cwd=tmp_path)
+    found = [line for line in lint.stdout.splitlines() if "RK701" in line]
+    assert found == [
+        "records/question/QUESTION-001.md:15:1: RK701 query block fails: no such column: titel",
+        "records/question/QUESTION-001.md:24:1: RK701 query block fails: the query block is empty",
+    ], lint.stdout
+    # a record whose query blocks all work lints clean of RK701
+    p = root / "question" / "QUESTION-001.md"
+    p.write_text(p.read_text().replace("titel", "title").replace("```query\n```\n", ""))
+    lint = run_cli("--root", str(root), "lint", "--no-cache", cwd=tmp_path)
+    assert "RK701" not in lint.stdout
+
+
+def test_evaluate_blocks_is_a_library_function(make_record):
+    import recordkit
+    from recordkit.emit.query import evaluate_blocks
+    root = make_record(QUERY_RECORD)
+    corpus = recordkit.load(root)
+    got = evaluate_blocks(corpus, corpus.records["QUESTION-001"])
+    assert [b.block.line for b in got] == [10, 15, 24]
+    assert got[0].result.rows == [("LIT-001", "A work")] and got[0].result.tables == {"records"}
+    assert got[1].error == "no such column: titel"
+    assert evaluate_blocks(corpus, corpus.records["LIT-001"]) == []

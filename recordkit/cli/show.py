@@ -24,7 +24,11 @@ def command(ctx, record_id, fmt):
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         click.echo(f"recordkit: no record {record_id} under {corpus.root}{hint}", err=True)
         sys.exit(2)
+    from ..emit.query import evaluate_blocks, format_query_blocks
+    blocks = evaluate_blocks(corpus, corpus.get(record_id))
+    if blocks:
+        info["queries"] = [b.to_dict() for b in blocks]
     if fmt == "json":
-        click.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(info, indent=2, ensure_ascii=False, default=str))
     else:
-        click.echo(format_text(info))
+        click.echo(format_text(info) + format_query_blocks(blocks))

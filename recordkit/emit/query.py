@@ -104,7 +104,8 @@ def database_for(corpus, hashes: dict[str, str] | None = None) -> Path:
     """The cached database of a loaded corpus (built when missing)."""
     config = corpus.config
     if hashes is None:
-        hashes = {str(r.path): r.digest for r in corpus.files if r.digest is not None}
+        hashes = {str(r.path): r.digest or hashlib.sha256(r.text.encode("utf-8")).hexdigest()[:32]
+                  for r in corpus.files}
     key = _key(config, hashes)
     path = _db_path(config, key)
     if path.exists():
@@ -368,3 +369,21 @@ def format_csv(result: Result) -> str:
     w.writerow(result.columns)
     w.writerows(result.rows)
     return buf.getvalue()
+
+
+def format_query_blocks(blocks: list[BlockResult], width: int | None = 60) -> str:
+    """The results of a record's query blocks as text (for ``recordkit show``)."""
+    if not blocks:
+        return ""
+    out = ["", "", "Queries"]
+    for b in blocks:
+        first = " ".join(b.block.sql.split())
+        out.append(f"  line {b.block.line}: {first if len(first) <= 80 else first[:79].rstrip() + '…'}")
+        if b.error:
+            out.append(f"    error: {b.error}")
+            continue
+        n = len(b.result.rows)
+        if b.result.columns:
+            out.extend("    " + line for line in format_table(b.result, width).split("\n"))
+        out.append(f"    ({n} row{'s' if n != 1 else ''})")
+    return "\n".join(out)

@@ -45,7 +45,7 @@ def docs_url(code: str, name: str) -> str:
 
 RULES: dict[str, Rule] = {}
 
-_FAMILIES = ("files", "fields", "relations", "lifecycle", "checks", "tables")
+_FAMILIES = ("files", "fields", "relations", "lifecycle", "checks", "tables", "queries")
 
 
 def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable: bool = False,
