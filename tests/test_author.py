@@ -312,3 +312,103 @@ def test_new_edit_opens_the_editor(record_copy):
                    env={"EDITOR": editor, "VISUAL": editor})
     assert proc.returncode == 0, proc.stderr
     assert (record_copy / "records" / "theory" / "THEORY-799.md").read_text().endswith("Edited.\n")
+
+
+# -- merge ----------------------------------------------------------------------
+
+def _backlinks(root, rid, mapping=None):
+    import recordkit
+    from recordkit.graph.build import iter_edges
+    corpus = recordkit.load(root)
+    out = set()
+    for u, v, d in iter_edges(corpus.graph):
+        if mapping:
+            u, v = mapping.get(u, u), mapping.get(v, v)
+        if v == rid and u != v:
+            out.add((u, d["relation"], d["origin"]))
+    return out
+
+
+MERGE = {
+    "lit/LIT-001.md": "---\nid: LIT-001\ntitle: The paper\nstatus: active\nauthors: [A. Author]\nyear: 2020\n"
+                      "arxiv: '2001.00001'\ntags: [a-tag]\n---\n\n## Key takeaways\n\nSee LIT-003.\n",
+    "lit/LIT-002.md": "---\nid: LIT-002\ntitle: The paper, again\nstatus: queued\nauthors:\n  - A. Author\n"
+                      "year: 2020\ndoi: 10.1000/x   # the journal version\ntags: [b-tag]\nreferences: ['2001.00003']\n"
+                      "---\nA duplicate of [[LIT-001]]? It cites LIT-004.\n",
+    "lit/LIT-003.md": "---\nid: LIT-003\ntitle: Cites both\nstatus: queued\nauthors: [C]\nyear: 2021\n"
+                      "references: ['10.1000/x', '2001.00001']\n---\n",
+    "lit/LIT-004.md": "---\nid: LIT-004\ntitle: Other\nstatus: queued\nauthors: [D]\nyear: 2021\narxiv: '2001.00003'\n---\n",
+    "note/NOTE-001.md": "---\nid: NOTE-001\ntitle: n\nstatus: draft\npaper: LIT-002\n---\nOn LIT-002 and LIT-001.\n",
+    "theory/THEORY-001.md": "---\nid: THEORY-001\ntitle: t\nstatus: proposed\nsource:\n  - LIT-001\n  - LIT-002   # both\n"
+                            "promote_when:\n  summary: s\n---\n\n## What is asserted\n\nx\n\n"
+                            "## What would confirm or reject it\n\ny\n",
+    "theory/THEORY-002.md": "---\nid: THEORY-002\ntitle: t2\nstatus: proposed\nsource: [LIT-002, LIT-004]\n"
+                            "extends: [THEORY-001]\npromote_when:\n  summary: s\n---\n\n## What is asserted\n\nx\n\n"
+                            "## What would confirm or reject it\n\ny\n",
+    "theory/THEORY-003.md": "---\nid: THEORY-003\ntitle: t3\nstatus: proposed\nsource: [LIT-004]\n"
+                            "extends: [THEORY-002]\npromote_when:\n  summary: s\n---\n\n## What is asserted\n\nx\n\n"
+                            "## What would confirm or reject it\n\ny\n",
+}
+
+
+def test_merge_two_lits_keeps_every_backlink(make_record, tmp_path):
+    root = make_record(MERGE)
+    want = _backlinks(root, "LIT-001", {"LIT-002": "LIT-001"})
+    assert ("LIT-003", "cites", "derived") in want and ("NOTE-001", "paper", "frontmatter") in want
+    proc = run_cli("--root", str(root), "merge", "LIT-002", "LIT-001", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "lit" / "LIT-002.md").exists()
+    assert _backlinks(root, "LIT-001") >= want
+    lit = (root / "lit" / "LIT-001.md").read_text()
+    assert "tags: [a-tag, b-tag]\n" in lit
+    assert "doi: 10.1000/x   # the journal version\n" in lit            # copied as written
+    assert "references: ['2001.00003']\n" in lit
+    assert lit.endswith("## Merged from “The paper, again”\n\nA duplicate of [[LIT-001]]? It cites LIT-004.\n")
+    theory = (root / "theory" / "THEORY-001.md").read_text()
+    assert "source:\n  - LIT-001\n---" not in theory and "source:\n  - LIT-001\npromote_when" in theory  # one item left
+    assert "source: [LIT-001, LIT-004]" in (root / "theory" / "THEORY-002.md").read_text()
+    assert "paper: LIT-001\n" in (root / "note" / "NOTE-001.md").read_text()
+    errors = [d for d in lint_json(root, tmp_path) if d["severity"] == "error"]
+    assert errors == []
+    assert not any(b"LIT-002" in p.read_bytes() for p in root.rglob("*.md"))
+
+
+@pytest.mark.parametrize("old,into,message", [
+    ("THEORY-001", "THEORY-002", "THEORY-002 names THEORY-001 in extends (line 6): merging would make THEORY-002 relate to itself"),
+    ("THEORY-002", "THEORY-001", "THEORY-002 names THEORY-001 in extends (line 6): merging would make THEORY-001 relate to itself"),
+    ("THEORY-002", "THEORY-003", "THEORY-003 names THEORY-002 in extends"),
+    ("LIT-001", "LIT-001", "cannot merge LIT-001 into itself"),
+    ("LIT-001", "NOTE-001", "merge records of one kind"),
+    ("LIT-009", "LIT-001", "no record LIT-009"),
+])
+def test_merge_refusals(make_record, tmp_path, old, into, message):
+    root = make_record(MERGE)
+    before = snapshot(root)
+    proc = run_cli("--root", str(root), "merge", old, into, cwd=tmp_path)
+    assert proc.returncode in (1, 2) and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert snapshot(root) == before
+
+
+def test_merge_refuses_a_cycle(make_record, tmp_path):
+    files = dict(MERGE)
+    # THEORY-003 extends THEORY-002 extends THEORY-001; THEORY-004 is extended by THEORY-001.
+    files["theory/THEORY-004.md"] = files["theory/THEORY-003.md"].replace("THEORY-003", "THEORY-004") \
+        .replace("extends: [THEORY-002]\n", "")
+    files["theory/THEORY-001.md"] = files["theory/THEORY-001.md"].replace("promote_when", "extends: [THEORY-004]\npromote_when")
+    root = make_record(files)
+    before = snapshot(root)
+    # folding THEORY-004 into THEORY-003 makes THEORY-003 → 002 → 001 → 003
+    proc = run_cli("--root", str(root), "merge", "THEORY-004", "THEORY-003", cwd=tmp_path)
+    assert proc.returncode == 1 and "merging would create RK304" in proc.stderr, proc.stderr
+    assert snapshot(root) == before
+
+
+def test_merge_in_the_example_record(record_copy):
+    root = record_copy / "records"
+    want = _backlinks(root, "LIT-862", {"LIT-863": "LIT-862"})
+    proc = run_cli("merge", "LIT-863", "LIT-862", "--dry-run", cwd=record_copy)
+    assert proc.returncode == 0 and "+++ /dev/null" in proc.stdout and "-al. (LIT-863)" in proc.stdout
+    run_cli("merge", "LIT-863", "LIT-862", cwd=record_copy, check=True)
+    assert _backlinks(root, "LIT-862") >= want
+    assert not [d for d in lint_json(root, record_copy) if d["severity"] == "error"]
