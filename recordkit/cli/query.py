@@ -40,7 +40,7 @@ def command(ctx, sql, fmt, params, list_named, width):
             sys.exit(2)
         values[k.strip()] = v
     try:
-        result = query(config, sql, values, files=ctx.record_files(), corpus_loader=ctx.load_corpus)
+        result = query(config, sql, values, corpus_loader=ctx.load_corpus)
     except QueryError as exc:
         hint = ""
         if sql not in named and " " not in sql.strip():

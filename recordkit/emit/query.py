@@ -75,28 +75,122 @@ def _db_path(config, key: str) -> Path:
     return Path(config.cache_dir) / f"query-{key}.sqlite"
 
 
+SIGNATURES = "query-files.json"
+#: a file changed this close to the stored read is hashed again (a change in
+#: the same clock tick as the read keeps its stat signature)
+RACY_NS = 50_000_000
+
+
+def _walk(root: str, exclude) -> dict[str, os.stat_result]:
+    """path -> stat of every record file under ``root``: the files
+    :func:`recordkit.corpus.iter_files` finds (``*.md``, hidden files and
+    ``.``/``_`` folders skipped), without building a Path per file."""
+    out: dict[str, os.stat_result] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                name = e.name
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    continue
+                if is_dir:
+                    if not name.startswith((".", "_")) and not e.is_symlink():
+                        stack.append(e.path)
+                elif name.endswith(".md") and not name.startswith("."):
+                    try:
+                        out[e.path] = e.stat()
+                    except OSError:
+                        continue
+    if exclude:
+        import fnmatch
+        cut = len(root) + 1
+        out = {p: st for p, st in out.items()
+               if not any(fnmatch.fnmatch(p[cut:].replace(os.sep, "/"), pat) for pat in exclude)}
+    return out
+
+
+def _unchanged_hashes(config) -> dict[str, str] | None:
+    """The content hash of every record file, from the signatures stored
+    when the database was last built, when no file is new, gone or changed;
+    else None."""
+    try:
+        with open(Path(config.cache_dir) / SIGNATURES, encoding="utf-8") as fh:
+            stored = json.load(fh)
+        entries, since = stored["files"], stored["t"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    now = _walk(str(Path(config.root).resolve()), config.exclude)
+    if len(now) != len(entries):
+        return None
+    out = {}
+    for p, st in now.items():
+        prev = entries.get(p)
+        if prev is None or prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino \
+                or prev[3] != st.st_ctime_ns:
+            return None
+        if max(prev[0], prev[3]) >= since - RACY_NS:
+            try:
+                with open(p, "rb") as fh:
+                    if hashlib.sha256(fh.read()).hexdigest()[:32] != prev[4]:
+                        return None
+            except OSError:
+                return None
+        out[p] = prev[4]
+    return out
+
+
+def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
+    """Store each file's stat signature with the hash the loader made of it.
+    A file changed after ``started_ns`` (before the load) is hashed again
+    by the next :func:`_unchanged_hashes`."""
+    from ..common.writes import atomic_write
+    files = {}
+    for r in corpus.files:
+        if r.digest is None:
+            continue
+        try:
+            st = os.stat(r.path)
+        except OSError:
+            continue
+        files[str(r.path)] = [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, r.digest]
+    cache_dir = Path(config_dir(corpus.config))
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(cache_dir / SIGNATURES, json.dumps({"t": started_ns, "files": files}, separators=(",", ":")))
+    except OSError:
+        pass
+    return {k: v[4] for k, v in files.items()}
+
+
+def config_dir(config) -> Path:
+    return Path(config.cache_dir)
+
+
 def cached_database(config, files=None, corpus_loader=None) -> tuple[Path, bool]:
     """The path of the record's database, built when the record changed:
-    (path, whether it was built now).  ``files``: the record's files (as
-    :func:`recordkit.corpus.iter_files` gives them); ``corpus_loader``: a
-    function that loads the corpus, called only when the database must be
-    built."""
-    from ..lint import cache as lint_cache
-    if files is None:
-        from ..corpus.loader import iter_files
-        files = iter_files(Path(config.root).resolve(), config.exclude)
-    cache_dir = Path(config.cache_dir)
-    hashes = lint_cache.unchanged_hashes(files, cache_dir)
+    (path, whether it was built now).  ``files``: the record's files, when
+    the caller has them; ``corpus_loader``: a function that loads the
+    corpus, called only when the database must be built."""
+    import time
+    hashes = _unchanged_hashes(config)
     if hashes is not None:
         path = _db_path(config, _key(config, hashes))
         if path.exists():
             return path, False
+    started = time.time_ns()
     if corpus_loader is None:
         import recordkit
         corpus = recordkit.load(config.root, config=config, files=files)
     else:
         corpus = corpus_loader()
-    hashes = lint_cache.store_hashes(corpus, cache_dir)
+    hashes = _store_signatures(corpus, started)
     return database_for(corpus, hashes), True
 
 
