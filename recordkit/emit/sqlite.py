@@ -167,6 +167,28 @@ def _num(x):
         return None
 
 
+def record_rows(rec, relation_names) -> tuple[list, list, list]:
+    """The rows of one record for ``fields``, ``tags`` and ``mentions``
+    (without ``target_exists``, which needs the whole record): what can be
+    worked out from the record alone."""
+    rid = rec.id
+    fields = []
+    for name, value in rec.meta.items():
+        if name in relation_names:
+            continue
+        name = str(name)
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                t, sv = _typed(v)
+                fields.append((rid, name, i, t, sv))
+        else:
+            t, sv = _typed(value)
+            fields.append((rid, name, None, t, sv))
+    tags = [(rid, t) for t in rec.tags]
+    mentions = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] if rec.mention_targets else []
+    return fields, tags, mentions
+
+
 def fill(conn: sqlite3.Connection, corpus, results=None) -> None:
     """Create the tables (not the full-text index) and fill them from ``corpus``."""
     from ..graph.edges import derived_edges
@@ -176,39 +198,30 @@ def fill(conn: sqlite3.Connection, corpus, results=None) -> None:
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
     rows, fields, tags, rels, mentions = [], [], [], [], []
-    relation_names = schema.relations
+    relation_names = frozenset(schema.relations)
     mention_rel = schema.mention_relation
     for rid, r in records.items():
         meta = r.meta
+        note = meta.get("status_note")
         rows.append((rid, r.kind or "", r.status, r.title, r.relpath, _date(meta.get("created")),
-                     _date(meta.get("updated")), meta.get("status_note") if isinstance(meta.get("status_note"), str)
-                     else None, r.body, r.body_line, r.digest))
-        for name, value in meta.items():
-            if name in relation_names:
-                continue
-            name = str(name)
-            if isinstance(value, list):
-                for i, v in enumerate(value):
-                    t, sv = _typed(v)
-                    fields.append((rid, name, i, t, sv))
-            else:
-                t, sv = _typed(value)
-                fields.append((rid, name, None, t, sv))
-        for t in r.tags:
-            tags.append((rid, t))
+                     _date(meta.get("updated")), note if isinstance(note, str) else None,
+                     r.body, r.body_line, r.digest))
+        f, t, ms = record_rows(r, relation_names)
+        fields += f
+        tags += t
         for rel, targets in r.relations.items():
-            for t in targets:
-                if t.id in records and t.id != rid:
-                    rels.append((rid, t.id, rel, "frontmatter", t.pos[0], t.pos[1], 1, None))
-        if r.mention_targets:
+            for tg in targets:
+                if tg.id in records and tg.id != rid:
+                    rels.append((rid, tg.id, rel, "frontmatter", tg.pos[0], tg.pos[1], 1, None))
+        if ms:
             counts: dict[str, list] = {}
-            for m in r.mentions:
-                exists = m.target in records
-                mentions.append((rid, m.target, m.line, m.col, m.form, m.label, int(exists)))
-                if exists and m.target != rid:
-                    c = counts.get(m.target)
+            for target, line, col, form, label in ms:
+                exists = target in records
+                mentions.append((rid, target, line, col, form, label, int(exists)))
+                if exists and target != rid:
+                    c = counts.get(target)
                     if c is None:
-                        counts[m.target] = [m.line, m.col, 1]
+                        counts[target] = [line, col, 1]
                     else:
                         c[2] += 1
             for target, (line, col, n) in counts.items():
