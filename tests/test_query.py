@@ -241,3 +241,18 @@ def test_evaluate_blocks_is_a_library_function(make_record):
     assert got[0].result.rows == [("LIT-001", "A work")] and got[0].result.tables == {"records"}
     assert got[1].error == "no such column: titel"
     assert evaluate_blocks(corpus, corpus.records["LIT-001"]) == []
+
+
+def test_export_with_a_helper_building_the_full_text_index(tmp_path):
+    """On a large record a forked helper builds records_fts; its shadow tables
+    are copied in: the index must be sound and answer as the serial one."""
+    got = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.db"
+        run_cli("export", "--sqlite", str(out), cwd=REPO, env={"RECORDKIT_JOBS": jobs}, check=True)
+        db = sqlite3.connect(out)
+        db.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+        got[jobs] = [db.execute("SELECT id FROM records_fts WHERE records_fts MATCH ? ORDER BY rank, id", (q,)).fetchall()
+                     for q in ("anchors", '"relative representations"', "stitch*", "anchor* AND cosine")]
+        assert not list(tmp_path.glob(".*.tmp"))
+    assert got["1"] == got["2"] and all(got["1"])
