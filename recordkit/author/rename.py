@@ -37,16 +37,18 @@ def check_new_id(schema, old: str, new: str) -> None:
 def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema):
     """Parse the files whose bytes name one of ``ids`` (or are named after
     one): (records, other file names by id stem)."""
+    from ..corpus.parse import _read
     needles = [i.encode() for i in ids]
+    first, rest = needles[0], needles[1:]
+    stems = {i + ".md" for i in ids}
     out = []
     prefix = len(str(root)) + 1
     for p in files:
         try:
-            with open(p, "rb") as fh:
-                data = fh.read()
+            data = _read(p)[0]
         except OSError as exc:
             raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
-        if p.stem in ids or any(n in data for n in needles):
+        if first in data or p.name in stems or any(n in data for n in rest):
             rec, _ = parse_bytes(data, p, str(p)[prefix:].replace(os.sep, "/"), schema)
             rec.digest = digest(data)
             out.append(rec)

@@ -212,8 +212,8 @@ def database_for(corpus, hashes: dict[str, str] | None = None) -> Path:
         with contextlib.suppress(OSError):
             gi.write_text("*\n")
     write_database(corpus, path, fts=False)
-    for old in cache_dir.glob("query-*.sqlite"):   # earlier versions of the record
-        if old != path:
+    for old in [*cache_dir.glob("query-*.sqlite"), *cache_dir.glob("query-*.lock")]:   # earlier states
+        if old.stem != path.stem:
             with contextlib.suppress(OSError):
                 old.unlink()
     return path
