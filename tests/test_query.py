@@ -256,3 +256,9 @@ def test_export_with_a_helper_building_the_full_text_index(tmp_path):
                      for q in ("anchors", '"relative representations"', "stitch*", "anchor* AND cosine")]
         assert not list(tmp_path.glob(".*.tmp"))
     assert got["1"] == got["2"] and all(got["1"])
+
+
+def test_json_is_strict(record_copy):
+    proc = run_cli("query", "SELECT x'00ff' AS b, 1e400 AS big, -1e400 AS small", "--format", "json",
+                   cwd=record_copy, check=True)
+    assert json.loads(proc.stdout) == [{"b": "00ff", "big": "inf", "small": "-inf"}]

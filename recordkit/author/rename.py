@@ -99,10 +99,11 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
             plan.changes.append(Change(new_path, None, got.text, renamed_from=rec.path))
         else:
             plan.changes.append(Change(r.path, r.text, got.text))
-    files_n = len({c.path for c in plan.changes if c.after is not None})
-    others = plan.references - 1 if ("id",) in (rec.meta or {}) else plan.references
+    files_n = len({c.path for c in plan.changes if c.after is not None and c.path != new_path})
+    own = len(token_re(old).findall(rec.text[:rec.body_offset])) if rec.ok else 0   # its id: (and so on)
+    others = plan.references - own
     plan.summary = (f"{old} → {new}: {plan.rel(rec.path)} → {plan.rel(new_path)}, "
-                    f"{others} reference{'s' if others != 1 else ''} in {files_n} file{'s' if files_n != 1 else ''}")
+                    f"{others} reference{'s' if others != 1 else ''} in {files_n} other file{'s' if files_n != 1 else ''}")
     if left:
         plan.notes.append(f"{old} inside code (not a reference, left as it is): " + ", ".join(left))
     plan.notes.extend(_outside_notes(config, old))

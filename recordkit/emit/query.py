@@ -451,8 +451,20 @@ def format_table(result: Result, width: int | None = 60) -> str:
     return "\n".join(lines)
 
 
+def _json_value(v):
+    if isinstance(v, bytes):   # a BLOB: as hexadecimal text
+        return v.hex()
+    raise TypeError(f"{type(v).__name__} is not JSON")
+
+
 def format_json(result: Result) -> str:
-    return json.dumps(result.to_dicts(), indent=2, ensure_ascii=False)
+    """A list of objects; strict JSON (an infinite or NaN number as the
+    string "inf", "-inf" or "nan", a BLOB as hexadecimal text)."""
+    import math
+    rows = [{k: (("nan" if math.isnan(v) else "inf" if v > 0 else "-inf")
+                 if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+            for d in result.to_dicts()]
+    return json.dumps(rows, indent=2, ensure_ascii=False, default=_json_value, allow_nan=False)
 
 
 def format_csv(result: Result) -> str:
