@@ -262,3 +262,18 @@ def test_json_is_strict(record_copy):
     proc = run_cli("query", "SELECT x'00ff' AS b, 1e400 AS big, -1e400 AS small", "--format", "json",
                    cwd=record_copy, check=True)
     assert json.loads(proc.stdout) == [{"b": "00ff", "big": "inf", "small": "-inf"}]
+
+
+def test_export_with_a_helper_for_the_mentions(tmp_path):
+    """Without the full-text index, the helper writes the mentions and body
+    relations; the database holds the same rows as one built in one process."""
+    def rows(p):
+        db = sqlite3.connect(p)
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'")]
+        return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+    got = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.db"
+        run_cli("export", "--sqlite", str(out), "--no-fts", cwd=REPO, env={"RECORDKIT_JOBS": jobs}, check=True)
+        got[jobs] = rows(out)
+    assert got["1"] == got["2"] and len(got["1"]["mentions"]) > 200 and "records_fts" not in got["1"]

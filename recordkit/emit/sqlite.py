@@ -170,7 +170,7 @@ def _num(x):
         return None
 
 
-def record_rows(rec, relation_names) -> tuple[list, list, list]:
+def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list, list]:
     """The rows of one record for ``fields``, ``tags`` and ``mentions``
     (without ``target_exists``, which needs the whole record): what can be
     worked out from the record alone."""
@@ -188,56 +188,102 @@ def record_rows(rec, relation_names) -> tuple[list, list, list]:
             t, sv = _typed(value)
             fields.append((rid, name, None, t, sv))
     tags = [(rid, t) for t in rec.tags]
-    mentions = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] if rec.mention_targets else []
-    return fields, tags, mentions
+    ms = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] \
+        if mentions and rec.mention_targets else []
+    return fields, tags, ms
 
 
-def fill(conn: sqlite3.Connection, corpus, results=None) -> None:
-    """Create the tables (not the full-text index) and fill them from ``corpus``."""
+def mention_rows(corpus) -> tuple[list, list]:
+    """The rows of ``mentions``, and the ``relations`` rows of origin
+    ``body`` (one per record and mentioned record, with the count)."""
+    records = corpus.records
+    mention_rel = corpus.schema.mention_relation
+    mentions, rels = [], []
+    for rid, r in records.items():
+        if not r.mention_targets:
+            continue
+        counts: dict[str, list] = {}
+        for m in r.mentions:
+            target = m.target
+            exists = target in records
+            mentions.append((rid, target, m.line, m.col, m.form, m.label, int(exists)))
+            if exists and target != rid:
+                c = counts.get(target)
+                if c is None:
+                    counts[target] = [m.line, m.col, 1]
+                else:
+                    c[2] += 1
+        for target, (line, col, n) in counts.items():
+            rels.append((rid, target, mention_rel, "body", line, col, n, None))
+    return mentions, rels
+
+
+def fill(conn: sqlite3.Connection, corpus, results=None, *, mentions: bool = True, indexes: bool = True) -> None:
+    """Create the tables (not the full-text index) and fill them from
+    ``corpus``.  ``mentions=False`` leaves the mentions (and the body
+    relations) to :func:`copy_mentions`; ``indexes=False`` leaves the
+    indexes to :data:`INDEXES`."""
     from ..graph.edges import derived_edges
     conn.executescript(SCHEMA)
     schema = corpus.schema
     records = corpus.records
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
-    rows, fields, tags, rels, mentions = [], [], [], [], []
+    rows, fields, tags, rels = [], [], [], []
     relation_names = frozenset(schema.relations)
-    mention_rel = schema.mention_relation
     for rid, r in records.items():
         meta = r.meta
         note = meta.get("status_note")
         rows.append((rid, r.kind or "", r.status, r.title, r.relpath, _date(meta.get("created")),
                      _date(meta.get("updated")), note if isinstance(note, str) else None,
                      r.body, r.body_line, r.digest))
-        f, t, ms = record_rows(r, relation_names)
+        f, t, _ = record_rows(r, relation_names, mentions=False)
         fields += f
         tags += t
         for rel, targets in r.relations.items():
             for tg in targets:
                 if tg.id in records and tg.id != rid:
                     rels.append((rid, tg.id, rel, "frontmatter", tg.pos[0], tg.pos[1], 1, None))
-        if ms:
-            counts: dict[str, list] = {}
-            for target, line, col, form, label in ms:
-                exists = target in records
-                mentions.append((rid, target, line, col, form, label, int(exists)))
-                if exists and target != rid:
-                    c = counts.get(target)
-                    if c is None:
-                        counts[target] = [line, col, 1]
-                    else:
-                        c[2] += 1
-            for target, (line, col, n) in counts.items():
-                rels.append((rid, target, mention_rel, "body", line, col, n, None))
+    if mentions:
+        ms, body = mention_rows(corpus)
+        rels += body
     for u, v, d in derived_edges(corpus):
         rels.append((u, v, d["relation"], "derived", d.get("line"), d.get("col"), 1, d.get("via")))
     conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?, ?)", fields)
     conn.executemany("INSERT INTO tags VALUES (?, ?)", tags)
     conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rels)
-    conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", mentions)
+    if mentions:
+        conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
     _checks(conn, corpus, results)
-    conn.executescript(INDEXES)
+    if indexes:
+        conn.executescript(INDEXES)
+
+
+def _mentions_file(corpus, path: str) -> str:
+    """:func:`mention_rows` in a database of their own at ``path``."""
+    ms, body = mention_rows(corpus)
+    conn = _connect(path)
+    try:
+        with conn:
+            conn.execute("CREATE TABLE mentions (record, target, line, col, form, label, target_exists)")
+            conn.execute("CREATE TABLE relations (source, target, relation, origin, line, col, count, via)")
+            conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+            conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", body)
+    finally:
+        conn.close()
+    return path
+
+
+def copy_mentions(conn: sqlite3.Connection, path: str) -> None:
+    """The rows :func:`_mentions_file` wrote, into ``conn``'s tables."""
+    conn.execute("ATTACH DATABASE ? AS side", (path,))
+    try:
+        with conn:
+            conn.execute("INSERT INTO main.mentions SELECT * FROM side.mentions")
+            conn.execute("INSERT INTO main.relations SELECT * FROM side.relations")
+    finally:
+        conn.execute("DETACH DATABASE side")
 
 
 def _checks(conn, corpus, results) -> None:
@@ -327,28 +373,39 @@ def _copy_fts(conn: sqlite3.Connection, fts_path: str) -> None:
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) -> Path:
     """Write ``corpus`` as a SQLite database at ``path`` (replacing it
-    atomically).  ``fts``: include the full-text index ``records_fts``; on a
-    large record a forked helper builds it while this process fills the
-    tables (tokenizing 85 MB of bodies takes as long as the rest)."""
+    atomically).  ``fts``: include the full-text index ``records_fts``.
+
+    On a large record a forked helper does the slowest part while this
+    process fills the other tables: the full-text index when there is one
+    (tokenizing 85 MB of bodies takes as long as the rest), else the
+    mentions with their positions; its database's tables are then copied
+    in (FTS5's shadow tables, for the index)."""
     from ..corpus.parallel import default_jobs, fork_map
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     os.close(fd)
-    fts_tmp = None
+    side = None
     try:
         conn = _connect(tmp)
         try:
-            if fts and default_jobs(len(corpus.records)) > 1:
-                fd, fts_tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fts.tmp", dir=folder)
+            if default_jobs(len(corpus.records)) > 1:
+                fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
                 os.close(fd)
 
-                def main_part(_):
+                def tables(_):
                     with conn:
-                        fill(conn, corpus, results)
+                        fill(conn, corpus, results, mentions=fts, indexes=False)
                     return None
-                fork_map(lambda _: _fts_file(corpus, fts_tmp), ["tables", "fts"], first=main_part)
-                _copy_fts(conn, fts_tmp)
+
+                def helper(_):
+                    return _fts_file(corpus, side) if fts else _mentions_file(corpus, side)
+                fork_map(helper, ["tables", "helper"], first=tables)
+                if fts:
+                    _copy_fts(conn, side)
+                else:
+                    copy_mentions(conn, side)
+                conn.executescript(INDEXES)
             else:
                 with conn:
                     fill(conn, corpus, results)
@@ -366,9 +423,9 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
             pass
         raise
     finally:
-        if fts_tmp:
+        if side:
             try:
-                os.unlink(fts_tmp)
+                os.unlink(side)
             except FileNotFoundError:
                 pass
     return path
