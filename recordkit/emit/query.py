@@ -160,17 +160,13 @@ def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
         except OSError:
             continue
         files[str(r.path)] = [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, r.digest]
-    cache_dir = Path(config_dir(corpus.config))
+    cache_dir = Path(corpus.config.cache_dir)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(cache_dir / SIGNATURES, json.dumps({"t": started_ns, "files": files}, separators=(",", ":")))
     except OSError:
         pass
     return {k: v[4] for k, v in files.items()}
-
-
-def config_dir(config) -> Path:
-    return Path(config.cache_dir)
 
 
 def cached_database(config, files=None, corpus_loader=None) -> tuple[Path, bool]:
