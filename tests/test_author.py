@@ -171,7 +171,7 @@ def test_rename_failing_half_way_leaves_every_byte(record_copy, monkeypatch, fai
         if i == fail_at:
             raise PermissionError(13, "Permission denied", path)
     monkeypatch.setattr(transaction, "_before_apply", fail)
-    with pytest.raises(TransactionError, match="Permission denied; nothing was changed"):
+    with pytest.raises(TransactionError, match="Permission denied"):
         plan.apply(config.cache_dir)
     assert hashes(root) == before
     assert not (config.cache_dir / "journal.json").exists()
@@ -188,6 +188,28 @@ def test_rename_with_a_read_only_folder_changes_nothing(record_copy):
         os.chmod(root / "note", 0o755)
     assert proc.returncode == 1 and "nothing was changed" in proc.stderr
     assert hashes(root) == before
+
+
+def test_rename_with_an_immutable_file_half_way_changes_nothing(record_copy):
+    """A file the rename must replace is made immutable (``chattr +i``: not
+    even root may replace it): the rename stops at that file, puts back the
+    three it had replaced, and every file hashes as before."""
+    root = record_copy / "records"
+    target = root / "note" / "NOTE-652.md"     # the fourth file the rename replaces
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(target)]).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        before = hashes(root)
+        proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+        assert proc.returncode == 1, proc.stderr
+        assert "\nrecordkit: nothing was changed: " in proc.stderr and "Traceback" not in proc.stderr
+        assert proc.stderr.rstrip().endswith("note/NOTE-652.md: Operation not permitted")
+        assert hashes(root) == before
+        assert not (record_copy / ".recordkit" / "journal.json").exists()
+    finally:
+        subprocess.run(["chattr", "-i", str(target)])
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_a_change_made_after_the_read_is_not_overwritten(record_copy):

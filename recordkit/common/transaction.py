@@ -164,6 +164,7 @@ class Transaction:
 
     def _apply(self) -> None:
         done: list[_Entry] = []
+        e = None
         try:
             for i, e in enumerate(self.entries):
                 if _before_apply is not None:
@@ -176,11 +177,13 @@ class Transaction:
             for folder in {str(Path(e.path).parent) for e in self.entries}:
                 _fsync_dir(folder)
         except BaseException as exc:
-            for e in reversed(done):
-                _undo(e)
+            failed = e
+            for d in reversed(done):
+                _undo(d)
             self._discard()
             if isinstance(exc, OSError):
-                raise TransactionError(f"{exc.filename or ''}: {exc.strerror or exc}; nothing was changed") from exc
+                where = failed.path if failed is not None else (exc.filename or "")
+                raise TransactionError(f"{where}: {exc.strerror or exc}") from exc
             raise
 
     def _discard(self, keep_targets: bool = False) -> None:
