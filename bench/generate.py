@@ -11,7 +11,8 @@ or, from a bench script::
 
 Writes ``OUT_DIR/<kind lower>/<ID>.md``: Markdown with YAML front matter in
 the format of RECORDS.md §2 (the five default kinds, their statuses, fields
-and typed relations).  Stdlib only; deterministic for a given seed; no
+and typed relations, read from recordkit's default schema).  Needs only
+PyYAML; deterministic for a given seed; no
 hash-order dependence, so output bytes are identical across processes.
 
 With ``defects=0`` every record is valid and every relation target exists
@@ -40,15 +41,18 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
 KINDS = ("LIT", "NOTE", "CLAIM", "THEORY", "QUESTION")
 SHARES = {"LIT": 0.40, "NOTE": 0.25, "CLAIM": 0.17, "THEORY": 0.10, "QUESTION": 0.08}
-STATUSES = {
-    "LIT": ("queued", "active", "set-aside"),
-    "NOTE": ("draft", "final"),
-    "THEORY": ("proposed", "active", "retired", "rejected"),
-    "CLAIM": ("open", "supported", "refuted", "retired"),
-    "QUESTION": ("open", "answered", "dropped"),
-}
+# The kinds' statuses and the relations (which kind may declare each, which
+# kinds it may point at) are read from recordkit's default schema, not
+# restated here (RECORDS.md §2 is its prose).  KINDS is this generator's
+# dependency order of the kinds; SHARES and the weights below are its own.
+SCHEMA = yaml.safe_load((Path(__file__).resolve().parent.parent / "recordkit" / "schema" / "default.yaml")
+                        .read_text(encoding="utf-8"))
+assert set(KINDS) == set(SCHEMA["kinds"]), "the generator's kinds are the default schema's"
+STATUSES = {k: tuple(SCHEMA["kinds"][k]["statuses"]) for k in KINDS}
 STATUS_WEIGHTS = {
     "LIT": (40, 50, 10),
     "NOTE": (35, 65),
@@ -266,19 +270,11 @@ SECTIONS = {
                  ("What would answer it", 2, "bullets"), ("Leads", 2, "mixed")),
 }
 
-# relation -> allowed target kinds (RECORDS.md §2)
-REL_TARGETS = {
-    "paper": ("LIT",), "source": ("LIT", "NOTE"), "extends": ("THEORY",),
-    "bears_on": ("THEORY", "CLAIM", "QUESTION"),
-    "grounds": ("THEORY", "LIT", "NOTE", "CLAIM"), "about": KINDS,
-    "answered_by": ("CLAIM", "NOTE", "THEORY"), "promoted_by": ("NOTE", "CLAIM"),
-    "cites": ("LIT",), "contradicts": ("THEORY", "CLAIM"),
-}
-REL_FROM = {
-    "LIT": ("cites",), "NOTE": ("paper", "bears_on"),
-    "THEORY": ("source", "extends", "promoted_by", "contradicts"),
-    "CLAIM": ("grounds", "contradicts"), "QUESTION": ("about", "answered_by"),
-}
+# relation -> allowed target kinds, kind -> the relations it may declare
+REL_TARGETS = {name: KINDS if "*" in (r.get("to") or ["*"]) else tuple(r["to"])
+               for name, r in SCHEMA["relations"].items()}
+REL_FROM = {k: tuple(name for name, r in SCHEMA["relations"].items() if k in (r.get("from") or KINDS))
+            for k in KINDS}
 
 CHECK_TEMPLATES = (
     ("cosine-rotation-invariance", "1e-9",

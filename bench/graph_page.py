@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(HERE))
 
 from browser import PageProbe, chromium_available, launch_chromium, synthetic_index  # noqa: E402
-from recordkit.graphpage import render_graph_html, write_graph_html  # noqa: E402
+from recordkit.emit.graph_page import render_graph_html, write_graph_html  # noqa: E402
 
 QUERIES = ["kernel", "latent space anchor", "representation", "LIT-84", "topic-03", "no-such-words"]
 

@@ -1,7 +1,6 @@
 """recordkit: a toolkit for a research record of Markdown files with typed relations."""
-__version__ = "0.1.0"
-
-from .numeric import check  # noqa: E402  (the decorator checks/ modules import)
+from .numeric import check  # the decorator checks/ modules import
+from .version import __version__
 
 
 def load(root=".", **kwargs):

@@ -41,3 +41,92 @@ def run_cli(*args, cwd=None, check=False, env=None):
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+#: a small record with a checks folder, clean but for warnings: NOTE-001
+#: reads LIT-001, THEORY-001 has LIT-002 as source, THEORY-002 extends
+#: THEORY-001, CLAIM-001 is carried by the check one-plus-one of
+#: checks/arith.py.  For the ``lint PATHS`` and pre-commit tests.
+MINI_RECORD = {
+    "records/lit/LIT-001.md": """\
+        ---
+        id: LIT-001
+        title: A work on representations
+        status: queued
+        authors: [A. Author]
+        year: 2020
+        ---
+        """,
+    "records/lit/LIT-002.md": """\
+        ---
+        id: LIT-002
+        title: Another work
+        status: queued
+        authors: [B. Author]
+        year: 2021
+        ---
+        """,
+    "records/note/NOTE-001.md": """\
+        ---
+        id: NOTE-001
+        title: Reading the first work
+        status: draft
+        paper: LIT-001
+        ---
+        Notes on the paper.
+        """,
+    "records/theory/THEORY-001.md": """\
+        ---
+        id: THEORY-001
+        title: A general theory
+        status: proposed
+        source: [LIT-002]
+        promote_when:
+          summary: The owner judges it.
+        ---
+        """,
+    "records/theory/THEORY-002.md": """\
+        ---
+        id: THEORY-002
+        title: A special theory
+        status: proposed
+        source: [NOTE-001]
+        extends: [THEORY-001]
+        promote_when:
+          summary: The owner judges it.
+        ---
+        """,
+    "records/claim/CLAIM-001.md": """\
+        ---
+        id: CLAIM-001
+        title: One plus one is two
+        status: open
+        grounds: [THEORY-001]
+        checks: [one-plus-one]
+        ---
+        """,
+    "checks/arith.py": """\
+        from recordkit import check
+
+
+        @check("one-plus-one", tolerance=1e-12, claim="1 + 1 = 2")
+        def _():
+            return abs((1 + 1) - 2)
+        """,
+}
+
+
+def write_mini_record(folder: Path) -> Path:
+    for rel, text in MINI_RECORD.items():
+        write(folder, rel, text)
+    return folder
+
+
+def git_env(tmp_path: Path) -> dict:
+    """An environment for git (and pre-commit) in a test: an identity, no
+    user or system configuration, pre-commit's home in the test's folder."""
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.org", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
+               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    env.pop("GITHUB_ACTIONS", None)
+    return env

@@ -1,4 +1,6 @@
-"""The wheel ships the schema and the templates, and lists every package."""
+"""The wheel ships every package, the schema and every template file, and
+nothing else of the templates (no stale file of an earlier layout)."""
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -8,20 +10,42 @@ import pytest
 from conftest import REPO
 
 
-def test_every_package_is_listed():
-    import tomllib
-    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.relative_to(REPO).parent.parts) for p in (REPO / "recordkit").rglob("__init__.py")}
-    assert found | {"recordkit.templates"} == listed
-
-
-def test_wheel_contains_schema_and_templates(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w",
-                           str(tmp_path), str(REPO)], capture_output=True, text=True)
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    # Build from a clean copy: pip builds a local folder in place, and a build/
+    # left there from an earlier layout would put stale files in the wheel
+    # (and the test would litter the checkout with build/ and *.egg-info).
+    src = out / "src"
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".recordkit",
+        "artifacts", ".pytest_cache", ".benchmarks"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                           "-w", str(out), str(src)], capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {proc.stderr[-300:]}")
-    (wheel,) = tmp_path.glob("recordkit-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    assert "recordkit/schema/default.yaml" in names
-    for t in ("graph.html.j2", "graph.js", "graph.css"):
-        assert f"recordkit/templates/{t}" in names
+    (wheel,) = out.glob("recordkit-*.whl")
+    return set(zipfile.ZipFile(wheel).namelist())
+
+
+def test_every_package_is_in_the_wheel(wheel_names):
+    packages = [p.relative_to(REPO).as_posix() for p in (REPO / "recordkit").rglob("__init__.py")
+                if "__pycache__" not in p.parts]
+    assert "recordkit/emit/__init__.py" in packages
+    assert sorted(p for p in packages if p not in wheel_names) == []
+
+
+def test_wheel_contains_schema_and_templates(wheel_names):
+    assert "recordkit/schema/default.yaml" in wheel_names
+    templates = REPO / "recordkit" / "templates"
+    files = [p.relative_to(REPO).as_posix() for p in templates.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
+    for t in ("graph.html.j2", "graph.css", "graph/data.js", "graph/start.js"):
+        assert f"recordkit/templates/{t}" in files
+    for t in ("site/record.html.j2", "site/base.html.j2", "site/assets/site.css", "site/assets/site.js"):
+        assert f"recordkit/templates/{t}" in files
+    assert sorted(f for f in files if f not in wheel_names) == []
+    shipped = sorted(n for n in wheel_names if n.startswith("recordkit/templates/"))
+    assert shipped == sorted(files)
+    # the top-level templates/ folder is gone: the package's is the only one
+    assert not (REPO / "templates").exists()

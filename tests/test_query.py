@@ -39,7 +39,7 @@ def test_export_has_every_table_typed_and_linked(exported):
     for t in ("records", "kinds", "fields", "relations", "tags", "mentions", "checks", "check_citations",
               "requirements", "standings", "records_fts"):
         assert t in tables, t
-    assert db.execute("SELECT count(*) FROM records").fetchone()[0] == 47
+    assert db.execute("SELECT count(*) FROM records").fetchone()[0] == 48
     # declared types and foreign keys (what Datasette uses to link tables)
     cols = {r[1]: r[2] for r in db.execute("PRAGMA table_info(records)")}
     assert cols["id"] == "TEXT" and cols["body_line"] == "INTEGER"
@@ -137,7 +137,7 @@ def test_formats_and_named_queries(record_copy):
     lines = proc.stdout.splitlines()
     assert lines[0] == "id" and lines[1] == "-------" and lines[2] == "LIT-862" and lines[-1].endswith("rows)")
     proc = run_cli("query", "by-kind", "--param", "kind=NOTE", "--format", "json", cwd=record_copy, check=True)
-    assert json.loads(proc.stdout) == [{"id": i} for i in ["NOTE-302", "NOTE-309", "NOTE-652", "NOTE-738", "NOTE-804"]]
+    assert json.loads(proc.stdout) == [{"id": i} for i in ["NOTE-302", "NOTE-309", "NOTE-652", "NOTE-738", "NOTE-804", "NOTE-811"]]
     proc = run_cli("query", "SELECT id, title FROM records WHERE id IN ('LIT-849', 'NOTE-652') ORDER BY id",
                    "--format", "csv", cwd=record_copy, check=True)
     assert proc.stdout.splitlines()[0] == "id,title"
@@ -233,7 +233,7 @@ def test_query_blocks_in_show_and_lint(make_record, tmp_path):
 
 def test_evaluate_blocks_is_a_library_function(make_record):
     import recordkit
-    from recordkit.emit.query import evaluate_blocks
+    from recordkit.sql.query import evaluate_blocks
     root = make_record(QUERY_RECORD)
     corpus = recordkit.load(root)
     got = evaluate_blocks(corpus, corpus.records["QUESTION-001"])

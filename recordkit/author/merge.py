@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..common.writes import apply_fixes, offset_of
+from ..common.splice import apply_fixes
+from ..common.textpos import offset_of
 from ..corpus.model import Fix
 from ..corpus.parse import parse_text
 from .plan import AuthorError, Change, Plan

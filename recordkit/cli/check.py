@@ -10,20 +10,42 @@ from pathlib import Path
 
 import click
 
-from . import pass_ctx
+from ..common.text import path_text, terminal_safe
+from .context import pass_ctx
 
 _VERDICT_STYLE = {"pass": "green", "fail": "red", "error": "red", "timeout": "yellow", "crashed": "magenta"}
 _MAX_ENTRIES = 20
+
+
+class _Seconds(click.ParamType):
+    """A time limit: a finite number of seconds > 0 (not 0, nan or inf,
+    which would remove the limit)."""
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(v) or v <= 0:
+            self.fail(f"{value} is not a time limit (a finite number of seconds > 0)", param, ctx)
+        return v
 
 
 @click.command("check")
 @click.argument("ids", nargs=-1)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Checks run at once (default: the number of CPUs).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+@click.option("--timeout", type=_Seconds(), default=60.0, show_default=True,
               help="Seconds a check may run before it is killed (a check's own timeout= wins).")
+@click.option("--max-timeout", type=_Seconds(), default=None,
+              help="Largest time limit of any check, its own timeout= included.")
 @click.option("--memory", default="4G", show_default=True,
-              help="Address-space limit of each check's process (e.g. 512M, 8G; 0 for none).")
+              help="Memory limit of each check: its processes together (e.g. 512M, 8G; 0 for none).")
+@click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
+              help="Let the checks see this environment variable (repeatable; NAME,NAME also works). "
+                   "By default a check sees only PATH, locale, thread counts and PYTHONPATH.")
 @click.option("--no-cache", "--force", "no_cache", is_flag=True,
               help="Run every selected check, even those with a current cached result.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -31,12 +53,14 @@ _MAX_ENTRIES = 20
 @click.option("-v", "--verbose", is_flag=True, help="Print every check's report and claim under the table.")
 @click.option("--list", "list_only", is_flag=True, help="List the checks found, with their last result; run nothing.")
 @pass_ctx
-def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list_only):
+def command(ctx, ids, jobs, timeout, max_timeout, memory, pass_env, no_cache, fmt, quiet, verbose, list_only):
     """Run the record's numeric checks and print measured discrepancy against tolerance.
 
     IDs are check ids, or record ids (meaning the checks that record cites
     or holds); with none, every check runs.  Each check runs in its own
-    process with a time and a memory limit.  A result is reused from the
+    process tree, in a temporary folder, with a minimal environment, a time
+    limit and a memory limit for the whole tree (docs/checks.md says what
+    this does and does not protect against).  A result is reused from the
     cache (.recordkit/checks.json) while the check's source is unchanged;
     the table marks it "(cached)".
 
@@ -49,17 +73,18 @@ def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list
     such as an unknown or duplicated check id.
     """
     from ..numeric.discover import citations, discover_all
-    from ..numeric.results import load_results
+    from ..numeric.store import load_results
     from ..numeric.runner import CheckSelectionError, parse_size, run_checks, select
     try:
         mem = parse_size(memory)
-    except ValueError:
-        raise click.BadParameter(f"{memory!r} is not a size such as 512M or 4G", param_hint="--memory")
+    except (ValueError, OverflowError):
+        raise click.BadParameter(f"{memory} is not a size such as 512M or 4G", param_hint="--memory")
+    pass_env = tuple(n.strip() for item in pass_env for n in item.split(",") if n.strip())
     corpus = ctx.corpus
     disc = discover_all(corpus)
     cited = citations(corpus, disc.checks)
     for p in disc.problems:
-        click.echo(f"recordkit: {_rel(p.path)}:{p.line}: {p.message}", err=True)
+        click.echo(_t(f"recordkit: {_rel(p.path)}:{p.line}: {p.message}"), err=True)
 
     if list_only:
         results = load_results(corpus, disc.checks)
@@ -83,10 +108,12 @@ def command(ctx, ids, jobs, timeout, memory, no_cache, fmt, quiet, verbose, list
                                show_pos=True, show_eta=False,
                                item_show_func=lambda r: r.id if r else None) as bar:
             results = run_checks(corpus, [s.id for s in specs], jobs=jobs, timeout=timeout, memory=mem,
+                                 pass_env=pass_env, max_timeout=max_timeout,
                                  use_cache=not no_cache, discovery=disc, progress=lambda r: bar.update(1, r),
                                  on_duplicate="error")
     else:
         results = run_checks(corpus, [s.id for s in specs], jobs=jobs, timeout=timeout, memory=mem,
+                             pass_env=pass_env, max_timeout=max_timeout,
                              use_cache=not no_cache, discovery=disc, on_duplicate="error")
     elapsed = time.monotonic() - t0
 
@@ -129,7 +156,7 @@ def _print_table(results, cited, quiet=False) -> None:
         if quiet and r.verdict == "pass":
             continue
         secs = f"{r.seconds:.2f}" + (" (cached)" if r.cached else "")
-        rows.append((r.id, _records(cited.get(r.id, [])), _fmt(r.discrepancy), _fmt(r.tolerance),
+        rows.append((_t(r.id), _records(cited.get(r.id, [])), _fmt(r.discrepancy), _fmt(r.tolerance),
                      r.verdict, secs, r))
     if not rows:
         return
@@ -148,7 +175,7 @@ def _print_table(results, cited, quiet=False) -> None:
             tol = r.tolerance if r.tolerance is not None else math.inf
             for k, v in items[:_MAX_ENTRIES]:
                 over = not (math.isfinite(v) and v <= tol)
-                name = _short("  · " + k, name_w)
+                name = _short("  · " + _t(str(k)), name_w)
                 value = _fmt(v)
                 if len(value) > w[2]:
                     value = value[:w[2]]
@@ -169,23 +196,23 @@ def _print_details(results, show_report, verbose=False) -> None:
                 what = f"measured {r.discrepancy:.6g} > tolerance {r.tolerance:.6g}"
                 if r.discrepancies and r.worst is not None:
                     over = sum(1 for v in r.discrepancies.values() if not (math.isfinite(v) and v <= r.tolerance))
-                    what += f" (entry {r.worst!r}; {over} of {len(r.discrepancies)} entries above tolerance)"
+                    what += f" (entry `{r.worst}`; {over} of {len(r.discrepancies)} entries above tolerance)"
             else:
                 what = r.message
-            click.echo(click.style(f"FAIL {r.id}", fg="red", bold=True) + f" ({_rel(r.path)}:{r.line}): {what}")
+            click.echo(click.style(f"FAIL {_t(r.id)}", fg="red", bold=True) + _t(f" ({_rel(r.path)}:{r.line}): {what}"))
         elif r.verdict != "pass":
             click.echo("")
-            click.echo(click.style(f"{r.verdict.upper()} {r.id}", fg=_VERDICT_STYLE[r.verdict], bold=True)
-                       + f" ({_rel(r.path)}:{r.line}): {r.message}")
+            click.echo(click.style(f"{r.verdict.upper()} {_t(r.id)}", fg=_VERDICT_STYLE[r.verdict], bold=True)
+                       + _t(f" ({_rel(r.path)}:{r.line}): {r.message}"))
             if r.traceback:
                 for l in r.traceback.splitlines():
-                    click.echo("    " + _rel_in(l))
+                    click.echo(_t("    " + _rel_in(l)))
         if verbose and r.claim:
-            click.echo(f"\n{r.id}: {r.claim}")
+            click.echo(_t(f"\n{r.id}: {r.claim}"))
         if r.report and r.id in show_report:
             click.echo("")
-            click.echo(click.style(f"── {r.id} report ──", bold=True))
-            click.echo(r.report.rstrip("\n"))
+            click.echo(click.style(f"── {_t(r.id)} report ──", bold=True))
+            click.echo(_t(r.report.rstrip("\n")))
 
 
 def _summary(results, elapsed: float) -> str:
@@ -215,10 +242,10 @@ def _print_list(disc, cited, results, fmt) -> None:
         return
     for row in rows:
         dup = "  [defined more than once]" if row["duplicate"] else ""
-        click.echo(f"{row['id']}  {row['form']}  {row['file']}:{row['line']}  tolerance {_fmt(row['tolerance'])}"
-                   f"  last: {row['last']}  records: {_records(row['records'], 6)}{dup}")
+        click.echo(_t(f"{row['id']}  {row['form']}  {row['file']}:{row['line']}  tolerance {_fmt(row['tolerance'])}"
+                      f"  last: {row['last']}  records: {_records(row['records'], 6)}{dup}"))
         if row["claim"]:
-            click.echo(f"    {row['claim']}")
+            click.echo(_t(f"    {row['claim']}"))
 
 
 # -- json ---------------------------------------------------------------------------
@@ -234,11 +261,16 @@ def _json(r, cited) -> dict:
     }
 
 
+def _t(text) -> str:
+    """Text from a check or a record, safe to print on a terminal."""
+    return terminal_safe(str(text))
+
+
 def _rel(path) -> str:
     try:
-        return Path(os.path.relpath(path)).as_posix()
+        return path_text(Path(os.path.relpath(path)).as_posix())
     except ValueError:
-        return str(path)
+        return path_text(str(path))
 
 
 def _rel_in(line: str) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
 
 
 @click.command("export")
@@ -13,7 +13,7 @@ from . import fast_exit, pass_ctx
 @pass_ctx
 def command(ctx, sqlite_file, no_fts):
     """The record as a SQLite database, for Datasette, sqlite3, pandas, DuckDB."""
-    from ..emit.sqlite import write_database
+    from ..sql.database import write_database
     corpus = ctx.corpus
     path = write_database(corpus, sqlite_file, fts=not no_fts)
     click.echo(f"Wrote {path} ({len(corpus.records)} records)", err=True)

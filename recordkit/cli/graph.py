@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
 
 
 @click.command("graph")
@@ -32,13 +32,24 @@ def command(ctx, html_file, fmt, output, focus, depth):
     from ..views.index import build_index
     index = build_index(corpus)
     if html_file:
-        from ..graphpage import write_graph_html
-        write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus, depth=depth)
+        import jinja2
+
+        from ..emit.graph_page import write_graph_html
+        from ..emit.templates import describe_error
+        try:
+            write_graph_html(index, html_file, title=f"{corpus.config.site_title} — graph", focus=focus,
+                             depth=depth, templates=corpus.config.templates)
+        except jinja2.TemplateError as exc:
+            click.echo(f"recordkit: template error: {describe_error(exc)}", err=True)
+            sys.exit(2)
+        except ValueError as exc:  # a template part that cannot be inlined
+            click.echo(f"recordkit: {exc}", err=True)
+            sys.exit(2)
         click.echo(f"wrote {html_file} ({len(index['nodes'])} records, {len(index['links'])} links)", err=True)
     if fmt:
         from ..common.writes import atomic_write
-        from ..export import export_graph, to_string
-        text = to_string(export_graph(corpus, index=index), fmt)
+        from ..emit.graph_formats import export_string
+        text = export_string(corpus, fmt, index=index)
         if output:
             atomic_write(Path(output), text)
             click.echo(f"wrote {output}", err=True)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
+from ..lint.formats import formats
 
 
 def _split(values) -> list[str]:
@@ -17,28 +19,9 @@ def _split(values) -> list[str]:
     return out
 
 
-def _rule_info_fn():
-    from ..lint.registry import all_rules
-    rules = all_rules()
-
-    def info(code):
-        r = rules.get(code)
-        return {"name": r.name, "url": r.url} if r else {}
-
-    return info, rules
-
-
-def _check_results(corpus):
-    try:
-        from ..numeric.results import load_results
-    except ImportError:
-        return None
-    return load_results(corpus)
-
-
 @click.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default=None,
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(list(formats())), default=None,
               help="Output format (default: github under GitHub Actions, else text).")
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated; ALL).")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable (comma-separated).")
@@ -51,14 +34,20 @@ def _check_results(corpus):
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary.")
 @pass_ctx
 def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, no_cache, run_checks, quiet):
-    """Lint the record: report diagnostics (for PATHs only, when given).
+    """Lint the record: report diagnostics (those that involve PATHs, when given).
 
-    The whole record is loaded (relations need it) but only diagnostics in
-    the given files or folders are reported.  Exit status: 0 no error,
-    1 errors found, 2 usage or configuration error.
+    The whole record is linted (relations need it).  With PATHs, a
+    diagnostic is reported when it is in one of the files or folders, or
+    when it concerns something one of them holds or held in git's HEAD: a
+    relation to an id a deleted or renamed file held, a cycle through one of
+    its records, a check a deleted module defined.  PATHs may be deleted
+    files (pass both sides of a rename).  Exit status: 0 no error, 1 errors
+    found, 2 usage or configuration error.
     """
-    from ..lint.engine import filter_paths, lint, unknown_codes
-    from ..lint import output
+    started_ns = time.time_ns()   # before any record file is read (see cache.unchanged_hashes)
+    from ..lint.engine import filter_paths, lint_root, unknown_codes
+    from ..lint.formats import FormatInfo, format_statistics, render
+    from ..lint.registry import all_rules
 
     select_l, ignore_l = _split(select), _split(ignore)
     bad = unknown_codes(select_l + ignore_l)
@@ -67,94 +56,66 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
         sys.exit(2)
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    config = ctx.config
     targets = [Path(p).resolve() for p in paths]
 
     if run_checks:
         from ..numeric.runner import run_checks as _run
         _run(ctx.corpus, quiet=True)
 
-    diags = None
-    files_count = 0
     use_cache = not (no_cache or fix or diff)
-    options = {"select": select_l, "ignore": ignore_l}
-    if use_cache:
-        from ..lint import cache
-        files = ctx.record_files()
-        files_count = len(files)
-        hashes = cache.unchanged_hashes(files, config.cache_dir)
-        if hashes is not None:
-            diags = cache.load(config.cache_dir, cache.lint_key(config, _schema_fingerprint(config), options, hashes))
-    from_cache = diags is not None
+    result = lint_root(ctx.config, select=select_l, ignore=ignore_l, use_cache=use_cache,
+                       files=ctx.record_files(), loader=ctx.load_corpus, started_ns=started_ns)
+    diags = result.diagnostics
+    if fix or diff:
+        diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
 
-    if diags is None:
-        from ..corpus.loader import gc_paused
-        from ..lint.engine import LocalRules, chosen_codes
+    if targets:
+        from ..common.paths import display_path
+        from ..lint.engine import involving_keys
         from ..schema import load_schema
-        # the local rules run where each file is parsed, on every core
-        schema = load_schema(config.schema)
-        corpus = ctx.load_corpus(schema=schema, analyze=LocalRules(schema, config,
-                                                                    chosen_codes(config, select_l or None, ignore_l)))
-        with gc_paused():
-            result = lint(corpus, select=select_l or None, ignore=ignore_l, check_results=_check_results(corpus))
-        diags = result.diagnostics
-        files_count = result.files
-        if fix or diff:
-            diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
-        if use_cache:
-            from ..lint import cache
-            hashes = cache.store_hashes(corpus, config.cache_dir)
-            cache.store(config.cache_dir, cache.lint_key(config, _schema_fingerprint(config), options, hashes), diags)
-
-    diags = filter_paths(diags, targets)
-    rule_info, rules = _rule_info_fn()
+        unknown: list = []
+        keys = involving_keys(ctx.config, targets, load_schema(ctx.config.schema), unknown=unknown)
+        for p in unknown:
+            click.echo(f"recordkit: {display_path(p)} does not exist (nor in git's HEAD): nothing to lint there",
+                       err=True)
+        diags = filter_paths(diags, targets, keys)
+    info = FormatInfo(rules=all_rules(), files=result.files, cached=result.cached, quiet=quiet,
+                      text_of=_text_reader())
     if statistics:
-        click.echo(output.format_statistics(diags, rule_info))
-    elif fmt == "json":
-        texts = {}
-
-        def text_of(p):
-            if p not in texts:
-                try:
-                    texts[p] = Path(p).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    texts[p] = None
-            return texts[p]
-
-        import json
-        click.echo(json.dumps(output.to_json_objects(diags, rule_info, text_of), indent=2, ensure_ascii=False))
-    elif fmt == "github":
-        if diags:
-            click.echo(output.format_github(diags))
-    elif fmt == "sarif":
-        click.echo(output.format_sarif(diags, rules))
+        click.echo(format_statistics(diags, info.rule_info))
     else:
-        if diags:
-            click.echo(output.format_text(diags))
-        if not quiet:
-            click.echo(output.summary(diags, files_count) + (" (cached)" if from_cache else ""))
+        click.echo(render(fmt, diags, info), nl=False)
     errors = sum(d.severity == "error" for d in diags)
     fast_exit(0 if exit_zero or errors == 0 else 1)
 
 
-def _schema_fingerprint(config) -> dict:
-    from ..schema import default_schema_raw
-    raw = {"default": default_schema_raw()}
-    if config.schema is not None:
-        try:
-            raw["user"] = config.schema.read_text(encoding="utf-8")
-        except OSError:
-            raw["user"] = None
-    return raw
+def _check_results(corpus):
+    from ..numeric.store import load_results
+    return load_results(corpus)
+
+
+def _text_reader():
+    """path -> the file's text (None when unreadable), each file read once."""
+    texts: dict = {}
+
+    def text_of(p):
+        if p not in texts:
+            try:
+                texts[p] = Path(p).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[p] = None
+        return texts[p]
+
+    return text_of
 
 
 def _fix(ctx, diags, *, diff: bool, select, ignore):
     """Apply (or, with --diff, show) the safe fixes; return the diagnostics
     that remain."""
-    from ..common.writes import unified_diff
+    from ..common.paths import display_path
+    from ..common.splice import unified_diff
     from ..lint.engine import lint
     from ..lint.fix import fix_corpus
-    from ..lint.output import display_path
 
     def lint_fn(corpus):
         return lint(corpus, select=select or None, ignore=ignore,
@@ -162,7 +123,16 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
 
     report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff)
     for path in report.refused:
-        click.echo(f"recordkit: not fixing {display_path(path)}: the fixed text would not parse", err=True)
+        why = report.reasons.get(path, "the fixed text would not parse")
+        click.echo(f"recordkit: not fixing {display_path(path)}: {why}", err=True)
+    for path in report.removed_temps:
+        click.echo(f"recordkit: removed {display_path(path)}, left by an interrupted write", err=True)
+    for path in report.changed:
+        if path not in report.conflicts:
+            click.echo(f"recordkit: {display_path(path)} changed while fixing; fixed the new text", err=True)
+    for path in report.conflicts:
+        click.echo(f"recordkit: not fixing {display_path(path)}: it kept changing while fixing (another "
+                   f"program is writing it); left as it is, run --fix again", err=True)
     n = report.fixed
     if diff:
         for path, before in report.originals.items():

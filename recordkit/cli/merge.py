@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 
 
 @click.command("merge")

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 
 
 @click.command("new")

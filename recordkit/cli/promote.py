@@ -7,42 +7,11 @@ import textwrap
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 from .. import lifecycle as lc
-from ..views import standing  # noqa: F401  (adds standing and promote_when states to `recordkit show`)
+from ..common.text import path_text, terminal_safe
 
-_ORDER = {lc.READY: 0, lc.BLOCKED: 1, lc.AWAITING: 2}
 _HEADINGS = {lc.READY: "Ready to promote", lc.BLOCKED: "Blocked", lc.AWAITING: "Awaiting judgement"}
-
-
-def _entry(a: lc.Lifecycle, st: lc.Standing) -> dict:
-    rec = a.corpus.records[st.id]
-    ev = st.evaluation
-    return {
-        "id": st.id, "title": rec.title, "path": rec.relpath, "status": rec.status,
-        "standing": st.lifecycle, "detail": st.lifecycle_detail,
-        "summary": ev.promote_when.summary if ev else None,
-        "requires": [i.to_dict() for i in ev.items] if ev else [],
-        "problems": [p.message for p in ev.promote_when.problems] if ev else [],
-        "promoted_by": (ev.promoted_by if rec.status == lc.ACTIVE else ev.first_record_by()) if ev else None,
-        "undermined": ({"path": st.path, "detail": st.detail} if st.path else None),
-    }
-
-
-def _listing(a: lc.Lifecycle) -> dict:
-    proposed, active = [], []
-    for rid, rec in a.corpus.records.items():
-        if not a.in_lifecycle(rec) or rec.status not in (lc.PROPOSED, lc.ACTIVE):
-            continue
-        st = a.standing(rid)
-        if rec.status == lc.PROPOSED:
-            proposed.append(_entry(a, st))
-        elif st.lifecycle == lc.UNESTABLISHED:
-            active.append(_entry(a, st))
-    from ..graph.edges import id_sort_key
-    proposed.sort(key=lambda e: (_ORDER.get(e["standing"], 9), id_sort_key(e["id"])))
-    active.sort(key=lambda e: id_sort_key(e["id"]))
-    return {"proposed": proposed, "active_unestablished": active}
 
 
 def _wrap(text: str, indent: str, width: int = 100) -> list[str]:
@@ -132,18 +101,17 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         if apply_ or show_diff or by:
             click.echo("recordkit promote: --apply, --diff and --by need a theory ID", err=True)
             sys.exit(2)
-        data = _listing(a)
+        data = lc.listing(a)
         if fmt == "json":
             click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         else:
-            click.echo(format_listing(data))
+            click.echo(terminal_safe(format_listing(data)))
         return
     rec = corpus.get(record_id)
     if rec is None:
-        from difflib import get_close_matches
-        near = get_close_matches(record_id, list(corpus.records), n=3)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        click.echo(f"recordkit promote: no record {record_id} under {corpus.root}{hint}", err=True)
+        from ..common.didyoumean import hint
+        click.echo(f"recordkit promote: no record {record_id} under {corpus.root}"
+                   f"{hint(corpus.near_ids(record_id, n=3))}", err=True)
         sys.exit(2)
     if by is not None and by not in corpus.records:
         click.echo(f"recordkit promote: --by {by}: no such record", err=True)
@@ -153,39 +121,45 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
             click.echo(f"recordkit promote: {record_id} is a {rec.kind}, which has no promote_when lifecycle",
                        err=True)
             sys.exit(2)
-        entry = _entry(a, a.standing(record_id))
+        entry = lc.entry(a, a.standing(record_id))
         if fmt == "json":
             click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
         else:
             state = entry["standing"] or rec.status
-            click.echo(f"{record_id} is {rec.status}" + (f" ({state})" if state != rec.status else ""))
-            click.echo("\n".join(_format_entry(entry)))
+            click.echo(terminal_safe(f"{record_id} is {rec.status}" + (f" ({state})" if state != rec.status else "")))
+            click.echo(terminal_safe("\n".join(_format_entry(entry))))
         return
     try:
-        new_text, by = lc.plan_promotion(corpus, record_id, by=by, lc=a)
+        if show_diff:
+            old_text, (new_text, by) = rec.text, lc.plan_promotion(corpus, record_id, by=by, lc=a)
+        else:
+            # checks that the file still holds what was read just before
+            # replacing it, and plans again from the new text when not
+            old_text, new_text, by = lc.apply_promotion(corpus, record_id, by=by, lc=a)
     except lc.PromotionRefused as exc:
         if fmt == "json":
             click.echo(json.dumps({"id": record_id, "promoted": False, "reasons": exc.reasons},
                                   indent=2, ensure_ascii=False))
         click.echo(f"recordkit promote: {record_id} not promoted:", err=True)
         for r in exc.reasons:
-            click.echo(f"  - {r}", err=True)
+            click.echo(terminal_safe(f"  - {r}"), err=True)
         sys.exit(1)
     st = a.standing(record_id)
     if st.path:
-        click.echo(f"recordkit promote: warning: {record_id} is undermined: {st.detail}", err=True)
-    from ..common.writes import atomic_write, unified_diff
-    diff = unified_diff(rec.relpath, rec.text, new_text)
+        click.echo(terminal_safe(f"recordkit promote: warning: {record_id} is undermined: {st.detail}"), err=True)
+    from ..common.splice import unified_diff
+    diff = unified_diff(path_text(rec.relpath), old_text, new_text)
     if show_diff:
         if fmt == "json":
             click.echo(json.dumps({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff},
                                   indent=2, ensure_ascii=False))
         else:
-            click.echo(diff, nl=False)
+            # a patch piped to a file keeps the record's bytes; on a terminal
+            # nothing in it acts on the terminal
+            click.echo(terminal_safe(diff) if sys.stdout.isatty() else diff, nl=False)
         return
-    atomic_write(rec.path, new_text)
     if fmt == "json":
-        click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": rec.relpath,
+        click.echo(json.dumps({"id": record_id, "promoted": True, "promoted_by": by, "path": path_text(rec.relpath),
                                "diff": diff}, indent=2, ensure_ascii=False))
     else:
-        click.echo(f"{record_id}: status proposed → active, promoted_by: {by} ({rec.relpath})")
+        click.echo(f"{record_id}: status proposed → active, promoted_by: {by} ({path_text(rec.relpath)})")

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from . import fast_exit, pass_ctx
+from .context import fast_exit, pass_ctx
 
 
 @click.command("query")
@@ -20,7 +20,7 @@ def command(ctx, sql, fmt, params, list_named, width):
     """Read-only SQL over the record (tables: docs/query.md), or a named
     query of [tool.recordkit.queries].  The database is cached until the
     record changes.  Exit status 2 on an SQL error."""
-    from ..emit.query import QueryError, format_csv, format_json, format_table, named_queries, query
+    from ..sql.query import QueryError, format_csv, format_json, format_table, named_queries, query
     config = ctx.config
     named = named_queries(config)
     if list_named or not sql:

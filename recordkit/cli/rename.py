@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
 
 
 def run_plan(ctx, make_plan, dry_run: bool) -> None:

@@ -6,7 +6,9 @@ import sys
 
 import click
 
-from . import pass_ctx
+from .context import pass_ctx
+from ..common.text import terminal_safe, yaml_text
+from ..lifecycle.conditions import requirement_text
 
 
 @click.command("show")
@@ -15,16 +17,15 @@ from . import pass_ctx
 @pass_ctx
 def command(ctx, record_id, fmt):
     """One record: fields, relations, typed backlinks, mentions, checks."""
-    from ..views.describe import describe, format_text
+    from ..views.describe import describe
     corpus = ctx.corpus
     info = describe(corpus, record_id)
     if info is None:
-        from difflib import get_close_matches
-        near = get_close_matches(record_id, list(corpus.records), n=3)
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        click.echo(f"recordkit: no record {record_id} under {corpus.root}{hint}", err=True)
+        from ..common.didyoumean import hint
+        click.echo(f"recordkit: no record {record_id} under {corpus.root}{hint(corpus.near_ids(record_id, n=3))}",
+                   err=True)
         sys.exit(2)
-    from ..emit.query import evaluate_blocks, format_query_blocks
+    from ..sql.query import evaluate_blocks, format_query_blocks
     blocks = evaluate_blocks(corpus, corpus.get(record_id))
     if blocks:
         info["queries"] = [b.to_dict() for b in blocks]
@@ -32,3 +33,102 @@ def command(ctx, record_id, fmt):
         click.echo(json.dumps(info, indent=2, ensure_ascii=False, default=str))
     else:
         click.echo(format_text(info) + format_query_blocks(blocks))
+
+
+def format_text(info: dict, width: int = 100) -> str:
+    """A plain-text rendering of :func:`describe`'s result, safe to print on
+    a terminal: control characters and bidi overrides from the record's
+    text show as visible escapes (``\\x1b``)."""
+    return terminal_safe(_format_text(info, width))
+
+
+def _format_text(info: dict, width: int) -> str:
+    import textwrap
+    lines = [f"{info['id']}: {_one_line(info['title'] or '')}"]
+    status = (info["status"] or "?").title()
+    note = info["fields"].get("status_note")
+    if note is not None and not isinstance(note, str):
+        note = yaml_text(note)
+    lines.append(f"  Status: {status}" + (f" — {_one_line(note)}" if note else ""))
+    lines.append(f"  Kind: {info['kind']}    File: {info['path']}")
+    skip = {"id", "title", "status", "status_note", "promote_when"}
+    for k, v in info["fields"].items():
+        if k in skip:
+            continue
+        if isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
+            v = ", ".join(x if isinstance(x, str) else yaml_text(x) for x in v)
+        elif not isinstance(v, str):
+            v = yaml_text(v, limit=width)
+        lines.append(f"  {k.replace('_', ' ').capitalize()}: {v}")
+    if info["relations"] or info["derived"]:
+        lines.append("")
+        lines.append("Relations")
+        for rel, targets in info["relations"].items():
+            for t in targets:
+                title = t["title"] if t["exists"] else "(missing)"
+                lines.append(f"  {rel}: {t['id']} — {_short(title, width - len(rel) - len(t['id']) - 8)}")
+        for rel, targets in info["derived"].items():
+            for t in targets:
+                lines.append(f"  {rel} (derived from {t['via']}): {t['id']} — {_short(t['title'], 60)}")
+    pw = info["fields"].get("promote_when")
+    if pw:
+        lines.append("")
+        lines.append("Promote when")
+        if isinstance(pw, dict):
+            summary = pw.get("summary")
+            if summary:
+                summary = summary if isinstance(summary, str) else yaml_text(summary, limit=10 * width)
+                lines.extend(textwrap.wrap(summary, width, initial_indent="  ", subsequent_indent="  "))
+            state = {r.get("text"): r for r in (info.get("promote") or {}).get("requires", [])}
+            requires = pw.get("requires") or []
+            for item in requires if isinstance(requires, list) else [requires]:
+                text = requirement_text(item)
+                st = state.get(text)
+                if st is None:
+                    mark = ""
+                elif st.get("ok"):
+                    mark = "  [met]"
+                else:
+                    state_word = st.get('state') or 'unmet'
+                    reason = str(st.get('reason') or "").removeprefix(f"{state_word}: ")
+                    mark = f"  [{state_word}: {reason}]"
+                lines.append(f"  requires {text}{mark}")
+        else:
+            lines.append(f"  {pw if isinstance(pw, str) else yaml_text(pw, limit=width)}")
+    if info.get("standing"):
+        lines.append("")
+        detail = info.get("standing_detail")
+        lines.append(f"Standing: {info['standing']}" + (f" — {detail}" if detail else ""))
+    if info["backlinks"]:
+        lines.append("")
+        lines.append("Backlinks")
+        for label, srcs in info["backlinks"].items():
+            lines.append(f"  {label}")
+            for s in srcs:
+                lines.append(f"    {s['id']} — {_short(s['title'], width - len(s['id']) - 7)}")
+    if info["mentions"]:
+        lines.append("")
+        lines.append("Mentions " + ", ".join(m["id"] + ("" if m["exists"] else " (missing)") for m in info["mentions"]))
+    if info["mentioned_by"]:
+        lines.append("Mentioned by " + ", ".join(m["id"] for m in info["mentioned_by"]))
+    if info.get("checks"):
+        lines.append("")
+        lines.append("Checks")
+        for c in info["checks"]:
+            d, tol = c.get("discrepancy"), c.get("tolerance")
+            measured = ""
+            if isinstance(d, (int, float)) and isinstance(tol, (int, float)):
+                measured = f" (discrepancy {d:.3g} {'≤' if d <= tol else '>'} {tol:.3g})"
+            lines.append(f"  {c['id']}: {c.get('verdict', 'unknown')}{measured}")
+    return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    """A value printed on one line: its own line breaks show as ``\\n``."""
+    return terminal_safe(text, keep_newlines=False)
+
+
+def _short(text: str, n: int) -> str:
+    text = _one_line(text or "")
+    n = max(n, 20)
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"

@@ -1,4 +1,14 @@
-""""Did you mean …?" for ids: the existing id one edit away from a wrong one.
+""""Did you mean …?", the one place it is worked out, with one behaviour for
+ids and one for words:
+
+* an id (a record id such as ``THEORY-715``): the existing ids one edit
+  away (:class:`IdIndex`);
+* a word (a key, a kind, a status, a relation, a check id, a rule code):
+  the close matches of :func:`difflib.get_close_matches` at
+  :data:`WORD_CUTOFF` (:func:`near_words`); where the suggestion becomes an
+  automatic fix, at the stricter :data:`FIX_CUTOFF`.
+
+:func:`hint` puts either in words: ``" (did you mean X?)"``.
 
 One edit is a character changed, dropped, added, or two neighbours swapped
 (``THEORY-715`` → ``THEORY-175``), ignoring case.  :class:`IdIndex` files
@@ -11,9 +21,32 @@ few candidates exactly (about 20 µs).  Building it for 10,000 ids takes
 """
 from __future__ import annotations
 
+import difflib
 from typing import Iterable
 
-from ..graph.edges import id_sort_key
+from .order import id_sort_key
+
+#: how alike a word must be to a known one to be suggested
+WORD_CUTOFF = 0.6
+#: how alike it must be for the suggestion to be applied as a fix
+FIX_CUTOFF = 0.75
+
+
+def near_words(word: str, choices: Iterable[str], n: int = 1, *, for_fix: bool = False) -> list[str]:
+    """The known words closest to ``word``, best first (at most ``n``)."""
+    return difflib.get_close_matches(word, list(choices), n=n, cutoff=FIX_CUTOFF if for_fix else WORD_CUTOFF)
+
+
+def hint(names: Iterable[str]) -> str:
+    """``" (did you mean A?)"`` / ``" (did you mean A, B?)"``, or ``""``."""
+    names = list(names)
+    return f" (did you mean {', '.join(names)}?)" if names else ""
+
+
+#: ids longer than this get no suggestion and suggest nothing: their
+#: one-character deletions would take memory quadratic in their length (a
+#: 37 KB id took 0.8 GB), and no one mistypes an id that long
+MAX_ID_LENGTH = 64
 
 
 def _deletions(s: str) -> set[str]:
@@ -39,12 +72,14 @@ def one_edit(a: str, b: str) -> bool:
 
 
 class IdIndex:
-    """The ids of a record, for :meth:`closest` queries."""
+    """The ids of a record, for :meth:`nearest` queries."""
 
     def __init__(self, ids: Iterable[str]):
         self.ids = set(ids)
         keys: dict[str, list[str]] = {}
         for i in self.ids:
+            if len(i) > MAX_ID_LENGTH:
+                continue
             u = i.upper()
             keys.setdefault(u, []).append(i)
             for d in _deletions(u):
@@ -54,24 +89,19 @@ class IdIndex:
     def closest(self, target: str, exclude: str | None = None) -> str | None:
         """The existing id one edit (or only case) away from ``target``,
         preferring the same kind, then the lowest id; None when there is none."""
+        near = self.nearest(target, exclude, 1)
+        return near[0] if near else None
+
+    def nearest(self, target: str, exclude: str | None = None, n: int = 1) -> list[str]:
+        """Up to ``n`` existing ids one edit (or only case) away from
+        ``target``, the same kind first, then in id order."""
+        if len(target) > MAX_ID_LENGTH + 1:
+            return []
         t = target.upper()
         found = set()
         for k in _deletions(t) | {t}:
             found.update(self._keys.get(k, ()))
         hits = [c for c in found
                 if c != target and c != exclude and (c.upper() == t or one_edit(t, c.upper()))]
-        if not hits:
-            return None
         kind = target.rpartition("-")[0]
-        return min(hits, key=lambda h: (h.rpartition("-")[0] != kind, id_sort_key(h)))
-
-
-def did_you_mean(corpus, target: str, exclude: str | None = None) -> str:
-    """``" (did you mean X?)"`` for the record id of ``corpus`` closest to
-    ``target``, or ``""``.  The index is built once per corpus."""
-    index = corpus.__dict__.get("_id_index")
-    if index is None or len(index.ids) != len(corpus.records):
-        index = IdIndex(corpus.records)
-        corpus.__dict__["_id_index"] = index
-    near = index.closest(target, exclude)
-    return f" (did you mean {near}?)" if near else ""
+        return sorted(hits, key=lambda h: (h.rpartition("-")[0] != kind, id_sort_key(h)))[:n]

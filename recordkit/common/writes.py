@@ -1,81 +1,130 @@
-"""Lossless edits of record files: splice text at known positions and write
-atomically.  Used by ``lint --fix`` and ``promote --apply``: comments, key
-order, quoting and every byte outside an edit stay as they were.
+"""Atomic file writes: every file recordkit writes (``--fix``, ``promote
+--apply``, caches, pages) goes through :func:`atomic_write`, so a reader
+never sees half a file and a failed write leaves the old one in place; a
+checked write (``expect=``) never overwrites a change made after the read.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import tempfile
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from ..corpus.model import Fix
 
 
-class EditConflict(Exception):
-    """Two edits overlap."""
+class WriteConflict(Exception):
+    """The file changed since it was read: writing would lose that change.
+
+    ``current``: the file's bytes now (None when it is gone)."""
+
+    def __init__(self, path, current: bytes | None):
+        super().__init__(f"{path} changed since it was read")
+        self.path = Path(path)
+        self.current = current
 
 
-def offset_of(text: str, line: int, col: int) -> int:
-    """Character offset of 1-based (line, col) in ``text``."""
-    pos = 0
-    for _ in range(line - 1):
-        nl = text.find("\n", pos)
-        if nl < 0:
-            return len(text)
-        pos = nl + 1
-    return min(pos + col - 1, len(text))
+def content_digest(data: bytes) -> str:
+    """The hash the loader keeps of each file it reads (``Record.digest``):
+    sha256 of the bytes, 128 bits."""
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
-def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, list[Fix]]:
-    """Apply non-overlapping fixes; a fix that overlaps an earlier one is
-    skipped (returned in the second value) to be tried on a later pass."""
-    applied, skipped = [], []
-    last_end = -1
-    for f in sorted(fixes, key=lambda f: (f.start, f.end)):
-        if f.start < last_end or (f.start == last_end and f.start == f.end and applied and applied[-1].start == f.start):
-            skipped.append(f)
-            continue
-        applied.append(f)
-        last_end = f.end
-    out = []
-    pos = 0
-    for f in applied:
-        out.append(text[pos:f.start])
-        out.append(f.content)
-        pos = f.end
-    out.append(text[pos:])
-    return "".join(out), skipped
+def text_digest(text: str) -> str:
+    """:func:`content_digest` of a decoded file's text (decoding UTF-8 and
+    encoding again gives the same bytes, a BOM included)."""
+    return content_digest(text.encode("utf-8"))
 
 
-def atomic_write(path: str | Path, text: str | bytes) -> None:
+#: called with the target path just before ``os.replace`` (after the
+#: unchanged-check): a seam for tests that simulate a racing editor
+_before_replace = None
+
+# tempfile's names: the prefix, 8 characters of [a-z0-9_], the suffix
+_TEMP_RE = re.compile(r"\A\..+\.[a-z0-9_]{8}\.tmp\Z")
+
+
+def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = None) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file in the same
     folder, flushed and fsynced, then ``os.replace``.  An existing file's
     mode is kept; a new file gets the usual 0666 less the umask (not the
-    temporary file's 0600)."""
+    temporary file's 0600).  A symbolic link is written through: its target
+    is replaced and the link stays.
+
+    ``expect``: the :func:`content_digest` of the bytes the new text was
+    made from.  Just before the replace, under an exclusive ``flock`` on the
+    file (which every recordkit writer takes, so they serialize), the file
+    is read again; when it no longer hashes to ``expect`` (an editor saved,
+    another recordkit process wrote it) nothing is written and
+    :class:`WriteConflict` is raised with the file's current bytes.  A write
+    that lands on the old file between that check and the replace is found
+    afterwards (the replaced file is still open), put back, and reported as
+    a conflict too.  Only an editor that saves by renaming in those few
+    microseconds can still be overwritten; no advisory scheme prevents that.
+    """
     path = Path(path)
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
     data = text.encode("utf-8") if isinstance(text, str) else text
-    folder = path.parent if str(path.parent) else Path(".")
+    folder = target.parent if str(target.parent) else Path(".")
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:  # name the file asked for, not the temporary one
         raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
+        _flock(fd, blocking=True)   # in use: a later run's clean-up leaves it alone
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+            os.chmod(tmp, mode)
+            # only a checked write takes the lock (a cache or a page is written whole)
+            with (_locked_target(target) if expect is not None else nullcontext()) as held:
+                if expect is not None:
+                    current = _read_fd(held) if held is not None else None
+                    if current is None or content_digest(current) != expect:
+                        raise WriteConflict(path, current)
+                if _before_replace is not None:
+                    _before_replace(target)
+                os.replace(tmp, target)
+                if expect is not None and held is not None:
+                    late = _read_fd(held)
+                    if content_digest(late) != expect:
+                        # written in place between the check and the replace:
+                        # put that version back rather than lose it
+                        _put_back(target, late, mode)
+                        raise WriteConflict(path, late)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
+    _fsync_dir(folder)
+
+
+def _put_back(target: Path, data: bytes, mode: int) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _fsync_dir(folder: Path) -> None:
     try:  # make the rename itself durable; not possible everywhere
         dfd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -88,13 +137,111 @@ def atomic_write(path: str | Path, text: str | bytes) -> None:
         os.close(dfd)
 
 
+def _flock(fd: int, *, blocking: bool) -> bool:
+    """Take an exclusive advisory lock on ``fd``; False when it is held
+    elsewhere (non-blocking).  Where ``flock`` does not exist or the file
+    system refuses it, go on without (True): the hash check still holds."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+@contextmanager
+def _locked_target(target: Path):
+    """Hold an exclusive ``flock`` on the file now at ``target`` (yield its
+    descriptor; None when there is no file).  The lock is on the file, which
+    a writer replaces: after locking, check that ``target`` still names the
+    locked file, else lock the new one."""
+    for _ in range(1000):
+        try:
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except FileNotFoundError:
+            yield None
+            return
+        try:
+            _flock(fd, blocking=True)
+            try:
+                st = os.stat(target)
+            except FileNotFoundError:
+                continue
+            fst = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != (fst.st_dev, fst.st_ino):
+                continue
+            yield fd
+            return
+        finally:
+            os.close(fd)
+    raise OSError(f"{target}: could not lock it (replaced 1000 times in a row)")
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks, pos = [], 0
+    while True:
+        b = os.pread(fd, 1 << 20, pos)
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+        pos += len(b)
+
+
+def read_bytes(path: str | Path) -> bytes | None:
+    """The file's bytes, None when it is gone."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+def remove_stale_temps(folders, suffix: str = ".md", min_age: float = 60.0) -> list[Path]:
+    """Remove the temporary files a killed writer left in ``folders``: only
+    names :func:`atomic_write` makes for files ending in ``suffix``
+    (``.NAME.md.k2x_9abc.tmp``), only regular files older than ``min_age``
+    seconds that no writer holds locked.  Returns what was removed."""
+    import time
+    removed = []
+    now = time.time()
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            name = e.name
+            if not (name.startswith(".") and name.endswith(".tmp")) or not _TEMP_RE.match(name):
+                continue
+            if not name[:-13].endswith(suffix):
+                continue
+            try:
+                if not e.is_file(follow_symlinks=False) or now - e.stat(follow_symlinks=False).st_mtime < min_age:
+                    continue
+                fd = os.open(e.path, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                if not _flock(fd, blocking=False):
+                    continue   # a writer is still at it
+                st, fst = os.lstat(e.path), os.fstat(fd)
+                if (st.st_dev, st.st_ino) != (fst.st_dev, fst.st_ino):
+                    continue
+                os.unlink(e.path)
+                removed.append(Path(e.path))
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
+    return removed
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def unified_diff(path: str, before: str, after: str) -> str:
-    import difflib
-    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}"))

@@ -1,16 +1,20 @@
-"""Load a whole record: walk the root, parse each file, build the graph."""
+"""Load a whole record: walk the root, parse each file (on every core for a
+large record), gather the records in a :class:`Corpus`."""
 from __future__ import annotations
 
-import gc
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import Config, load_config
-from .model import Diagnostic, Record
+from ..common.didyoumean import IdIndex
+from ..common.fork import default_jobs
+from ..common.gcpause import gc_paused
+from ..config import Config, ConfigError, load_config
 from ..schema import Schema, load_schema
+from .model import Diagnostic, Record
+from .parallel import parse_parallel
+from .parse import parse_text
 
 if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
     import networkx as nx
@@ -23,7 +27,11 @@ class Corpus:
     ``records``: id -> Record (the first file of each id, in path order);
     ``files``: every file read, including those that failed to parse and
     duplicates; ``diagnostics``: what loading found (RK101–RK104);
-    ``graph``: a :class:`networkx.MultiDiGraph` (see :mod:`recordkit.graph`).
+    ``graph``: a :class:`networkx.MultiDiGraph`, built by the graph stage
+    (:func:`recordkit.graph.build.build_graph`) on first use and kept.
+
+    Every attribute is declared here, the caches too (``_graph``,
+    ``_by_path``, ``_id_index``).
     """
     root: Path
     schema: Schema
@@ -33,10 +41,17 @@ class Corpus:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: what the ``analyze`` function given to :func:`load` ran (see there)
     analysis_key: object = None
-    _graph: "nx.MultiDiGraph | None" = None
+    _graph: "nx.MultiDiGraph | None" = field(default=None, repr=False)
+    _by_path: dict | None = field(default=None, repr=False)
+    _id_index: IdIndex | None = field(default=None, repr=False)
 
     @property
     def graph(self) -> "nx.MultiDiGraph":
+        """The record's graph, built on first use.  The one import of a
+        later stage from this one (see docs/architecture.md): the graph is
+        the graph stage's, built by it and only kept here, so that
+        ``corpus.graph`` works on every corpus and a lint, which never
+        asks for it, never imports networkx."""
         if self._graph is None:
             from ..graph.build import build_graph
             with gc_paused():
@@ -54,40 +69,25 @@ class Corpus:
 
     def by_path(self, path: str | Path) -> Record | None:
         """The file loaded from ``path`` (any spelling of it), or None."""
-        index = self.__dict__.get("_by_path")
+        index = self._by_path
         if index is None or len(index) != len(self.files):
-            index = {rec.path: rec for rec in self.files}
-            self.__dict__["_by_path"] = index
-        return index.get(Path(path).resolve())
+            index = self._by_path = {rec.path: rec for rec in self.files}
+        p = Path(path)
+        # as named (a symbolic link is a record file in its own right), then resolved
+        return index.get(p) or index.get(Path(os.path.abspath(p))) or index.get(p.resolve())
 
     def backlinks(self, record_id: str) -> dict[str, list[str]]:
-        from ..graph.build import backlinks
+        """Typed backlinks: :func:`recordkit.graph.queries.backlinks`."""
+        from ..graph.queries import backlinks
         return backlinks(self, record_id)
 
-
-@contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector while a large, acyclic structure is
-    built: with 10,000 records' worth of small objects, the collector's
-    repeated walks over them cost about a third of the load time.  On exit
-    what was built is moved to the oldest generation (see below)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            # Everything built meanwhile is still in the youngest generation,
-            # so the first allocation after re-enabling would start a
-            # collection that walks all of it (0.2 s after loading 10,000
-            # records).  Freezing and unfreezing moves every tracked object
-            # to the oldest generation without walking anything: collection
-            # then proceeds as if those objects had already survived.  (Not
-            # when something is frozen already: unfreezing would thaw it.)
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+    def near_ids(self, target: str, exclude: str | None = None, n: int = 1) -> list[str]:
+        """The record ids one edit away from ``target`` (see
+        :mod:`recordkit.common.didyoumean`); the index is built once."""
+        index = self._id_index
+        if index is None or len(index.ids) != len(self.records):
+            index = self._id_index = IdIndex(self.records)
+        return index.nearest(target, exclude, n)
 
 
 def iter_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
@@ -121,7 +121,7 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     ``files``: :func:`iter_files` of the resolved root, when the caller has it.
     ``analyze``: a function of one record run where each readable file is
     parsed (on every core); its result, which must pickle, is kept as the
-    record's ``_analysis``, and ``corpus.analysis_key`` is its ``key``
+    record's ``analysis``, and ``corpus.analysis_key`` is its ``key``
     attribute.  The lint runs its local rules this way.
     """
     if config is None:
@@ -133,15 +133,14 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         schema = load_schema(config.schema)
     corpus = Corpus(root=root, schema=schema, config=config)
     if not root.is_dir():
-        from ..config import ConfigError
         raise ConfigError(f"record root {root} is not a folder")
     prefix = len(str(root)) + 1
-    from .parallel import default_jobs, parse_parallel
     if files is None:
         files = iter_files(root, config.exclude)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
     with gc_paused():
-        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze)
+        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze,
+                                max_size=config.max_file_size)
         corpus.analysis_key = getattr(analyze, "key", None) if analyze is not None else None
         for rec, diags in parsed:
             corpus.files.append(rec)
@@ -149,3 +148,22 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
             if rec.ok and rec.id not in corpus.records:
                 corpus.records[rec.id] = rec
     return corpus
+
+
+def with_texts(base: Corpus, texts: dict[Path, str]) -> Corpus:
+    """A copy of ``base`` in which the given files hold the given texts
+    (parsed again; every other record is shared with ``base``): what
+    ``lint --fix`` and ``promote --apply`` re-read after an edit."""
+    c = Corpus(root=base.root, schema=base.schema, config=base.config)
+    for rec in base.files:
+        if rec.path in texts and texts[rec.path] != rec.text:
+            new, diags = parse_text(texts[rec.path], rec.path, rec.relpath, base.schema)
+            c.files.append(new)
+            c.diagnostics.extend(diags)
+            rec = new
+        else:
+            c.files.append(rec)
+            c.diagnostics.extend(d for d in base.diagnostics if d.path == rec.path)
+        if rec.ok and rec.id not in c.records:
+            c.records[rec.id] = rec
+    return c

@@ -12,16 +12,38 @@ checks it against markdown-it-py's token stream on generated documents.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from dataclasses import dataclass
 from itertools import chain
 
-from .model import Mention
+
+
+@dataclass(slots=True)
+class Mention:
+    """An id named in a record's body: a bare ``KIND-NNN`` or a ``[[wikilink]]``."""
+    target: str
+    line: int
+    col: int
+    end_col: int
+    form: str = "bare"          # "bare" or "wikilink"
+    label: str | None = None
+
 
 _BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}|\t)[^\n]*)")
+_LEADING_INDENT_RE = re.compile(r"(?:[ \t]*\n)*(?= {4}|\t)")
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _TICKS_RE = re.compile(r"``*")  # a literal first char lets re search fast
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+#: how far a fence may be indented (CommonMark allows 3 spaces; more inside
+#: nested list items): a bound keeps a long line of backtick runs linear
+_MAX_FENCE_INDENT = 40
 _PARA_BREAK_RE = re.compile(r"\n[ \t]*\n")
+# a line that starts an ATX heading or a list item (which interrupt a paragraph)
+_BLOCK_START_RE = re.compile(r"\n {0,3}(?:#{1,6}[ \t\n]|[-*+][ \t]|1[.)][ \t])")
+_QUOTE_START_RE = re.compile(r"\n {0,3}>")
+_QUOTE_LINE_RE = re.compile(r" {0,3}>")
+_HEADING_LINE_RE = re.compile(r" {0,3}#{1,6}[ \t\n]")
 _SUPPRESS_RE = re.compile(r"<!--\s*recordkit:\s*ignore\s+([A-Z0-9 ,]+?)\s*-->")
 
 
@@ -39,8 +61,9 @@ def code_ranges(body: str, infos: list | None = None) -> list[tuple[int, int]]:
     ranges.sort()
     _code_spans(body, ranges, ticks)
     if "<!--" in body:
+        merged = _merged(ranges)
         for m in _COMMENT_RE.finditer(body):
-            if not _inside(ranges, m.start()):
+            if not _inside(merged, m.start()):
                 ranges.append((m.start(), m.end()))
     ranges.sort()
     return ranges
@@ -53,20 +76,30 @@ def _fence_lines(body: str, ticks=None):
     backtick fences are read from them instead of searching the body again."""
     out = []
     if ticks is not None:
+        ls = prev = 0   # line start of the last run looked at, and where it was
         for m in ticks:
             i, j = m.start(), m.end()
             if j - i < 3:
                 continue
-            ls = body.rfind("\n", 0, i) + 1
-            if not body[ls:i].strip(" \t"):
+            # the line start, searched back only to the last run's (a body
+            # with no newline and many runs would be quadratic otherwise)
+            k = body.rfind("\n", prev, i)
+            if k >= 0:
+                ls = k + 1
+            prev = i
+            if i - ls <= _MAX_FENCE_INDENT and not body[ls:i].strip(" \t"):
                 le = body.find("\n", j)
                 le = len(body) if le < 0 else le
                 out.append((ls, body[i:j], body[j:le], le))
     for needle in ("~~~",) if ticks is not None else ("```", "~~~"):
         i = body.find(needle)
+        ls = prev = 0
         while i >= 0:
-            ls = body.rfind("\n", 0, i) + 1
-            if not body[ls:i].strip(" \t"):
+            k = body.rfind("\n", prev, i)
+            if k >= 0:
+                ls = k + 1
+            prev = i
+            if i - ls <= _MAX_FENCE_INDENT and not body[ls:i].strip(" \t"):
                 j = i
                 ch = needle[0]
                 while j < len(body) and body[j] == ch:
@@ -105,10 +138,14 @@ def _indented(body: str, out: list) -> None:
     text before the blank line is not a list item (where indentation means
     continuation, not code)."""
     # (an alternation with \A in the pattern would make the search 10x slower)
-    starts = [(0, 0)] if body.startswith(("    ", "\t")) else []
+    lead = _LEADING_INDENT_RE.match(body) if body[:1] in (" ", "\t", "\n") else None
+    starts = [(lead.end(), 0)] if lead else []   # the body's first non-blank line
     starts += [(m.start(1), m.start()) for m in _BLANK_THEN_INDENT_RE.finditer(body)]
+    fenced = _merged(sorted(out))
+    last_end = -1      # end of the last indented block found
+    in_list: dict = {}
     for start, prev_end in starts:
-        if _inside(out, start):
+        if start < last_end or _inside(fenced, start):
             continue
         prev_start = body.rfind("\n", 0, prev_end) + 1
         # find the first line of the block before the blank line
@@ -120,7 +157,7 @@ def _indented(body: str, out: list) -> None:
                 break
             para_start = p
         prev_para = body[para_start:prev_end]
-        if _LIST_ITEM_RE.match(prev_para) or prev_para.startswith(("    ", "\t")) and _in_list(body, para_start):
+        if _LIST_ITEM_RE.match(prev_para) or prev_para.startswith(("    ", "\t")) and _in_list(body, para_start, in_list):
             continue
         # the block runs while lines are blank or indented 4+
         end = start
@@ -135,60 +172,147 @@ def _indented(body: str, out: list) -> None:
                 break
             pos = line_end + 1
         out.append((start, end))
+        last_end = end
 
 
-def _in_list(body: str, pos: int) -> bool:
-    """Whether the paragraph at ``pos`` continues a list item."""
+def _in_list(body: str, pos: int, memo: dict | None = None) -> bool:
+    """Whether the paragraph at ``pos`` continues a list item.  ``memo``
+    (line start -> answer) keeps many indented paragraphs under one list
+    item linear: each walk back stops where an earlier one went."""
+    seen = []
+    result = False
     while pos > 0:
+        if memo is not None and pos in memo:
+            result = memo[pos]
+            break
+        seen.append(pos)
         p = body.rfind("\n", 0, pos - 1) + 1
         line = body[p:pos - 1]
         if line.strip() and not line.startswith((" ", "\t")):
-            return bool(_LIST_ITEM_RE.match(line))
+            result = bool(_LIST_ITEM_RE.match(line))
+            break
         if _LIST_ITEM_RE.match(line):
-            return True
+            result = True
+            break
         pos = p
-    return False
+    if memo is not None:
+        for q in seen:
+            memo[q] = result
+    return result
 
 
 def _inside(ranges, pos: int) -> bool:
+    """Whether ``pos`` is in one of ``ranges`` (sorted, not overlapping)."""
+    k = bisect_right(ranges, (pos, _BIG)) - 1
+    return k >= 0 and ranges[k][0] <= pos < ranges[k][1]
+
+
+_BIG = float("inf")
+
+
+def _merged(ranges) -> list:
+    """Sorted ``ranges`` with overlapping ones joined."""
+    out: list = []
     for s, e in ranges:
-        if s <= pos < e:
-            return True
-    return False
+        if out and s < out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
 
 
 def _code_spans(body: str, ranges: list, ticks=None) -> None:
     """CommonMark code spans: a run of n backticks up to the next run of
-    exactly n backticks in the same paragraph.  ``ticks``: the body's
-    backtick runs, when the caller has them."""
-    blocks = list(ranges)
+    exactly n backticks in the same paragraph; a run with no such closer is
+    literal text, and the scan goes on after it.  ``ticks``: the body's
+    backtick runs, when the caller has them.
+
+    Linear in the body: each run is looked at once as an opener, and its
+    closer is found by bisection in the list of the paragraph's runs of its
+    width (a scan forward from every unmatched opener would be quadratic in
+    the runs of a paragraph)."""
+    blocks = _merged(ranges)    # fenced and indented blocks
     if ticks is None:
         ticks = _TICKS_RE.finditer(body)
-    runs = [m for m in ticks if not _inside(blocks, m.start())]
-    i = 0
-    n = len(runs)
+    # the runs outside blocks, each with the paragraph it belongs to: a
+    # paragraph ends at a blank line, at a code block, at a heading line and
+    # at a list item's first line
+    runs = []
+    append = runs.append
+    bi, nb = 0, len(blocks)
+    para = 0
+    last_end = 0
+    find = body.find
+    by_width: dict[tuple[int, int], list[int]] = {}
+    for m in ticks:
+        s, e = m.span()
+        if nb:
+            while bi < nb and blocks[bi][1] <= s:
+                bi += 1
+            if bi < nb and blocks[bi][0] <= s:
+                continue
+            if bi and blocks[bi - 1][1] > last_end:
+                para += 1        # a code block between this run and the last
+        if runs and find("\n", last_end, s) >= 0 and _breaks_paragraph(body, last_end, s):
+            para += 1
+        key = (para, e - s)
+        same = by_width.get(key)
+        if same is None:
+            by_width[key] = [len(runs)]
+        else:
+            same.append(len(runs))
+        append((s, e, para))
+        last_end = e
+    if not runs:
+        return
+    i, n = 0, len(runs)
     while i < n:
-        m = runs[i]
-        start = m.start()
-        if start > 0 and body[start - 1] == "\\":
+        s, e, p = runs[i]
+        start = s
+        if s > 0 and body[s - 1] == "\\" and _escaped(body, s):
             # an escaped backtick is literal; the rest of the run may open a span
-            if m.end() - start == 1:
+            if e - s == 1:
                 i += 1
                 continue
             start += 1
-        width = m.end() - start
-        brk = _PARA_BREAK_RE.search(body, m.end())
-        limit = brk.start() if brk else len(body)
-        for j in range(i + 1, n):
-            c = runs[j]
-            if c.start() >= limit:
-                break
-            if c.end() - c.start() == width:
-                ranges.append((start, c.end()))
-                i = j + 1
-                break
+        same = by_width.get((p, e - start))
+        j = -1
+        if same:
+            k = bisect_right(same, i)
+            if k < len(same):
+                j = same[k]
+        if j > i:
+            ranges.append((start, runs[j][1]))
+            i = j + 1
         else:
             i += 1
+
+
+def _escaped(body: str, pos: int) -> bool:
+    """Whether the character at ``pos`` follows an odd number of backslashes."""
+    k = pos
+    while k > 0 and body[k - 1] == "\\":
+        k -= 1
+    return (pos - k) % 2 == 1
+
+
+def _breaks_paragraph(body: str, a: int, b: int) -> bool:
+    """Whether a paragraph ends between offsets ``a`` and ``b`` (which hold
+    no code block): a blank line, or a line that starts a heading or a list
+    item (each interrupts a paragraph)."""
+    nl = body.find("\n", a, b)
+    if nl < 0:
+        return False
+    if _PARA_BREAK_RE.search(body, nl, b) or _BLOCK_START_RE.search(body, nl, b):
+        return True
+    # a block quote interrupts a paragraph, but its own lines continue it
+    for q in _QUOTE_START_RE.finditer(body, nl, b):
+        prev = body.rfind("\n", 0, q.start()) + 1
+        if not _QUOTE_LINE_RE.match(body, prev):
+            return True
+    # a heading is one line: the paragraph after it starts on the next one
+    return _HEADING_LINE_RE.match(body, body.rfind("\n", 0, a) + 1) is not None
 
 
 def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1, code: list | None = None) -> list[Mention]:
@@ -306,8 +430,10 @@ def scan_suppressions(text: str) -> dict[int, frozenset]:
     """``<!-- recordkit: ignore RK305 -->`` lines: the codes they silence, by
     the line they apply to (the next line; and their own line)."""
     out: dict[int, set] = {}
+    line, last = 1, 0
     for m in _SUPPRESS_RE.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line += text.count("\n", last, m.start())   # counted on from the last one: linear
+        last = m.start()
         codes = {c for c in re.split(r"[\s,]+", m.group(1)) if c}
         for ln in (line, line + 1):
             out.setdefault(ln, set()).update(codes)

@@ -5,34 +5,16 @@ characters, as editors and ruff do.
 """
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
+from ..schema import load_schema
+from .frontmatter import front_matter_positions
+from .mentions import Mention, scan_mentions
+
 Pos = tuple  # (line, col, end_line, end_col), 1-based
-
-
-def to_plain(value: Any) -> Any:
-    """A front-matter value made JSON-ready: dates as ISO strings, keys as strings."""
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
-    return value
-
-
-@dataclass(slots=True)
-class Mention:
-    """An id named in a record's body: a bare ``KIND-NNN`` or a ``[[wikilink]]``."""
-    target: str
-    line: int
-    col: int
-    end_col: int
-    form: str = "bare"          # "bare" or "wikilink"
-    label: str | None = None
 
 
 @dataclass(slots=True)
@@ -42,10 +24,14 @@ class Target:
     pos: Pos
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Record:
     """One file of the record, as loaded.  ``meta`` is None when the front
-    matter could not be read (the reason is a load diagnostic)."""
+    matter could not be read (the reason is a load diagnostic).
+
+    Every attribute is declared here (the class has slots: nothing can be
+    added on the side); the underscored ones are the storage behind a
+    property, or a cache of something worked out on first use."""
     path: Path                               # absolute
     relpath: str                             # relative to the record root, '/'-separated
     # the whole file, decoded (``text``); a record parsed in a helper process
@@ -72,7 +58,28 @@ class Record:
     id: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
     digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
-    stat: tuple | None = None                # (mtime_ns, size, inode) when it was read
+    stat: tuple | None = None                # (mtime_ns, size, inode, ctime_ns) when it was read
+    #: (start, end) character ranges of the body that are code or comments
+    #: (``mentions.code_ranges``), found at load; the section rules reuse them
+    code: list | None = field(default=None, repr=False)
+    #: the text after the fence of every line that starts with a fence: lets
+    #: check discovery skip the bodies that hold no check block
+    fence_infos: list[str] | None = field(default=None, repr=False)
+    #: the schema's ``mention_re``, for working out the mentions' positions
+    mention_re: Any = field(default=None, repr=False)
+    #: what the loader's ``analyze`` function returned for this record
+    #: (the lint's local rules' findings), None when it did not run
+    analysis: Any = field(default=None, repr=False)
+    #: the file's bytes, kept only in a helper process that sends the
+    #: record to the loading process (see :class:`ParsedRecord`)
+    file_bytes: bytes | None = field(default=None, repr=False)
+    #: the body's headings (``sections.headings``), worked out on first use
+    _headings: list | None = field(default=None, repr=False)
+    #: the offset of every line of ``text`` (``line_text``), worked out on first use
+    _line_starts: list | None = field(default=None, repr=False)
+    #: why ``--fix`` must leave this file alone, or None (its positions
+    #: cannot be mapped to lines safely, for one)
+    no_fix: str | None = field(default=None, repr=False)
 
     @property
     def keys(self) -> dict:
@@ -106,6 +113,7 @@ class Record:
     def text(self, value: str) -> None:
         self._text = value
         self._raw = None
+        self._line_starts = None
 
     @property
     def body(self) -> str:
@@ -123,12 +131,10 @@ class Record:
         """Every mention in the body with its line and column (the same
         targets as ``mention_targets``)."""
         if self._mentions is None:
-            from .mentions import scan_mentions
-            pattern = self.__dict__.get("_mention_re")
+            pattern = self.mention_re
             if pattern is None:   # a record not made by the loader
-                from ..schema import load_schema
                 pattern = load_schema().mention_re
-            self._mentions = scan_mentions(self.body, pattern, self.body_line, self.__dict__.get("_code"))
+            self._mentions = scan_mentions(self.body, pattern, self.body_line, self.code)
         return self._mentions
 
     @mentions.setter
@@ -137,7 +143,6 @@ class Record:
         self.mention_targets = [m.target for m in value]
 
     def _positions(self) -> None:
-        from .parse import front_matter_positions
         self._keys, self._values = front_matter_positions(self.text)
 
     # -- convenient fields ---------------------------------------------------
@@ -187,8 +192,25 @@ class Record:
         return self.key_pos(*path)
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        """The text of a 1-based line, without its line ending.  Lines end
+        at "\n" only (as editors and positions count them: a lone "\r",
+        U+0085, U+2028 and U+2029 stay inside the line).  The line starts
+        are found once per record."""
+        starts = self._line_starts
+        text = self.text
+        if starts is None:
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        if not 0 < line <= len(starts) or (line == len(starts) and starts[-1] == len(text) and line > 1):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(text)
+        s = text[starts[line - 1]:end]
+        return s[:-1] if s.endswith("\r") else s
 
 
 @dataclass(slots=True)
@@ -212,6 +234,12 @@ class Diagnostic:
     severity: str = "error"
     record: str | None = None
     fix: Fix | None = None
+    #: what else the diagnostic is about, beyond the file it is in: keys
+    #: made by :mod:`recordkit.lint.involve` (a record id ``KIND-NNN``, the
+    #: links into a record ``<-KIND-NNN``, a check ``check:ID``).  ``lint
+    #: PATHS`` reports a diagnostic located elsewhere when one of the paths
+    #: holds, or held, one of these.
+    about: tuple = ()
 
     @classmethod
     def at(cls, code: str, message: str, record: "Record", pos: Pos, **kw) -> "Diagnostic":

@@ -26,7 +26,7 @@ def _in_code(ranges, pos):
 
 def headings(rec) -> list[Heading]:
     """The body's ATX headings outside code, in order (cached on the record)."""
-    cached = rec.__dict__.get("_headings")
+    cached = rec._headings
     if cached is not None:
         return cached
     body = rec.body
@@ -42,7 +42,7 @@ def headings(rec) -> list[Heading]:
             m = _HEADING_RE.match(body, ls)
             if m:
                 if ranges is None:
-                    ranges = rec.__dict__.get("_code")
+                    ranges = rec.code
                     if ranges is None:
                         ranges = code_ranges(body)
                 if not (ranges and _in_code(ranges, ls)):
@@ -53,7 +53,7 @@ def headings(rec) -> list[Heading]:
         if nl < 0:
             break
         i = find("#", nl)
-    rec.__dict__["_headings"] = out
+    rec._headings = out
     return out
 
 

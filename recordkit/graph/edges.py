@@ -1,6 +1,6 @@
 """The record's edges worked out from its records, without networkx.
 
-:mod:`recordkit.graph` builds the networkx graph from the records; what
+:mod:`recordkit.graph.build` builds the networkx graph from the records; what
 needs only a part of it (which records are linked, the derived ``cites``
 edges, the id order) lives here, so that linting a record never imports
 networkx (0.13 s) nor builds the graph (0.4 s on 10,000 records).
@@ -101,9 +101,3 @@ def linked_ids(corpus: "Corpus") -> set[str]:
         add(u)
         add(v)
     return out
-
-
-def id_sort_key(record_id: str):
-    """KIND-NNN ids sort by kind, then by number."""
-    kind, _, num = record_id.rpartition("-")
-    return (kind, int(num) if num.isdigit() else 0, record_id)

@@ -1,6 +1,5 @@
-"""The theory lifecycle: ``promote_when`` conditions, their evaluation against
-the graph and the numeric check results, and the derived *standing* of every
-record.
+"""Standings: ``promote_when`` evaluated against the records and the numeric
+check results, and the derived *standing* of every record.
 
 A record's kind takes part in the lifecycle when the schema gives it a
 ``promote_when`` field (THEORY in the default schema).  Such a record is
@@ -52,22 +51,21 @@ pass over the graph, so fast for large records.
 """
 from __future__ import annotations
 
-import difflib
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable
 
-from ..graph.edges import id_sort_key
+from ..common.order import id_sort_key
+from ..numeric import store
+from ..numeric.discover import discover
+from ..numeric.results import judge
+from .conditions import (ACTIVE, PROMOTE_FIELD, PROMOTED_BY, PROPOSED, SUPPORTED, Problem, PromoteWhen,
+                         Requirement, name_problems, parse_promote_when)
 
-REQUIREMENT_KEYS = ("check", "record", "claim")
-RECORD_KEYS = ("kind", "relation", "status")
-
-# Requirement states.
 MET, UNMET, UNKNOWN, MALFORMED = "met", "unmet", "unknown", "malformed"
 MARKS = {MET: "✓", UNMET: "✗", UNKNOWN: "?", MALFORMED: "✗"}
 
 # Standings.
+
 READY = "ready"
 BLOCKED = "blocked"
 AWAITING = "awaiting-judgement"
@@ -76,238 +74,7 @@ UNESTABLISHED = "unestablished"
 UNDERMINED = "undermined"
 STANDINGS = (READY, BLOCKED, AWAITING, ESTABLISHED, UNESTABLISHED, UNDERMINED)
 
-PROPOSED, ACTIVE = "proposed", "active"
-SUPPORTED = "supported"
-PROMOTE_FIELD = "promote_when"
-PROMOTED_BY = "promoted_by"
 
-_MISSING = object()
-
-
-# ---------------------------------------------------------------------------
-# The format
-# ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Problem:
-    """Why a ``promote_when`` is malformed (RK403).  ``where`` is the key path
-    of the offending value in the record's front matter; ``at_key`` points at
-    the key rather than its value (an unknown key)."""
-    message: str
-    where: tuple
-    at_key: bool = False
-
-
-@dataclass
-class Requirement:
-    """One ``requires`` item as written."""
-    index: int
-    type: str | None                 # "check", "record", "claim"; None when unrecognisable
-    text: str                        # the same text ``recordkit show`` prints
-    raw: Any
-    check: str | None = None
-    kind: str | None = None
-    relation: str | None = None
-    status: str | None = None
-    claim: str | None = None
-    problems: list[Problem] = field(default_factory=list)   # shape problems
-
-    @property
-    def where(self) -> tuple:
-        return (PROMOTE_FIELD, "requires", self.index)
-
-
-@dataclass
-class PromoteWhen:
-    """A record's ``promote_when``, parsed.  ``present`` is False when the
-    field is missing or empty."""
-    present: bool
-    summary: str | None = None
-    requires: list[Requirement] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)   # about promote_when / requires as a whole
-
-    @property
-    def prose_only(self) -> bool:
-        return self.present and not self.requires and not self.problems
-
-
-def requirement_text(item) -> str:
-    """The wording of a ``promote_when.requires`` item (``recordkit show`` prints it)."""
-    if isinstance(item, dict):
-        if "check" in item:
-            return f"check {item['check']}"
-        if "claim" in item:
-            return f"claim {item['claim']} supported"
-        if "record" in item:
-            r = item["record"] if isinstance(item["record"], dict) else {}
-            status = r.get("status") or item.get("status")
-            return (f"a {r.get('kind', '?')} pointing here by {r.get('relation', '?')}"
-                    + (f" with status {status}" if status else ""))
-    return str(item)
-
-
-_text = requirement_text
-
-
-def parse_promote_when(value: Any) -> PromoteWhen:
-    """Parse a ``promote_when`` value (front-matter data), noting shape
-    problems; what needs the corpus (unknown kinds, checks, records) is
-    checked by :func:`validate`."""
-    if value is None or value == "" or value == {}:
-        return PromoteWhen(False)
-    if isinstance(value, str):          # prose alone, written as a string
-        return PromoteWhen(True, summary=value)
-    if not isinstance(value, dict):     # the field's type is RK202's business
-        return PromoteWhen(True)
-    pw = PromoteWhen(True)
-    s = value.get("summary")
-    pw.summary = s if isinstance(s, str) else (None if s is None else str(s))
-    reqs = value.get("requires")
-    if reqs is None:
-        return pw
-    if not isinstance(reqs, list):
-        pw.problems.append(Problem(
-            f"promote_when.requires must be a list of items (check:, record: or claim:), "
-            f"not a {_type_name(reqs)}", (PROMOTE_FIELD, "requires")))
-        return pw
-    pw.requires = [_parse_item(i, item) for i, item in enumerate(reqs)]
-    return pw
-
-
-def _type_name(v) -> str:
-    return {dict: "mapping", list: "list", str: "string", int: "number", float: "number",
-            bool: "boolean"}.get(type(v), type(v).__name__)
-
-
-def _parse_item(i: int, item: Any) -> Requirement:
-    where = (PROMOTE_FIELD, "requires", i)
-    req = Requirement(i, None, _text(item), item)
-    if not isinstance(item, dict):
-        req.problems.append(Problem(
-            f"requirement {i + 1} is a {_type_name(item)}; write a mapping with one of "
-            f"check:, record: or claim:", where))
-        return req
-    present = [k for k in REQUIREMENT_KEYS if k in item]
-    if not present:
-        keys = ", ".join(str(k) for k in item) or "nothing"
-        req.problems.append(Problem(
-            f"requirement {i + 1} has none of check:, record: or claim: (it has {keys})", where))
-        return req
-    if len(present) > 1:
-        req.problems.append(Problem(
-            f"requirement {i + 1} has {' and '.join(present)}: write one per item", where))
-        return req
-    t = req.type = present[0]
-    allowed = {t} | ({"status"} if t == "record" else set())
-    for k in item:
-        if k not in allowed:
-            near = difflib.get_close_matches(str(k), sorted(allowed), n=1)
-            hint = f" (did you mean {near[0]}?)" if near else ""
-            req.problems.append(Problem(f"unknown key '{k}' in a {t}: requirement{hint}",
-                                        where + (k,), at_key=True))
-    v = item[t]
-    if t in ("check", "claim"):
-        if not isinstance(v, str) or not v.strip():
-            req.problems.append(Problem(f"{t}: needs an id (a string), not {v!r}", where + (t,)))
-        elif t == "check":
-            req.check = v.strip()
-        else:
-            req.claim = v.strip()
-        return req
-    # record:
-    if not isinstance(v, dict):
-        req.problems.append(Problem(
-            f"record: needs a mapping {{kind: ..., relation: ...[, status: ...]}}, not {v!r}", where + ("record",)))
-        return req
-    for k in v:
-        if k not in RECORD_KEYS:
-            near = difflib.get_close_matches(str(k), RECORD_KEYS, n=1)
-            hint = f" (did you mean {near[0]}?)" if near else ""
-            req.problems.append(Problem(f"unknown key '{k}' in record: (expected kind, relation, status){hint}",
-                                        where + ("record", k), at_key=True))
-    for k in ("kind", "relation"):
-        val = v.get(k)
-        if val is None:
-            req.problems.append(Problem(f"record: needs {k}:", where + ("record",)))
-        elif not isinstance(val, str) or not val.strip():
-            req.problems.append(Problem(f"record: {k} must be a name, not {val!r}", where + ("record", k)))
-        else:
-            setattr(req, k, val.strip())
-    inner, outer = v.get("status", _MISSING), item.get("status", _MISSING)
-    if inner is not _MISSING and outer is not _MISSING and inner != outer:
-        req.problems.append(Problem(f"status is given twice, as {inner!r} and {outer!r}", where + ("status",)))
-    status, spath = (inner, where + ("record", "status")) if inner is not _MISSING else (outer, where + ("status",))
-    if status is not _MISSING:
-        if not isinstance(status, str) or not status.strip():
-            req.problems.append(Problem(f"record: status must be a status name, not {status!r}", spath))
-        else:
-            req.status = status.strip()
-    return req
-
-
-def _near(word: str, choices: Iterable[str]) -> str:
-    near = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {near[0]}?)" if near else ""
-
-
-def validate(corpus, rec, pw: PromoteWhen | None = None, known_checks=None) -> list[Problem]:
-    """Every RK403 problem of ``rec``'s ``promote_when``: its shape, then what
-    it names (checks, kinds, relations, statuses, records).  ``known_checks``
-    is a collection of check ids, or None when they cannot be known (then
-    check ids are not judged)."""
-    if pw is None:
-        pw = parse_promote_when(rec.get(PROMOTE_FIELD))
-    out = list(pw.problems)
-    for req in pw.requires:
-        out.extend(req.problems)
-        out.extend(_name_problems(corpus, rec, req, known_checks))
-    return out
-
-
-def _name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]:
-    if req.problems:
-        return []
-    schema = corpus.schema
-    out = []
-    where = req.where
-    if req.type == "check":
-        if known_checks is not None and req.check not in known_checks:
-            out.append(Problem(f"unknown check '{req.check}'{_near(req.check, known_checks)}", where + ("check",)))
-    elif req.type == "claim":
-        target = corpus.records.get(req.claim)
-        if target is None:
-            from ..common.didyoumean import did_you_mean
-            out.append(Problem(f"{req.claim} does not exist{did_you_mean(corpus, req.claim)}", where + ("claim",)))
-        else:
-            kind = schema.kinds.get(target.kind)
-            if kind is not None and SUPPORTED not in kind.statuses:
-                out.append(Problem(f"{req.claim} is a {target.kind}, which has no status '{SUPPORTED}': "
-                                   f"claim: names a record that can be supported", where + ("claim",)))
-    elif req.type == "record":
-        rpath = where + ("record",)
-        kind = schema.kinds.get(req.kind)
-        if kind is None:
-            out.append(Problem(f"unknown kind '{req.kind}'{_near(req.kind, schema.kinds)}", rpath + ("kind",)))
-        rel = schema.relations.get(req.relation)
-        if rel is None:
-            out.append(Problem(f"unknown relation '{req.relation}'{_near(req.relation, schema.relations)}",
-                               rpath + ("relation",)))
-        if kind is not None and rel is not None:
-            if not (rel.allows_source(req.kind) and rel.allows_target(rec.kind)) and not (
-                    rel.symmetric and rel.allows_source(rec.kind) and rel.allows_target(req.kind)):
-                out.append(Problem(f"no {req.kind} can point at a {rec.kind} by {req.relation} "
-                                   f"(the schema allows {req.relation} from {', '.join(rel.sources)} "
-                                   f"to {', '.join(rel.targets)}), so this can never hold", rpath + ("relation",)))
-        if kind is not None and req.status is not None and req.status not in kind.statuses:
-            spath = rpath + ("status",) if (rpath + ("status",)) in rec.values else where + ("status",)
-            out.append(Problem(f"'{req.status}' is not a status of {req.kind} (its statuses: "
-                               f"{', '.join(kind.statuses)}){_near(req.status, kind.statuses)}", spath))
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Evaluation
-# ---------------------------------------------------------------------------
 
 @dataclass
 class ItemState:
@@ -369,69 +136,11 @@ class Evaluation:
         return {"summary": self.promote_when.summary, "requires": [i.to_dict() for i in self.items]}
 
 
-def _fmt_num(x) -> str:
-    if isinstance(x, dict):
-        vals = [v for v in x.values() if isinstance(v, (int, float))]
-        if not vals:
-            return "?"
-        worst = max(vals, key=lambda v: (not math.isfinite(v), v))
-        return _fmt_num(worst)
-    if isinstance(x, (int, float)):
-        return f"{x:.3g}"
-    return "?" if x is None else str(x)
-
-
 def check_item_state(check_id: str, result) -> tuple[str, str]:
-    """(state, reason) of ``check: check_id`` given its result (or None)."""
-    if result is None:
-        return UNKNOWN, f"check {check_id} has not been run (recordkit check)"
-    if getattr(result, "stale", False):
-        return UNKNOWN, (f"the result of check {check_id} is stale: its code or inputs changed since it ran "
-                         f"(recordkit check)")
-    verdict = getattr(result, "verdict", None)
-    d, tol = getattr(result, "discrepancy", None), getattr(result, "tolerance", None)
-    if verdict == "pass":
-        return MET, f"check {check_id} passes (discrepancy {_fmt_num(d)} ≤ {_fmt_num(tol)})"
-    msg = getattr(result, "message", "") or ""
-    if verdict == "fail":
-        return UNMET, f"check {check_id} fails: discrepancy {_fmt_num(d)} > tolerance {_fmt_num(tol)}"
-    if verdict in ("error", "timeout", "crashed"):
-        what = {"error": "raised an error", "timeout": "timed out", "crashed": "crashed"}[verdict]
-        return UNMET, f"check {check_id} {what}" + (f": {msg}" if msg else "")
-    return UNKNOWN, f"check {check_id} has no usable result (verdict {verdict!r}; recordkit check)"
-
-
-def _numeric(module: str):
-    """``recordkit.numeric.<module>``, or None while it does not exist."""
-    import importlib
-    try:
-        return importlib.import_module(f"recordkit.numeric.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == f"recordkit.numeric.{module}" or exc.name == "recordkit.numeric"):
-            return None
-        raise
-
-
-def discover_checks(corpus):
-    """id -> check spec for every check the record defines
-    (``recordkit.numeric.discover``), or None when that cannot be known."""
-    mod = _numeric("discover")
-    return None if mod is None else dict(mod.discover(corpus) or {})
-
-
-def load_check_results(corpus, specs=None) -> dict:
-    """The cached numeric check results (``recordkit.numeric.results``), or an
-    empty mapping when that module is not available (every check unknown)."""
-    mod = _numeric("results")
-    if mod is None:
-        return {}
-    return (mod.load_results(corpus, specs) if specs is not None else mod.load_results(corpus)) or {}
-
-
-def known_check_ids(corpus):
-    """The ids of every check the record defines, or None when unknowable."""
-    specs = discover_checks(corpus)
-    return None if specs is None else set(specs)
+    """(state, reason) of ``check: check_id`` given its result (or None):
+    :func:`recordkit.numeric.results.judge` as a requirement state."""
+    holds, reason = judge(check_id, result)
+    return (MET if holds else UNKNOWN if holds is None else UNMET), reason
 
 
 class Lifecycle:
@@ -439,45 +148,38 @@ class Lifecycle:
 
     ``results``: check id -> result (``.verdict``, ``.discrepancy``,
     ``.tolerance``, ``.stale``); None loads them with
-    :func:`load_check_results` when a ``check:`` item is first evaluated.
-    ``checks``: the known check ids; None discovers them when first needed
-    (and tolerates their being unknowable).  ``specs``: id -> check spec
-    from a discovery already made (saves a second one).
+    :func:`recordkit.numeric.store.load_results` when a ``check:`` item is
+    first evaluated.  ``checks``: the known check ids; None discovers them
+    when first needed.  ``specs``: id -> check spec from a discovery already
+    made (saves a second one).
     """
 
     def __init__(self, corpus, results=None, checks=None, specs=None):
         self.corpus = corpus
-        if specs is not None:          # id -> check spec, from a discovery already made
-            self._specs = specs
+        self._specs = specs            # id -> check spec, from a discovery already made
         self._results = results
         self._checks = checks
-        self._checks_loaded = checks is not None
         self._incoming = None
         self._evals: dict[str, Evaluation] = {}
         self._undermined = None
-        fields = {}
-        for name, kind in corpus.schema.kinds.items():
-            fields[name] = PROMOTE_FIELD in kind.fields
-        self._lifecycle_kinds = {k for k, v in fields.items() if v}
+        self._lifecycle_kinds = {name for name, kind in corpus.schema.kinds.items() if PROMOTE_FIELD in kind.fields}
 
     # -- inputs, loaded on demand ---------------------------------------------
     def _discover(self):
-        if not hasattr(self, "_specs"):
-            self._specs = discover_checks(self.corpus)
+        if self._specs is None:
+            self._specs = discover(self.corpus)
         return self._specs
 
     @property
     def results(self):
         if self._results is None:
-            self._results = load_check_results(self.corpus, self._discover())
+            self._results = store.load_results(self.corpus, self._discover())
         return self._results
 
     @property
     def checks(self):
-        if not self._checks_loaded:
-            specs = self._discover()
-            self._checks = None if specs is None else set(specs)
-            self._checks_loaded = True
+        if self._checks is None:
+            self._checks = set(self._discover())
         return self._checks
 
     def incoming(self, target: str, relation: str) -> list[str]:
@@ -532,7 +234,7 @@ class Lifecycle:
         needs_checks = any(r.type == "check" and not r.problems for r in pw.requires)
         known = self.checks if needs_checks else None
         for req in pw.requires:
-            probs = req.problems or _name_problems(self.corpus, rec, req, known)
+            probs = req.problems or name_problems(self.corpus, rec, req, known)
             ev.problems.extend(probs)
             if probs:
                 ev.items.append(ItemState(req, MALFORMED, "malformed: " + probs[0].message))
@@ -729,168 +431,3 @@ def standings(corpus, results=None, checks=None) -> dict[str, Standing]:
 def evaluate(corpus, record_id: str, results=None, checks=None) -> Evaluation | None:
     """The evaluated ``promote_when`` of one record (None outside the lifecycle)."""
     return analyze(corpus, results, checks).evaluate(record_id)
-
-
-# ---------------------------------------------------------------------------
-# Positions
-# ---------------------------------------------------------------------------
-
-def span(rec, where: tuple, at_key: bool = False):
-    """The position of the value at key path ``where`` (its key with
-    ``at_key``), with the end pulled back over trailing blank space: a block
-    mapping's node otherwise ends at the start of the next line."""
-    pos = rec.key_pos(*where) if at_key else rec.value_pos(*where)
-    line, col, end_line, end_col = pos
-    if end_line is None or (end_line, end_col) <= (line, col):
-        return pos
-    from ..common.writes import offset_of
-    text = rec.text
-    start = offset_of(text, line, col)
-    end = offset_of(text, end_line, end_col)
-    while end > start and text[end - 1] in " \t\r\n":
-        end -= 1
-    if end <= start:
-        return pos
-    el = text.count("\n", 0, end) + 1
-    ec = end - (text.rfind("\n", 0, end) + 1) + 1
-    return (line, col, el, ec)
-
-
-# ---------------------------------------------------------------------------
-# Promotion: the lossless edit
-# ---------------------------------------------------------------------------
-
-class PromotionRefused(Exception):
-    """The theory cannot be promoted; ``reasons`` says why."""
-
-    def __init__(self, reasons: list[str]):
-        super().__init__("; ".join(reasons))
-        self.reasons = reasons
-
-
-def promotion_edit(rec, by: str, status: str = ACTIVE) -> str:
-    """The text of ``rec``'s file with ``status`` set to ``status`` and
-    ``promoted_by`` set to ``by``, every other byte unchanged: the status
-    value is spliced where it stands (keeping its quotes), an existing
-    ``promoted_by`` value is replaced, else a ``promoted_by:`` line is
-    inserted after the status line."""
-    from ..common.writes import apply_fixes, offset_of
-    from ..corpus.model import Fix
-    text = rec.text
-    if ("status",) not in rec.values:
-        raise PromotionRefused([f"{rec.id} has no status to change"])
-    fixes = []
-    line, col, end_line, end_col = rec.value_pos("status")
-    s, e = offset_of(text, line, col), offset_of(text, end_line, end_col)
-    fixes.append(Fix(s, e, _requote(text[s:e], status)))
-    if PROMOTED_BY in (rec.meta or {}):
-        fixes.append(_promoted_by_fix(rec, by))
-    else:
-        # after the status line (a top-level key, so at its indentation: none)
-        nl = text.find("\n", e)
-        eol = "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
-        indent = " " * (rec.key_pos("status")[1] - 1)
-        fixes.append(Fix(nl + 1, nl + 1, f"{indent}{PROMOTED_BY}: {by}{eol}"))
-    new, skipped = apply_fixes(text, fixes)
-    if skipped:  # pragma: no cover - the edits never overlap
-        raise PromotionRefused(["the edits overlap; edit the file by hand"])
-    return new
-
-
-def _requote(old: str, new: str) -> str:
-    if len(old) >= 2 and old[0] in "'\"" and old[-1] == old[0]:
-        return old[0] + new + old[0]
-    return new
-
-
-def _promoted_by_fix(rec, by: str):
-    from ..common.writes import offset_of
-    from ..corpus.model import Fix
-    text = rec.text
-    value = rec.meta[PROMOTED_BY]
-    if value is None or value == "" or value == []:
-        if value == []:  # `promoted_by: []`
-            l, c, el, ec = rec.value_pos(PROMOTED_BY)
-            s, e = offset_of(text, l, c), offset_of(text, el, ec)
-            return Fix(s, e, f"[{by}]")
-        if value == "":  # `promoted_by: ""`
-            l, c, el, ec = rec.value_pos(PROMOTED_BY)
-            s, e = offset_of(text, l, c), offset_of(text, el, ec)
-            return Fix(s, e, _requote(text[s:e], by))
-        l, c, el, ec = rec.key_pos(PROMOTED_BY)
-        k_end = offset_of(text, el, ec)
-        colon = text.find(":", k_end)
-        return Fix(colon + 1, colon + 1, f" {by}")
-    if isinstance(value, list) and len(value) == 1 and (PROMOTED_BY, 0) in rec.values:
-        l, c, el, ec = rec.value_pos(PROMOTED_BY, 0)
-        s, e = offset_of(text, l, c), offset_of(text, el, ec)
-        return Fix(s, e, _requote(text[s:e], by))
-    if isinstance(value, list):
-        raise PromotionRefused([f"promoted_by lists {len(value)} records; leave one (or none) and try again"])
-    l, c, el, ec = rec.value_pos(PROMOTED_BY)
-    s, e = offset_of(text, l, c), offset_of(text, el, ec)
-    return Fix(s, e, _requote(text[s:e], by))
-
-
-def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle | None = None):
-    """Check that ``record_id`` can be promoted and compute the new file text.
-
-    Returns ``(new_text, by)``.  Raises :class:`PromotionRefused` with the
-    reasons when it cannot: the record is not a proposed lifecycle record,
-    a requirement does not hold, or no record to name in ``promoted_by``
-    (``by``; default: the record that satisfied the first ``record:``
-    requirement) can be found.  Raises KeyError for an unknown id.
-    """
-    rec = corpus.records[record_id]
-    lc = lc or analyze(corpus)
-    ev = lc.evaluate(record_id)
-    if ev is None:
-        raise PromotionRefused([f"{record_id} is a {rec.kind}, which has no promote_when lifecycle"])
-    if rec.status != PROPOSED:
-        raise PromotionRefused([f"{record_id} is {rec.status}, not proposed"])
-    reasons = []
-    if not ev.promote_when.present:
-        reasons.append(f"{record_id} has no promote_when")
-    reasons.extend(p.message for p in ev.promote_when.problems)
-    for i in ev.failing():
-        reasons.append(f"{i.text}: {i.state} — {i.reason}" if i.state != MALFORMED else f"{i.text}: {i.reason}")
-    if reasons:
-        raise PromotionRefused(reasons)
-    if by is None:
-        by = ev.first_record_by()
-        if by is None:
-            raise PromotionRefused([f"{record_id} has no record: requirement to name the record that showed "
-                                    f"the condition met; give it with --by ID"])
-    target = corpus.records.get(by)
-    rel = corpus.schema.relations.get(PROMOTED_BY)
-    if target is None:
-        raise PromotionRefused([f"--by {by}: no such record"])
-    if by == record_id:
-        raise PromotionRefused([f"--by {by}: a record cannot promote itself"])
-    if rel is not None and not rel.allows_target(target.kind):
-        raise PromotionRefused([f"--by {by}: promoted_by may name a {' or '.join(rel.targets)}, not a {target.kind}"])
-    new = promotion_edit(rec, by)
-    _verify(corpus, rec, new, by)
-    return new, by
-
-
-def _verify(corpus, rec, new: str, by: str) -> None:
-    """Re-read the edited text: the front matter must say exactly what it said,
-    but for ``status: active`` and ``promoted_by``."""
-    from ..corpus.parse import parse_text
-    after, diags = parse_text(new, rec.path, rec.relpath, corpus.schema)
-    want = dict(rec.meta)
-    want["status"] = ACTIVE
-    want[PROMOTED_BY] = [by] if isinstance(want.get(PROMOTED_BY), list) else by
-    if diags or after.meta != want or after.body != rec.body:
-        raise PromotionRefused([f"{rec.relpath}: the edit would not read back as intended; "
-                                f"set status and promoted_by by hand"])
-
-
-__all__ = [
-    "Problem", "Requirement", "PromoteWhen", "ItemState", "Evaluation", "Standing", "Lifecycle",
-    "PromotionRefused", "parse_promote_when", "validate", "evaluate", "standings", "analyze",
-    "check_item_state", "load_check_results", "known_check_ids", "discover_checks", "plan_promotion", "promotion_edit", "span",
-    "MET", "UNMET", "UNKNOWN", "MALFORMED", "MARKS", "READY", "BLOCKED", "AWAITING", "ESTABLISHED",
-    "UNESTABLISHED", "UNDERMINED", "STANDINGS",
-]

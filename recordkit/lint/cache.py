@@ -4,7 +4,9 @@ read back instead of recomputed.
 The key covers every input: recordkit's version, the schema, the
 configuration and options, the content hash of every record file, the check
 modules and the stored check results.  File hashes are themselves cached by
-``(mtime_ns, size, inode)`` so an unchanged record is not even read.  Writes
+``(mtime_ns, size, inode, ctime_ns)`` so an unchanged record is not even
+read (but for files changed just around the last read: see
+:func:`unchanged_hashes`).  Writes
 are atomic (temp file + ``os.replace``), so concurrent runs never see a torn
 file: the last writer wins and both results are valid.
 """
@@ -15,8 +17,11 @@ import json
 import os
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
+from ..common.writes import atomic_write, content_digest, read_bytes, remove_stale_temps
 from ..corpus.model import Diagnostic, Fix
+from ..numeric.store import fingerprint
+from ..schema import default_schema_raw
 
 CACHE_NAME = "lint-cache.json"
 STAT_NAME = "file-hashes.json"
@@ -31,65 +36,115 @@ def _read_json(path: Path):
 
 
 def _write_json(path: Path, data) -> None:
-    from ..common.writes import atomic_write
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         gi = path.parent / ".gitignore"
         if not gi.exists():
             gi.write_text("*\n")
+        remove_stale_temps([path.parent], suffix=".json")   # of a killed run
         atomic_write(path, json.dumps(data, separators=(",", ":")))
     except OSError:
         pass  # a read-only checkout lints without a cache
 
 
+#: a file whose change time is this close to (or after) the moment the
+#: loader started reading may have changed again within the same timestamp
+#: tick after it was read: its stat proves nothing ("racy git").  File
+#: systems stamp times with a coarse clock (a few ms on Linux, up to 2 s on
+#: some), so the window is generous; it costs hashing the files edited in
+#: the last seconds before a lint, once.
+RACY_NS = 3_000_000_000
+
+
+def _sig(st: os.stat_result) -> tuple:
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
 def unchanged_hashes(files: list[Path], cache_dir: Path) -> dict[str, str] | None:
-    """The stored content hash of every file, when every file's stat
-    signature ``(mtime_ns, size, inode)`` is the one stored with it; None as
-    soon as one file is new, gone or touched (the lint then runs, and the
-    loader hashes what it reads, on every core)."""
+    """The content hash of every file, as stored by :func:`store_hashes`,
+    when nothing changed; None as soon as one file is new, gone or changed
+    (the lint then runs, and the loader hashes what it reads, on every core).
+
+    A file is taken as unchanged when its stat signature ``(mtime_ns, size,
+    inode, ctime_ns)`` is the stored one.  The change time cannot be set
+    back (``os.utime`` sets it to now), so an edit that keeps the size and
+    restores the mtime is still seen.  An edit in the same clock tick as the
+    stored read would keep even the change time: a file whose change time is
+    within ``RACY_NS`` of the stored read is read and hashed again, and when
+    that makes every such file old enough, the signatures are stored anew
+    (so it is hashed once, not on every run).  Reading and hashing every
+    file instead would cost 0.67 s at 10,000 records (85 MB), more than the
+    whole warm lint may take."""
     old = _read_json(cache_dir / STAT_NAME)
-    if not old or len(old) != len(files):
+    if not isinstance(old, dict) or old.get("v") != 2 or not isinstance(old.get("files"), dict):
+        return None
+    entries, since = old["files"], old.get("t", 0)
+    if len(entries) != len(files):
         return None
     out: dict[str, str] = {}
+    racy = []
     for p in files:
         key = str(p)
-        prev = old.get(key)
+        prev = entries.get(key)
         if prev is None:
             return None
         try:
             st = os.stat(p)
         except OSError:
             return None
-        if prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino:
+        if prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino or prev[3] != st.st_ctime_ns:
             return None
-        out[key] = prev[3]
+        if max(prev[0], prev[3]) >= since - RACY_NS:
+            racy.append(p)
+        out[key] = prev[4]
+    if racy:
+        import time
+        now = time.time_ns()   # before reading: what is read now was there at ``now`` or later
+        for p in racy:
+            data = read_bytes(p)
+            if data is None or content_digest(data) != out[str(p)]:
+                return None
+        if any(max(entries[str(p)][0], entries[str(p)][3]) < now - RACY_NS for p in racy):
+            _write_json(cache_dir / STAT_NAME, {"v": 2, "t": now, "files": entries})
     return out
 
 
-def store_hashes(corpus, cache_dir: Path) -> dict[str, str]:
+def store_hashes(corpus, cache_dir: Path, started_ns: int) -> dict[str, str]:
     """Store the signature and hash of every file the loader read; return
-    the hashes."""
+    the hashes.  ``started_ns``: ``time.time_ns()`` from before the loader
+    read the first file (see :func:`unchanged_hashes`)."""
     sigs = {}
     for r in corpus.files:
-        if r.digest is not None and r.stat is not None:
+        if r.digest is not None and r.stat is not None and len(r.stat) == 4:
             sigs[str(r.path)] = list(r.stat) + [r.digest]
-    _write_json(cache_dir / STAT_NAME, sigs)
-    return {k: v[3] for k, v in sigs.items()}
+    _write_json(cache_dir / STAT_NAME, {"v": 2, "t": started_ns, "files": sigs})
+    return {k: v[4] for k, v in sigs.items()}
+
+
+def schema_fingerprint(config) -> dict:
+    """What the schema is made of: the default schema and the user's file."""
+    raw = {"default": default_schema_raw()}
+    if config.schema is not None:
+        try:
+            raw["user"] = config.schema.read_text(encoding="utf-8")
+        except OSError:
+            raw["user"] = None
+    return raw
 
 
 def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
     h = hashlib.blake2b(digest_size=20)
     h.update(__version__.encode())
+    h.update(b"diagnostics-with-about")   # entries written before diagnostics carried `about` do not match
     h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
-    h.update(str(config.root).encode())
+    h.update(os.fsencode(str(config.root)))   # a file name need not be UTF-8
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
     for k in sorted(hashes):
-        h.update(k.encode())
+        h.update(os.fsencode(k))
         h.update(hashes[k].encode())
     # the check results and every check's source hash (its module, the local
     # modules it imports such as recordkit.measures, its inputs)
-    from ..numeric.store import fingerprint
     h.update(fingerprint(config).encode())
     return h.hexdigest()
 
@@ -102,7 +157,8 @@ def load(cache_dir: Path, key: str) -> list[Diagnostic] | None:
     for d in data["diagnostics"]:
         fix = Fix(**d["fix"]) if d.get("fix") else None
         out.append(Diagnostic(d["code"], d["message"], Path(d["path"]), d["line"], d["col"],
-                              d.get("end_line"), d.get("end_col"), d["severity"], d.get("record"), fix))
+                              d.get("end_line"), d.get("end_col"), d["severity"], d.get("record"), fix,
+                              tuple(d.get("about") or ())))
     return out
 
 
@@ -111,6 +167,7 @@ def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
     for d in diags:
         rows.append({"code": d.code, "message": d.message, "path": str(d.path), "line": d.line, "col": d.col,
                      "end_line": d.end_line, "end_col": d.end_col, "severity": d.severity, "record": d.record,
+                     "about": list(d.about),
                      "fix": ({"start": d.fix.start, "end": d.fix.end, "content": d.fix.content,
                               "message": d.fix.message} if d.fix else None)})
     _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows})

@@ -2,19 +2,32 @@
 from __future__ import annotations
 
 import fnmatch
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..common.fork import default_jobs, fork_map
+from ..common.gcpause import gc_paused
+from ..config import Config
 from ..corpus.model import Diagnostic, Fix
-from .registry import LintContext, all_rules
-from .registry import LocalCorpus
+from . import cache
+from .context import LintContext, LocalCorpus
+from .registry import all_rules
+
+if TYPE_CHECKING:
+    from ..corpus.loader import Corpus
 
 
 @dataclass
 class LintResult:
+    """What a lint found: ``diagnostics`` (sorted), how many ``files`` it
+    read, whether they came from the lint cache (``cached``), and the
+    ``corpus`` it linted (None when the cache answered)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
     cached: bool = False
+    corpus: "Corpus | None" = None
 
     @property
     def errors(self) -> int:
@@ -71,7 +84,7 @@ HELPER_SHARE_OF_RULES = 0.5
 
 
 class LocalRules:
-    """The chosen local rules (see :class:`recordkit.rules.base.Rule`) as a
+    """The chosen local rules (see :class:`recordkit.lint.registry.Rule`) as a
     function of one record, for :func:`recordkit.load`'s ``analyze``: they
     then run where each file is parsed, on every core, and
     :func:`run_rules` reads what they found instead of running them again.
@@ -94,30 +107,33 @@ class LocalRules:
 
     def __call__(self, rec) -> list[tuple]:
         ctx = self.ctx
-        ctx.memo.clear()   # what rules keep per record (by id) must not outlive it
+        ctx.forget_records()   # what rules keep per record (by id) must not outlive it
         out = []
         for r in self.rules:
             found = r.func(ctx, rec)
             if found:
-                out.extend(map(_pack, found))
+                out.extend(map(pack, found))
         return out
 
 
-def _pack(d: Diagnostic) -> tuple:
+def pack(d: Diagnostic) -> tuple:
     """A diagnostic as plain values, to travel between processes (its path
-    as a string: the receiver puts its own Path object back)."""
+    as a string: the receiver puts its own Path object back):
+    ``(code, message, path, line, col, end_line, end_col, severity, record,
+    fix, about)`` with ``fix`` None or ``(start, end, content, message)``;
+    read back by :func:`unpack`."""
     fix = d.fix
     return (d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
-            None if fix is None else (fix.start, fix.end, fix.content, fix.message))
+            None if fix is None else (fix.start, fix.end, fix.content, fix.message), d.about)
 
 
-def _unpack(t: tuple, path) -> Diagnostic:
-    code, msg, _, line, col, el, ec, sev, rid, fx = t
-    return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx))
+def unpack(t: tuple, path) -> Diagnostic:
+    code, msg, _, line, col, el, ec, sev, rid, fx, about = t
+    return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx), about)
 
 
 def _local_diagnostics(rec) -> list[Diagnostic]:
-    return [_unpack(t, rec.path) for t in rec.__dict__["_analysis"]]
+    return [unpack(t, rec.path) for t in rec.analysis]
 
 
 def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = None) -> list[Diagnostic]:
@@ -138,10 +154,10 @@ def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = No
     corpus_rules = [r for c, r in rules.items() if c in codes and r.scope == "corpus"]
     recs = [r for r in corpus.files if r.ok]
     local_key = ("local-rules",) + tuple(r.code for r in record_rules if r.local)
-    if getattr(corpus, "analysis_key", None) == local_key and all("_analysis" in r.__dict__ for r in recs):
+    if getattr(corpus, "analysis_key", None) == local_key and all(r.analysis is not None for r in recs):
         record_rules = [r for r in record_rules if not r.local]
         for rec in recs:
-            if rec.__dict__["_analysis"]:
+            if rec.analysis:
                 out.extend(_local_diagnostics(rec))
     def corpus_level():
         found_all = []
@@ -171,18 +187,17 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                     found_all.extend(found)
         return found_all
 
-    from ..corpus.parallel import default_jobs, fork_map
     n = default_jobs(len(recs)) if jobs is None else jobs
     if n <= 1 or not rules:
         return run(recs) + also()
     size = int(len(recs) * HELPER_SHARE_OF_RULES / (n - 1))   # each helper's records
     k = len(recs) - size * (n - 1)
     parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
-    results = fork_map(lambda part: [_pack(d) for d in run(part)], parts, first=lambda part: run(part) + also())
+    results = fork_map(lambda part: [pack(d) for d in run(part)], parts, first=lambda part: run(part) + also())
     out = list(results[0])
     by_path = {str(rec.path): rec.path for part in parts[1:] for rec in part}
     for got in results[1:]:
-        out.extend(_unpack(t, by_path.get(t[2]) or Path(t[2])) for t in got)
+        out.extend(unpack(t, by_path.get(t[2]) or Path(t[2])) for t in got)
     return out
 
 
@@ -231,23 +246,30 @@ def _rel(path: Path, base: Path) -> str:
         return Path(path).as_posix()
 
 
-def filter_paths(diags: list[Diagnostic], paths: list[Path] | None) -> list[Diagnostic]:
-    if not paths:
-        return diags
-    files = set()
-    dirs = []
-    for p in paths:
-        p = Path(p).resolve()
-        if p.is_dir():
-            dirs.append(p)
-        else:
-            files.add(p)
-    out = []
-    for d in diags:
-        dp = Path(d.path)
-        if dp in files or any(dp.is_relative_to(x) for x in dirs):
-            out.append(d)
-    return out
+def filter_paths(diags: list[Diagnostic], paths: list[Path] | None, keys: set[str] | None = None) -> list[Diagnostic]:
+    """The diagnostics that involve ``paths``: located in (or under) one of
+    them, or about a key one of them holds or held (``keys``, from
+    :func:`recordkit.lint.involve.path_keys`); see :mod:`recordkit.lint.involve`."""
+    from .involve import involved
+    return involved(diags, paths, keys)
+
+
+def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = None) -> set[str]:
+    """The keys ``paths`` hold now or held in git's HEAD (see
+    :mod:`recordkit.lint.involve`); ``unknown`` receives the paths that
+    exist neither now nor in HEAD."""
+    from .involve import path_keys
+    config = getattr(corpus_or_config, "config", corpus_or_config)
+    root = Path(config.root).resolve()
+    if any(Path(p).is_dir() and root.is_relative_to(Path(p).resolve()) for p in paths):
+        return set()   # every diagnostic is in a record file, so under this folder: no key adds one
+    if schema is None:
+        schema = getattr(corpus_or_config, "schema", None)
+        if schema is None:
+            from ..schema import load_schema
+            schema = load_schema(config.schema)
+    return path_keys([Path(p).resolve() for p in paths], root=config.root, checks=config.checks, schema=schema,
+                     unknown=unknown)
 
 
 def chosen_codes(config, select=None, ignore=None) -> set[str]:
@@ -259,6 +281,9 @@ def chosen_codes(config, select=None, ignore=None) -> set[str]:
 def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jobs: int | None = None) -> LintResult:
     """Lint ``corpus``: the library entry point of ``recordkit lint``.
 
+    ``paths``: report only the diagnostics that involve these files or
+    folders (which may no longer exist): see :mod:`recordkit.lint.involve`.
+
     For speed on a large record, load it with
     ``recordkit.load(..., analyze=LocalRules(schema, config, chosen_codes(config, select, ignore)))``:
     the local rules then run on every core while the files are parsed."""
@@ -266,6 +291,58 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jo
     codes = chosen_codes(cfg, select, ignore)
     diags = run_rules(corpus, codes, check_results, jobs)
     diags = apply_config(diags, corpus)
-    diags = filter_paths(diags, paths)
+    if paths:
+        diags = filter_paths(diags, paths, involving_keys(corpus, paths))
     diags.sort(key=Diagnostic.sort_key)
     return LintResult(diags, files=len(corpus.files))
+
+
+def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = True, files: list[Path] | None = None,
+              check_results=None, loader=None, started_ns: int | None = None) -> LintResult:
+    """Lint the record ``config`` names, as ``recordkit lint`` does: read
+    the answer from the lint cache when no input changed, else load the
+    record with the chosen local rules run where each file is parsed (on
+    every core), lint it, and store the answer.
+
+    ``files``: :func:`recordkit.corpus.iter_files` of the root, when the
+    caller has it.  ``check_results``: None loads the stored ones.
+    ``loader``: called as ``loader(schema=..., analyze=...)`` instead of
+    :func:`recordkit.load` (the command line keeps its corpus this way).
+    ``started_ns``: ``time.time_ns()`` from before the caller could have
+    read any record file (the lint cache must know: see
+    :func:`recordkit.lint.cache.unchanged_hashes`); default: now.
+    The result's ``corpus`` is None when the cache answered."""
+    if started_ns is None:
+        started_ns = time.time_ns()
+    root = Path(config.root).resolve()
+    if files is None:
+        from ..corpus.loader import iter_files
+        files = iter_files(root, config.exclude) if root.is_dir() else []
+    options = {"select": list(select or []), "ignore": list(ignore or [])}
+    if use_cache:
+        hashes = cache.unchanged_hashes(files, config.cache_dir)
+        if hashes is not None:
+            diags = cache.load(config.cache_dir, cache.lint_key(config, cache.schema_fingerprint(config), options,
+                                                               hashes))
+            if diags is not None:
+                return LintResult(diags, files=len(files), cached=True)
+    # a cache miss: everything below is needed only now (the answer read
+    # from the cache must not wait for these imports)
+    from ..corpus.loader import load as load_corpus
+    from ..numeric.store import load_results
+    from ..schema import load_schema
+    schema = load_schema(config.schema)
+    analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore))
+    if loader is None:
+        corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze)
+    else:
+        corpus = loader(schema=schema, analyze=analyze)
+    with gc_paused():
+        result = lint(corpus, select=select or None, ignore=ignore,
+                      check_results=load_results(corpus) if check_results is None else check_results)
+    result.corpus = corpus
+    if use_cache:
+        hashes = cache.store_hashes(corpus, config.cache_dir, started_ns)
+        cache.store(config.cache_dir, cache.lint_key(config, cache.schema_fingerprint(config), options, hashes),
+                    result.diagnostics)
+    return result

@@ -1,12 +1,16 @@
-"""The rule registry and the context rules run in."""
+"""The rule registry: a rule registers itself with :func:`rule`; the rules
+are every function so decorated in the modules of ``lint/rules/``, which
+:func:`all_rules` imports (:func:`recordkit.common.plugins.import_folder`),
+so a new rule is one new file there, or one new function in a file there.
+"""
 from __future__ import annotations
 
-import importlib
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
-from ..corpus.model import Diagnostic, Fix, Pos, Record
+from ..common.plugins import import_folder
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -45,7 +49,7 @@ def docs_url(code: str, name: str) -> str:
 
 RULES: dict[str, Rule] = {}
 
-_FAMILIES = ("files", "fields", "relations", "lifecycle", "checks", "tables", "queries")
+RULES_FOLDER = Path(__file__).resolve().parent / "rules"
 
 
 def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable: bool = False,
@@ -59,25 +63,28 @@ def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable:
         summary = doc.split("\n", 1)[0].strip()
         if local and scope != "record":
             raise ValueError(f"{code}: only a record rule can be local")
+        if code in RULES and RULES[code].func.__qualname__ != func.__qualname__:
+            raise ValueError(f"{code} is registered twice: {RULES[code].func.__qualname__} and {func.__qualname__}")
         RULES[code] = Rule(code, name, severity, func, scope, fixable, summary, doc, local)
         return func
 
     return deco
 
 
-def _load_all() -> None:
-    for fam in _FAMILIES:
-        try:
-            importlib.import_module(f"{__package__}.rules.{fam}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.rules.{fam}":
-                raise
+_discovered: list[bool] = []
+
+
+def discover_rules(package: str = f"{__package__}.rules", folder: str | Path = RULES_FOLDER) -> None:
+    """Import every rule module of ``folder`` (the package ``package``);
+    each registers its rules as it is imported."""
+    import_folder(package, folder)
 
 
 def all_rules() -> dict[str, Rule]:
-    if not RULES or not getattr(all_rules, "_loaded", False):
-        _load_all()
-        all_rules._loaded = True
+    """Every registered rule, by code, in code order."""
+    if not _discovered:
+        discover_rules()
+        _discovered.append(True)
     return dict(sorted(RULES.items()))
 
 
@@ -90,48 +97,3 @@ def get_rule(code_or_name: str) -> Rule | None:
         if r.name == key:
             return r
     return None
-
-
-@dataclass(eq=False)
-class LintContext:
-    """What rules see: the corpus, its schema and configuration, the numeric
-    check results (loaded lazily from the cache), and a shared scratch space
-    for values several rules need (``memo``)."""
-    corpus: object
-    check_results: object = None          # a recordkit.numeric results mapping, or None (unknown)
-    memo: dict = field(default_factory=dict)
-
-    @property
-    def schema(self):
-        return self.corpus.schema
-
-    @property
-    def config(self):
-        return self.corpus.config
-
-    @property
-    def records(self) -> dict[str, Record]:
-        return self.corpus.records
-
-    def diag(self, code: str, message: str, rec: Record, pos: Pos, fix: Fix | None = None) -> Diagnostic:
-        line, col, end_line, end_col = pos
-        r = RULES[code]
-        return Diagnostic(code, message, rec.path, line, col, end_line, end_col,
-                          severity=r.severity, record=rec.id, fix=fix)
-
-    def cached(self, key: str, compute: Callable):
-        if key not in self.memo:
-            self.memo[key] = compute()
-        return self.memo[key]
-
-
-class LocalCorpus:
-    """What a local rule may see of the corpus: its schema and configuration.
-    Used where a file is parsed, before the rest of the record is known."""
-
-    def __init__(self, schema, config):
-        self.schema = schema
-        self.config = config
-
-    def __getattr__(self, name):
-        raise RuntimeError(f"a local rule asked for corpus.{name}, which is not known where files are parsed")

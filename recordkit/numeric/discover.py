@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from .registry import DEFAULT_TOLERANCE, CheckSpec
+from .registry import DEFAULT_TOLERANCE, CheckSpec, parse_timeout
 
 _RECORDKIT_MODULES = ("recordkit", "recordkit.numeric", "recordkit.numeric.registry")
 _PKG_DIR = Path(__file__).resolve().parent.parent      # .../recordkit
@@ -117,7 +117,7 @@ def _may_hold_checks(rec) -> bool:
     """A fast prefilter; block_checks decides.  The loader keeps the text
     after every fence of the body (a superset of the lines block_checks
     takes for fences), which saves searching 85 MB of bodies for a hint."""
-    infos = rec.__dict__.get("_fence_infos")
+    infos = rec.fence_infos
     if infos is None:
         return bool(_BLOCK_HINT.search(rec.body))
     return any(_INFO_RE.match(i) for i in infos)
@@ -263,6 +263,9 @@ def _const(node):
     raise ValueError("not a literal")
 
 
+_NOT_A_LITERAL = "(not a literal)"
+
+
 def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
                     problems: list[Problem]) -> CheckSpec | None:
     params = ["id", "tolerance", "claim"]
@@ -299,6 +302,11 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
             ex[k] = _const(v)
         except (ValueError, ZeroDivisionError, OverflowError):
             problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {k}= must be a literal"))
+            if k == "timeout":      # never run it without the limit its author meant
+                ex[k] = _NOT_A_LITERAL
+    bad = parse_timeout(ex.get("timeout"))[1]
+    if bad and ex.get("timeout") is not _NOT_A_LITERAL:
+        problems.append(Problem(str(path), deco.lineno, f"@check({cid!r}): {bad}; the check is not run"))
     start = min([func.lineno] + [d.lineno for d in func.decorator_list])
     end = func.end_lineno or func.lineno
     lines = text.splitlines(keepends=True)
@@ -486,10 +494,16 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     claim = " ".join(kv.pop("claim", "").split())
     extra = {}
     for k, v in kv.items():
+        if k != "timeout":
+            extra[k] = v
+            continue
         try:
-            extra[k] = float(v) if k == "timeout" else v
+            extra[k] = float(v)
         except ValueError:
-            problems.append(Problem(path, fence_line, f"check block {cid!r}: {k} is not a number", rec.id))
+            extra[k] = v            # kept, so that the runner refuses to run it without a limit
+        bad = parse_timeout(extra[k])[1]
+        if bad:
+            problems.append(Problem(path, fence_line, f"check block {cid!r}: {bad}; the check is not run", rec.id))
     fence_text = rec.line_text(fence_line)
     spec = CheckSpec(id=cid, tolerance=tol, claim=claim, source=code, path=path, line=fence_line,
                      form="block", record=rec.id, extra=extra,
@@ -504,7 +518,7 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
 def _versions() -> str:
     from importlib import metadata
 
-    from .. import __version__
+    from ..version import __version__
     try:
         np_version = metadata.version("numpy")
     except metadata.PackageNotFoundError:  # pragma: no cover
@@ -534,7 +548,7 @@ def citations(corpus, specs: dict[str, CheckSpec] | None = None) -> dict[str, li
         if rid not in lst:
             lst.append(rid)
 
-    from ..graph.edges import id_sort_key
+    from ..common.order import id_sort_key
     for rid in sorted(corpus.records, key=id_sort_key):
         rec = corpus.records[rid]
         for cid, _ in cited_checks(rec):

@@ -45,16 +45,41 @@ class CheckSpec:
     @property
     def timeout(self) -> float | None:
         """A per-check time limit (``timeout=`` in the decorator or info
-        string), or None for the runner's default."""
-        t = self.extra.get("timeout")
-        try:
-            return float(t) if t is not None else None
-        except (TypeError, ValueError):
-            return None
+        string), or None for the runner's default (also when the value is
+        not a valid limit: see :attr:`timeout_problem`)."""
+        t, problem = parse_timeout(self.extra.get("timeout"))
+        return None if problem else t
+
+    @property
+    def timeout_problem(self) -> str | None:
+        """Why this check's ``timeout=`` is not a valid time limit, or None.
+        A check with an invalid timeout is never run (it would run without
+        the limit the author meant): the runner reports it as an error."""
+        return parse_timeout(self.extra.get("timeout"))[1]
 
     @property
     def where(self) -> str:
         return f"{self.path}:{self.line}"
+
+
+def parse_timeout(value) -> tuple[float | None, str | None]:
+    """(seconds, None) for a valid per-check time limit, (None, None) when
+    there is none, (None, why) for a bad one: a time limit is a finite
+    number of seconds greater than 0 (``0``, negative, NaN, infinity, a
+    bool or a string would otherwise remove or garble the limit)."""
+    import math
+    if value is None:
+        return None, None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        shown = repr(value) if isinstance(value, str) else type(value).__name__
+        return None, f"timeout={shown} is not a number of seconds"
+    try:
+        t = float(value)
+    except (OverflowError, ValueError):
+        return None, "timeout= is not a finite number of seconds"
+    if not math.isfinite(t) or t <= 0:
+        return None, f"timeout={t:g} is not a time limit (a finite number of seconds > 0)"
+    return t, None
 
 
 def seed_for(check_id: str) -> int:

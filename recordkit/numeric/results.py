@@ -1,14 +1,11 @@
-"""Results of numeric checks, as the rest of recordkit sees them.
+"""Results of numeric checks, as the rest of recordkit sees them: the
+:class:`CheckResult` record, and the one place a result is put into words
+(:func:`judge`).  Pure: reading and writing results is :mod:`.store`'s job
+(:func:`recordkit.numeric.store.load_results`).
 
-:func:`load_results` reads the cache (``<cache_dir>/checks.json``) and
-returns ``id -> CheckResult`` for every check of the record that has ever
-run; a check never run is absent.  A result whose source hash differs from
-the check's current one is returned with ``stale=True``.
-
-Lifecycle code (``promote_when`` ``check:`` requirements) should ask
-:func:`check_holds`, which returns ``True`` (the check passed, result
-current), ``False`` (it ran and did not pass, result current) or ``None``
-(unknown: never run, stale, or not a check at all) — never a silent True.
+Whether a check holds is ``True`` (the check passed, result current),
+``False`` (it ran and did not pass, result current) or ``None`` (unknown:
+never run, or stale) — never a silent True.
 """
 from __future__ import annotations
 
@@ -117,47 +114,55 @@ def verdict_of(value, tolerance: float) -> tuple[str, float, dict | None, str | 
     return "fail", d, entries, worst, msg
 
 
-def load_results(corpus, specs=None) -> dict[str, CheckResult]:
-    """id -> :class:`CheckResult` for every current check of ``corpus`` that
-    has a cached result; ``stale`` is set when the check's source changed
-    since.  Checks never run are absent.  ``specs`` (from
-    :func:`recordkit.numeric.discover.discover`) saves a second discovery."""
-    from .store import read_cache
-    if specs is None:
-        from .discover import discover
-        specs = discover(corpus)
-    cached = read_cache(corpus.config.cache_dir)
-    out = {}
-    for cid, spec in specs.items():
-        r = cached.get(cid)
-        if r is None:
-            continue
-        r.stale = r.hash != spec.hash
-        out[cid] = r
-    return out
-
-
 def check_holds(results: dict[str, CheckResult] | None, check_id: str) -> bool | None:
-    """Whether the check ``check_id`` holds: True when its current result
-    passes, False when its current result does not pass, None when unknown
-    (no result, a stale one, or ``results`` is None)."""
+    """Whether the check ``check_id`` holds (see :func:`judge`); None also
+    when ``results`` is None."""
     if results is None:
         return None
-    r = results.get(check_id)
-    if r is None or r.stale:
-        return None
-    return r.verdict == "pass"
+    return judge(check_id, results.get(check_id))[0]
 
 
-def check_state(results: dict[str, CheckResult] | None, check_id: str) -> tuple[bool | None, str]:
-    """:func:`check_holds` with a reason in words, for messages."""
-    if results is None:
-        return None, "check results not loaded"
-    r = results.get(check_id)
-    if r is None:
-        return None, f"check {check_id} has not been run (run `recordkit check {check_id}`)"
-    if r.stale:
-        return None, f"the result of check {check_id} is stale: its source changed since it ran"
-    if r.verdict == "pass":
-        return True, f"check {check_id} passes"
-    return False, f"check {check_id}: {r.verdict}" + (f" ({r.message})" if r.message else "")
+def _fmt_num(x) -> str:
+    if isinstance(x, dict):
+        vals = [v for v in x.values() if isinstance(v, (int, float))]
+        if not vals:
+            return "?"
+        worst = max(vals, key=lambda v: (not math.isfinite(v), v))
+        return _fmt_num(worst)
+    if isinstance(x, (int, float)):
+        return f"{x:.3g}"
+    return "?" if x is None else str(x)
+
+
+def judge(check_id: str, result) -> tuple[bool | None, str]:
+    """Whether the check ``check_id`` holds given its ``result`` (or None),
+    and why, in words: the one vocabulary of verdicts (``promote_when``'s
+    ``check:`` items, ``recordkit promote`` and the RK4xx messages use it).
+    ``result`` needs ``verdict``, ``stale``, ``discrepancy``, ``tolerance``
+    and ``message``."""
+    if result is None:
+        return None, f"check {check_id} has not been run (recordkit check)"
+    if getattr(result, "stale", False):
+        return None, (f"the result of check {check_id} is stale: its code or inputs changed since it ran "
+                      f"(recordkit check)")
+    verdict = getattr(result, "verdict", None)
+    d, tol = getattr(result, "discrepancy", None), getattr(result, "tolerance", None)
+    if verdict == "pass":
+        return True, f"check {check_id} passes (discrepancy {_fmt_num(d)} ≤ {_fmt_num(tol)})"
+    msg = getattr(result, "message", "") or ""
+    if verdict == "fail":
+        return False, f"check {check_id} fails: discrepancy {_fmt_num(d)} > tolerance {_fmt_num(tol)}"
+    if verdict in BROKEN:
+        what = {"error": "raised an error", "timeout": "timed out", "crashed": "crashed"}[verdict]
+        return False, f"check {check_id} {what}" + (f": {msg}" if msg else "")
+    return None, f"check {check_id} has no usable result (verdict {verdict}; recordkit check)"
+
+
+def short_verdict(result) -> str:
+    """A result in one or two words, as ``recordkit show`` lists checks:
+    ``not run``, ``stale (last pass)``, or the verdict."""
+    if result is None:
+        return "not run"
+    if result.stale:
+        return f"stale (last {result.verdict})"
+    return result.verdict

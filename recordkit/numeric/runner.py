@@ -1,24 +1,30 @@
-"""Run numeric checks, each in its own process, several at once.
+"""Run numeric checks, each in its own process tree, several at once.
 
-Process model: one ``python -m recordkit.numeric.worker`` subprocess per
-check, started in a new session (so it leads its own process group), with
-stdin closed and stdout/stderr sent to temporary files.  At most ``jobs`` run
-at once.  The parent polls them:
+Process model: one ``python -m recordkit.numeric.worker`` per check, started
+in a new session, in a fresh temporary working directory (also its HOME and
+TMPDIR), with a minimal environment (:func:`worker_env`), the job on stdin,
+stdout/stderr sent to files, and one pipe on which it sends its result.  The
+worker is a small supervisor that forks the check process and contains its
+tree (see :mod:`recordkit.numeric.sandbox`: subreaper, memory of the whole
+tree, number of processes).  At most ``jobs`` run at once.  The parent polls
+them:
 
-* a worker past its time limit is killed with SIGKILL to its whole process
-  group (so processes the check started die too), verdict ``timeout``; just
-  before the limit the worker dumps its Python stack (faulthandler), which
-  the result quotes to show where it hung;
-* a worker that ends without writing its result (a signal such as SIGSEGV,
+* a worker past its time limit is sent SIGTERM, on which its supervisor
+  kills the check's whole tree; 2 s later the worker's process group is
+  killed (SIGKILL) whatever happened.  Verdict ``timeout``; just before the
+  limit the check dumps its Python stack (faulthandler), which the result
+  quotes to show where it hung;
+* a check process that ends without a result (a signal such as SIGSEGV,
   ``os._exit``, the kernel's OOM killer) is ``crashed``, with the signal's
-  name or the exit status and the last lines of its stderr (a segfault's
-  Python traceback, from faulthandler);
-* a check that raises is ``error`` with the last frames of its traceback;
-  the worker's address space is capped (``RLIMIT_AS``, ``memory`` bytes), so
-  a memory hog gets a MemoryError (``error``, limit ``memory``) instead of
-  taking the machine down;
-* after any worker ends, its process group is killed, so nothing a check
-  started outlives it.
+  name or the exit status and the last lines of its stderr;
+* a check that raises is ``error`` with the last frames of its traceback; a
+  check whose processes together pass the memory limit, or one that starts
+  too many, is ``error`` with ``limit`` set;
+* the result is accepted only when it names the check and carries the
+  random token the runner gave that worker alone; the parent is the only
+  writer of the cache;
+* a check whose ``timeout=`` is not a finite number of seconds > 0 is not
+  run (``error``); the caller's limits are validated the same way.
 
 None of this stops the other checks.  BLAS thread pools are limited to
 ``cpu_count // jobs`` threads per worker unless the environment already sets
@@ -28,7 +34,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
+import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -39,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..common.didyoumean import near_words
 from ..config import ConfigError
 from .registry import CheckSpec
 from .results import CheckResult, verdict_of
@@ -78,9 +88,11 @@ def parse_size(text: str | int | None) -> int | None:
     if s in ("", "0", "none", "off", "unlimited"):
         return None
     mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-    if s[-1] in mult:
-        return int(float(s[:-1]) * mult[s[-1]])
-    return int(float(s))
+    k = mult.get(s[-1], 1)
+    v = float(s[:-1] if s[-1] in mult else s) * k
+    if not math.isfinite(v) or v < 1:
+        raise ValueError(f"{text!r} is not a memory size")   # nan, inf, negative: not a limit
+    return int(v)
 
 
 def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "error") -> list[CheckSpec]:
@@ -91,8 +103,6 @@ def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "er
     id defined more than once raises :class:`DuplicateCheckError` when
     ``on_duplicate`` is "error"; with "skip" it is left out (lint reports it
     as RK501)."""
-    from difflib import get_close_matches
-
     from .discover import citations
     checks = discovery.checks
     ids = [i.strip() for i in ids or [] if i.strip()]
@@ -111,12 +121,12 @@ def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "er
                 mine = [c for c, recs in cited.items() if i in recs]
                 missing = [c for c in mine if c not in checks]
                 if missing:
-                    unknown.update({c: get_close_matches(c, list(checks), n=3, cutoff=0.5) for c in missing})
+                    unknown.update({c: near_words(c, checks, n=3) for c in missing})
                 if not mine:
                     raise CheckSelectionError(f"record {i} cites no numeric check")
                 chosen.extend(c for c in mine if c in checks)
             else:
-                unknown[i] = get_close_matches(i, list(checks), n=3, cutoff=0.5)
+                unknown[i] = near_words(i, checks, n=3)
     if unknown:
         raise UnknownCheckError(unknown)
     seen = set()
@@ -132,7 +142,9 @@ def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "er
 def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = None,
                timeout: float = DEFAULT_TIMEOUT, memory: int | str | None = DEFAULT_MEMORY,
                use_cache: bool = True, progress: Callable | None = None,
-               discovery=None, on_duplicate: str = "skip", quiet: bool = True) -> dict[str, CheckResult]:
+               discovery=None, on_duplicate: str = "skip", quiet: bool = True,
+               pass_env: Iterable[str] = (), max_timeout: float | None = None,
+               max_procs: int | None = None) -> dict[str, CheckResult]:
     """Run the checks ``ids`` (all when None) of ``corpus`` and return
     ``id -> CheckResult`` in id order; store the results in the cache.
 
@@ -143,9 +155,18 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
     :class:`CheckSelectionError` (a :class:`~recordkit.config.ConfigError`)
     for unknown ids, and for duplicated ids when ``on_duplicate`` is
     "error" (by default they are skipped: lint reports them as RK501).
-    It never prints (``quiet`` is accepted for callers that pass it)."""
+    It never prints (``quiet`` is accepted for callers that pass it).
+
+    ``timeout`` (the default limit) and ``max_timeout`` (a cap on every
+    limit, a check's own ``timeout=`` included) are None or finite seconds
+    > 0 (:class:`~recordkit.config.ConfigError` otherwise).  ``pass_env``:
+    names of environment variables a check may see besides the minimal
+    set (:data:`ENV_ALLOW`).  ``max_procs``: most processes a check's tree
+    may hold (default 256)."""
     from .store import read_cache, write_results
     from .discover import discover_all
+    timeout = check_limit(timeout, "the time limit")
+    max_timeout = check_limit(max_timeout, "the largest time limit")
     disc = discovery or discover_all(corpus)
     specs = select(corpus, ids, disc, on_duplicate)
     memory = parse_size(memory)
@@ -165,8 +186,8 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
             todo.append(spec)
     # longest first (by the last known time): the wall time is shorter
     todo.sort(key=lambda s: -(previous[s.id].seconds if s.id in previous else float("inf")))
-    fresh = run_specs(todo, checks_dir=Path(corpus.config.checks), cwd=Path(corpus.config.base),
-                      jobs=jobs, timeout=timeout, memory=memory, progress=progress)
+    fresh = run_specs(todo, checks_dir=Path(corpus.config.checks), jobs=jobs, timeout=timeout, memory=memory,
+                      progress=progress, pass_env=pass_env, max_timeout=max_timeout, max_procs=max_procs)
     results.update(fresh)
     if fresh:
         write_results(cache_dir, fresh, keep=set(disc.checks))
@@ -187,85 +208,241 @@ class _Running:
     start: float
     deadline: float
     timeout: float | None
-    job_path: str
-    result_path: str
+    token: str
+    rfd: int | None
+    buf: bytearray
     out_path: str
     err_path: str
+    asked: float | None = None       # the check's own timeout= when a cap lowered it
+    term_at: float | None = None     # when the supervisor was told to stop (time limit)
 
 
-def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path, jobs: int | None = None,
+def check_limit(value, what: str) -> float | None:
+    """A time limit from the caller: None (no limit), or a finite number of
+    seconds > 0.  Anything else raises :class:`ConfigError` (``0`` or NaN
+    would silently remove the limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{what} must be a finite number of seconds > 0, not {value!r}")
+    return float(value)
+
+
+def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = None, jobs: int | None = None,
               timeout: float | None = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
-              progress: Callable | None = None) -> dict[str, CheckResult]:
-    """Run ``specs`` (no cache), each in its own worker process."""
+              progress: Callable | None = None, pass_env: Iterable[str] = (),
+              max_timeout: float | None = None, max_procs: int | None = None) -> dict[str, CheckResult]:
+    """Run ``specs`` (no cache), each in its own worker process, in a fresh
+    temporary working directory (``cwd`` is accepted for compatibility and
+    ignored: a check does not run in the record)."""
+    timeout = check_limit(timeout, "the time limit")
+    max_timeout = check_limit(max_timeout, "the largest time limit")
     if not specs:
         return {}
     jobs = max(1, int(jobs or os.cpu_count() or 1))
-    env = _worker_env(jobs)
     out: dict[str, CheckResult] = {}
     pending = deque(specs)
     running: list[_Running] = []
-    with tempfile.TemporaryDirectory(prefix="recordkit-checks-") as tmp:
+    withheld = withheld_values(pass_env)
+    with tempfile.TemporaryDirectory(prefix="recordkit-checks-", ignore_cleanup_errors=True) as tmp:
         try:
+            n = 0
             while pending or running:
                 while pending and len(running) < jobs:
                     spec = pending.popleft()
-                    running.append(_start(spec, Path(tmp), checks_dir, cwd, env, timeout, memory))
+                    if spec.timeout_problem:
+                        res = _invalid(spec, memory)
+                        out[spec.id] = res
+                        if progress:
+                            progress(res)
+                        continue
+                    n += 1
+                    running.append(_start(spec, Path(tmp), n, checks_dir, jobs, pass_env, timeout,
+                                          max_timeout, memory, max_procs))
                 finished = False
                 now = time.monotonic()
                 for r in list(running):
+                    _read(r)
                     exited = _exited(r.proc)
-                    timed_out = not exited and r.timeout is not None and now >= r.deadline
-                    if not (exited or timed_out):
+                    if not exited and r.timeout is not None and now >= r.deadline and r.term_at is None:
+                        _signal(r.proc, signal.SIGTERM)     # the supervisor kills the check's tree
+                        r.term_at = now
+                    timed_out = r.term_at is not None
+                    if not exited and not (timed_out and now >= r.term_at + _TERM_GRACE):
                         continue
                     _kill_group(r.proc)
                     r.proc.wait()
-                    res = _result(r, timed_out, time.monotonic() - r.start, memory)
+                    _read(r, final=True)
+                    res = scrub(_result(r, timed_out, time.monotonic() - r.start, memory), withheld)
                     out[r.spec.id] = res
                     running.remove(r)
                     finished = True
                     if progress:
                         progress(res)
-                if not finished:
+                if not finished and running:
                     time.sleep(_POLL)
         finally:
             for r in running:           # interrupted: leave nothing behind
+                _signal(r.proc, signal.SIGTERM)
+            for r in running:
+                try:
+                    r.proc.wait(timeout=_TERM_GRACE)
+                except subprocess.TimeoutExpired:
+                    pass
                 _kill_group(r.proc)
                 r.proc.wait()
+                if r.rfd is not None:
+                    os.close(r.rfd)
     return out
 
 
-def _worker_env(jobs: int) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = _PKG_PARENT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+#: environment variables a check sees (when set for recordkit), besides those
+#: recordkit sets itself; ``pass_env`` / ``--pass-env`` adds names
+ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "TZ", "PYTHONHOME",
+             "LD_LIBRARY_PATH", "SYSTEMROOT")
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS")
+_TERM_GRACE = 2.0
+
+
+def worker_env(jobs: int, home: str, pass_env: Iterable[str] = ()) -> dict:
+    """The whole environment of a check: a short allow-list, not ours (which
+    may hold tokens and passwords)."""
+    src = os.environ
+    env = {k: src[k] for k in ENV_ALLOW if k in src}
+    env["PYTHONPATH"] = _PKG_PARENT + (os.pathsep + src["PYTHONPATH"] if src.get("PYTHONPATH") else "")
     threads = str(max(1, (os.cpu_count() or 1) // jobs))
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env.setdefault(var, threads)
+    for var in THREAD_VARS:
+        env[var] = src.get(var, threads)
+    env["HOME"] = env["TMPDIR"] = home
     env["PYTHONDONTWRITEBYTECODE"] = "1"   # keep the checks folder clean
     env["PYTHONUNBUFFERED"] = "1"          # so a crash keeps what was printed
-    env.setdefault("PYTHONHASHSEED", "0")  # reproducible set and dict-of-set orders
+    env["PYTHONHASHSEED"] = src.get("PYTHONHASHSEED", "0")  # reproducible set and dict-of-set orders
+    env["MPLBACKEND"] = src.get("MPLBACKEND", "Agg")
+    for name in pass_env:
+        name = name.strip()
+        if name and name in src:
+            env[name] = src[name]
     return env
 
 
-def _start(spec: CheckSpec, tmp: Path, checks_dir: Path, cwd: Path, env: dict,
-           timeout: float | None, memory: int | None) -> _Running:
+def withheld_values(pass_env: Iterable[str] = ()) -> list[str]:
+    """Values of our environment that the checks are not given and that may
+    be secrets (16 characters or more, or 6 or more in a variable named
+    like ``*TOKEN*``, ``*SECRET*``, ``*PASS*``, ``*KEY*``…; not a path, a
+    number or a user or host name), longest first.  A check can still find them (``/proc/PID/environ`` of the
+    runner, files of the user); :func:`scrub` keeps them out of what is
+    printed and cached."""
+    given = set(ENV_ALLOW) | set(THREAD_VARS) | {"PYTHONPATH", "PYTHONHASHSEED", "MPLBACKEND"} | _BENIGN
+    given |= {n.strip() for n in pass_env}
+    vals = set()
+    for k, v in os.environ.items():
+        if k in given or k.startswith(("LC_", "XDG_")) or v.startswith(("/", "~", ".")):
+            continue
+        if v.replace(".", "").replace(":", "").replace("-", "").isdigit():
+            continue
+        if len(v) >= 16 or (len(v) >= 6 and _SECRET_NAME.search(k)):
+            vals.add(v)
+    return sorted(vals, key=len, reverse=True)
+
+
+#: variables whose values are no secret and appear in paths and messages (a user name)
+_BENIGN = {"USER", "LOGNAME", "USERNAME", "HOSTNAME", "HOME", "PWD", "OLDPWD", "SHELL", "TERM", "TERM_PROGRAM",
+           "COLORTERM", "DISPLAY", "EDITOR", "VISUAL", "PAGER", "MAIL", "SHLVL", "_"}
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASS|KEY|AUTH|CRED|PRIVATE|SESSION|COOKIE|API", re.I)
+
+
+def scrub(res: CheckResult, withheld: list[str]) -> CheckResult:
+    """``res`` with every withheld environment value in its free text
+    (message, traceback, report, entry names) replaced by ``[redacted]``."""
+    if not withheld:
+        return res
+
+    def clean(text):
+        if not isinstance(text, str):
+            return text
+        for v in withheld:
+            if v in text:
+                text = text.replace(v, "[redacted]")
+        return text
+    res.message = clean(res.message)
+    res.traceback = clean(res.traceback)
+    res.report = clean(res.report)
+    if res.discrepancies:
+        res.discrepancies = {clean(k): v for k, v in res.discrepancies.items()}
+        res.worst = clean(res.worst)
+    return res
+
+
+def _start(spec: CheckSpec, tmp: Path, n: int, checks_dir: Path, jobs: int, pass_env, timeout: float | None,
+           max_timeout: float | None, memory: int | None, max_procs: int | None) -> _Running:
     t = spec.timeout if spec.timeout is not None else timeout
-    stem = f"{len(list(tmp.iterdir())):04d}"
+    asked = None
+    if max_timeout is not None and (t is None or t > max_timeout):
+        asked, t = t, max_timeout
+    home = tmp / f"{n:04d}"
+    home.mkdir(mode=0o700)
+    token = secrets.token_hex(16)
+    rfd, wfd = os.pipe()
     job = {"id": spec.id, "form": spec.form, "path": str(spec.path), "seed": spec.seed,
            "checks_dir": str(checks_dir), "source": spec.source if spec.form == "block" else None,
-           "code_line": spec.code_line, "memory": memory,
+           "code_line": spec.code_line, "memory": memory, "max_procs": max_procs, "token": token,
+           "result_fd": wfd,
            "dump_at": (time.time() + t - min(0.5, t * 0.1)) if t else None,
            "kill_at": (time.time() + t + 5) if t else None, "parent": os.getpid()}
-    job_path, result_path = str(tmp / f"{stem}.job.json"), str(tmp / f"{stem}.result.json")
-    out_path, err_path = str(tmp / f"{stem}.out"), str(tmp / f"{stem}.err")
-    with open(job_path, "w", encoding="utf-8") as fh:
-        json.dump(job, fh)
+    out_path, err_path = str(tmp / f"{n:04d}.out"), str(tmp / f"{n:04d}.err")
     start = time.monotonic()
-    with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
-        proc = subprocess.Popen([sys.executable, "-m", "recordkit.numeric.worker", job_path, result_path],
-                                cwd=str(cwd if cwd.is_dir() else Path.cwd()), stdin=subprocess.DEVNULL,
-                                stdout=fo, stderr=fe, env=env, start_new_session=True)
-    return _Running(spec, proc, start, start + t if t else float("inf"), t, job_path, result_path,
-                    out_path, err_path)
+    try:
+        with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
+            proc = subprocess.Popen([sys.executable, "-m", "recordkit.numeric.worker"],
+                                    cwd=str(home), stdin=subprocess.PIPE, stdout=fo, stderr=fe,
+                                    env=worker_env(jobs, str(home), pass_env), start_new_session=True,
+                                    pass_fds=(wfd,))
+    finally:
+        os.close(wfd)
+    try:
+        proc.stdin.write(json.dumps(job).encode("utf-8"))
+        proc.stdin.close()
+    except OSError:
+        pass
+    os.set_blocking(rfd, False)
+    return _Running(spec, proc, start, start + t if t else float("inf"), t, token, rfd, bytearray(),
+                    out_path, err_path, asked=asked)
+
+
+def _read(r: _Running, final: bool = False) -> None:
+    """Take what the worker sent so far (it must never block on a full pipe)."""
+    while r.rfd is not None:
+        try:
+            data = os.read(r.rfd, 1 << 16)
+        except BlockingIOError:
+            if not final:
+                return
+            data = b""
+        except OSError:
+            data = b""
+        if not data:
+            os.close(r.rfd)
+            r.rfd = None
+            return
+        if len(r.buf) < (64 << 20):
+            r.buf.extend(data)
+
+
+def _signal(proc: subprocess.Popen, sig: int) -> None:
+    if proc.returncode is None:
+        try:
+            os.kill(proc.pid, sig)
+        except OSError:
+            pass
+
+
+def _invalid(spec: CheckSpec, memory: int | None) -> CheckResult:
+    return CheckResult(id=spec.id, verdict="error", tolerance=spec.tolerance, hash=spec.hash, form=spec.form,
+                       path=spec.path, line=spec.line, claim=spec.claim, memory=memory,
+                       message=f"{spec.timeout_problem}; not run (give a finite number of seconds > 0, "
+                               f"or no timeout= for the default)",
+                       ran_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
 
 def _exited(proc: subprocess.Popen) -> bool:
@@ -328,53 +505,92 @@ def _signal_name(sig: int) -> str:
     return f"{name} ({desc.lower()})" if desc else name
 
 
+def _message(r: _Running) -> tuple[dict | None, str | None]:
+    """The worker's message, verified: it must name this check and carry the
+    token the runner gave this worker alone (a check cannot answer for
+    another one).  (message, why it was rejected)."""
+    if not r.buf:
+        return None, None
+    try:
+        msg = json.loads(r.buf.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, "the worker's result channel carried something that is not its result"
+    if not isinstance(msg, dict) or msg.get("id") != r.spec.id or msg.get("token") != r.token:
+        return None, "the worker's result channel carried a result that is not this check's"
+    return msg, None
+
+
 def _result(r: _Running, timed_out: bool, wall: float, memory: int | None) -> CheckResult:
     spec = r.spec
     base = dict(id=spec.id, tolerance=spec.tolerance, hash=spec.hash, form=spec.form, path=spec.path,
                 line=spec.line, claim=spec.claim, timeout=r.timeout, memory=memory,
                 ran_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-    payload = None
-    if not timed_out:
-        try:
-            with open(r.result_path, encoding="utf-8") as fh:
-                payload = json.load(fh)
-        except (OSError, ValueError):
-            payload = None
-    seconds = round(payload.get("seconds", wall) if payload else wall, 3)
+    msg, forged = _message(r)
     if timed_out:
         stack = _stack_from_faulthandler(_tail(r.err_path, 40))
+        why = "time limit"
+        if r.asked is not None:
+            why += f"; the check asks for {r.asked:g} s, capped by the largest time limit"
         return CheckResult(verdict="timeout", seconds=round(wall, 3), limit="timeout",
-                           message=f"killed after {r.timeout:g} s (time limit)",
+                           message=f"killed after {r.timeout:g} s ({why})",
                            traceback=stack, **base)
+    if forged:
+        return CheckResult(verdict="error", message=forged, seconds=round(wall, 3), **base)
+    payload = msg.get("payload") if msg else None
+    if not isinstance(payload, dict):
+        payload = None
+    reason = msg.get("reason") if msg else None
+    detail = (msg.get("detail") or {}) if msg else {}
+    seconds = round(payload.get("seconds", wall) if payload else wall, 3)
+    if reason == "memory":
+        return CheckResult(verdict="error", seconds=round(wall, 3), limit="memory",
+                           message=f"the check's processes together held {_size(detail.get('held'))} in "
+                                   f"{detail.get('procs')} process(es), over the memory limit "
+                                   f"{_size(memory)}; all were killed", **base)
+    if reason == "procs":
+        return CheckResult(verdict="error", seconds=round(wall, 3), limit="procs",
+                           message=f"the check started too many processes ({detail.get('procs')} at once); "
+                                   f"all were killed", **base)
     if payload is not None and payload.get("status") == "ok":
-        value = payload["value"]
-        verdict, d, entries, worst, msg = verdict_of(value, spec.tolerance)
+        try:
+            value = payload["value"]
+            verdict, d, entries, worst, msg_ = verdict_of(value, spec.tolerance)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return CheckResult(verdict="error", message="the worker sent a result without a readable value",
+                               seconds=seconds, **base)
         return CheckResult(verdict=verdict, discrepancy=d, discrepancies=entries, worst=worst,
-                           message=msg, seconds=seconds, report=payload.get("report"), **base)
+                           message=msg_, seconds=seconds, report=payload.get("report"), **base)
     if payload is not None:
         mem = bool(payload.get("memory"))
-        msg = payload.get("message") or payload.get("type") or "error"
+        text = str(payload.get("message") or payload.get("type") or "error")
         if mem and memory:
-            msg += f" (memory limit {_size(memory)})"
-        return CheckResult(verdict="error", message=msg, traceback=payload.get("traceback"),
+            text += f" (memory limit {_size(memory)})"
+        return CheckResult(verdict="error", message=text, traceback=payload.get("traceback"),
                            seconds=seconds, limit="memory" if mem else None, **base)
-    # no result: the process died
+    # no result: the check process (or the worker) died
+    status = (msg.get("status") or {}) if msg else {}
     rc = r.proc.returncode
+    if "signal" in status:
+        rc = -int(status["signal"])
+    elif "exit" in status:
+        rc = int(status["exit"])
     err = _tail(r.err_path, 40)
     stack = _stack_from_faulthandler(err)
     limit = None
     if rc is not None and rc < 0:
-        msg = f"killed by {_signal_name(-rc)}"
+        msg_ = f"killed by {_signal_name(-rc)}"
         if -rc == signal.SIGKILL:
-            msg += " — out of memory, or killed from outside"
+            msg_ += " — out of memory, or killed from outside"
             limit = "memory"
     else:
-        msg = f"the process exited with status {rc} before reporting a result (os._exit, or a crash)"
+        msg_ = f"the process exited with status {rc} before reporting a result (os._exit, or a crash)"
+    if msg and msg.get("bad"):
+        msg_ += f"; {msg['bad']}"
     if "MemoryError" in err:
         limit = "memory"
-        msg += f"; MemoryError (memory limit {_size(memory)})" if memory else "; MemoryError"
+        msg_ += f"; MemoryError (memory limit {_size(memory)})" if memory else "; MemoryError"
     tb = stack or (_tail(r.err_path, 8) or None)
-    return CheckResult(verdict="crashed", message=msg, traceback=tb, seconds=round(wall, 3), limit=limit, **base)
+    return CheckResult(verdict="crashed", message=msg_, traceback=tb, seconds=round(wall, 3), limit=limit, **base)
 
 
 def _size(n: int | None) -> str:

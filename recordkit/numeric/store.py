@@ -1,11 +1,12 @@
-"""The result cache: ``<cache_dir>/checks.json``.
+"""The result store: ``<cache_dir>/checks.json``, and the one way to load
+a record's results (:func:`load_results`).
 
 Format: ``{"version": 1, "results": {check id: CheckResult.to_json()}}``.
 Each result carries the source hash of the check when it ran; a result is
 reused only while that hash matches (see :mod:`recordkit.numeric.discover`).
 
 Writes are atomic (a temporary file renamed over the old one, via
-:func:`recordkit.edit.atomic_write`), so a reader never sees half a file.
+:func:`recordkit.common.writes.atomic_write`), so a reader never sees half a file.
 Two runs that finish at the same time do not lose each other's results: a
 writer takes an exclusive ``flock`` on ``checks.lock``, re-reads the file,
 merges its own results into it and writes it back.
@@ -17,6 +18,8 @@ import json
 import os
 from pathlib import Path
 
+from ..common.writes import atomic_write
+from .discover import discover, function_checks
 from .results import CheckResult
 
 CACHE_FILE = "checks.json"
@@ -64,7 +67,6 @@ def _locked(cache_dir: Path):
 def write_results(cache_dir, results: dict[str, CheckResult], keep: set[str] | None = None) -> None:
     """Merge ``results`` into the cache.  ``keep``: when given, entries for
     ids outside it (checks that no longer exist) are dropped."""
-    from ..common.writes import atomic_write
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     gitignore = cache_dir / ".gitignore"
@@ -103,7 +105,6 @@ def fingerprint(config) -> str:
     modules with :mod:`ast`; needs no corpus."""
     import hashlib
 
-    from .discover import function_checks
     h = hashlib.sha256()
     try:
         h.update(cache_path(config.cache_dir).read_bytes())
@@ -115,3 +116,21 @@ def fingerprint(config) -> str:
     for p in problems:
         h.update(str(p).encode())
     return h.hexdigest()
+
+
+def load_results(corpus, specs=None) -> dict[str, CheckResult]:
+    """id -> :class:`CheckResult` for every current check of ``corpus`` that
+    has a cached result; ``stale`` is set when the check's source changed
+    since.  Checks never run are absent.  ``specs`` (from
+    :func:`recordkit.numeric.discover.discover`) saves a second discovery."""
+    if specs is None:
+        specs = discover(corpus)
+    cached = read_cache(corpus.config.cache_dir)
+    out = {}
+    for cid, spec in specs.items():
+        r = cached.get(cid)
+        if r is None:
+            continue
+        r.stale = r.hash != spec.hash
+        out[cid] = r
+    return out

@@ -1,23 +1,40 @@
-"""Run one numeric check in this process: ``python -m recordkit.numeric.worker JOB.json RESULT.json``.
+"""Run one numeric check: ``python -m recordkit.numeric.worker`` (the job on stdin).
 
 The runner (:mod:`recordkit.numeric.runner`) starts one worker per check, in
-its own session (process group), with stdout and stderr sent to files.  The
-worker
+its own session (process group), with stdout and stderr sent to files, the
+job (JSON) on stdin and the write end of a pipe, ``result_fd``, on which the
+worker sends back one JSON message.  The worker is two processes:
 
-1. caps its own address space (``RLIMIT_AS``, the job's ``memory`` bytes)
-   and disables core dumps, *before* importing numpy or the check;
-2. enables :mod:`faulthandler`, so a segfault leaves a Python traceback on
-   stderr;
-3. imports the check module by file path with the checks folder first on
-   ``sys.path`` (function checks) or execs the block with ``np`` and ``rng``
-   defined (block checks; the block must set ``error``);
-4. calls the function with ``rng = np.random.default_rng(seed)``;
-5. writes a JSON result to RESULT.json: ``{"status": "ok", "value": float
-   or {name: float}, "report": str|None}`` or ``{"status": "error", "type",
-   "message", "traceback"}``.
+* the **supervisor** (the process the runner started) reads the job, makes
+  itself a *child subreaper* (Linux ``PR_SET_CHILD_SUBREAPER``: every
+  process the check starts, even in a new session or by a double fork, stays
+  its descendant when orphaned), forks the check process and watches it:
 
-A worker that dies before writing the result (signal, ``os._exit``, killed at
-the time limit) is reported by the runner from its exit status and stderr.
+  - it sums the resident memory of the whole tree (every ~50 ms; PSS, which
+    counts a page shared by forked children once, confirms a breach) and
+    kills the tree when the sum passes the job's ``memory`` bytes, or when
+    the tree holds more than ``max_procs`` processes;
+  - on SIGTERM (the runner's time limit) it kills the tree;
+  - when the check process ends, it kills everything the check left behind
+    and reaps it, then sends the check's result with the job's ``id`` and
+    ``token`` on ``result_fd`` and exits.
+
+* the **check process** caps its own address space (``RLIMIT_AS``, inherited
+  by what it starts) and disables core dumps *before* importing numpy or the
+  check, enables :mod:`faulthandler` (a segfault leaves a Python traceback
+  on stderr), imports the check module by file path with the checks folder
+  first on ``sys.path`` (function checks) or execs the block with ``np`` and
+  ``rng`` defined (block checks; the block must set ``error``), calls the
+  function with ``rng = np.random.default_rng(seed)``, and sends its payload
+  to the supervisor over a private pipe: ``{"status": "ok", "value": float
+  or {name: float}, "report": str|None}`` or ``{"status": "error", "type",
+  "message", "traceback"}``.
+
+No file is written: the runner is the only writer of the result cache.  A
+check process that dies before sending its payload (signal, ``os._exit``,
+killed at a limit) is reported from its wait status and stderr.  Where the
+subreaper is not available (not Linux), the supervisor falls back to
+killing the check's process group.
 """
 from __future__ import annotations
 
@@ -48,40 +65,15 @@ def _limit_memory(nbytes: int | None) -> None:
             pass
 
 
-def _tie_to_parent(parent_pid: int | None, kill_at: float | None) -> None:
-    """Never outlive the runner: on Linux the kernel kills us when it dies
-    (PR_SET_PDEATHSIG); a watchdog thread also kills our process group when
-    the runner has gone, or well after the time limit (the runner enforces
-    the limit; this is the backstop if it cannot)."""
-    import signal
-    import threading
-    import time
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this process when its parent dies (Linux)."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
+            import signal
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
-    if parent_pid and os.getppid() != parent_pid:
-        os._exit(70)
-
-    def watch():
-        while True:
-            time.sleep(0.5)
-            if (parent_pid and os.getppid() != parent_pid) or (kill_at and time.time() > kill_at):
-                try:
-                    os.killpg(os.getpgrp(), signal.SIGKILL)
-                finally:
-                    os._exit(70)
-
-    threading.Thread(target=watch, name="recordkit-watchdog", daemon=True).start()
-
-
-def _write(path: str, payload: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh)
-    os.replace(tmp, path)
 
 
 def _tail_traceback(exc: BaseException, frames: int = 4) -> str:
@@ -155,20 +147,15 @@ def _run_block(job: dict, rng):
     return env["error"], report if callable(report) or isinstance(report, str) else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    job_path, result_path = argv[0], argv[1]
-    with open(job_path, encoding="utf-8") as fh:
-        job = json.load(fh)
-    _limit_memory(job.get("memory"))
-    _tie_to_parent(job.get("parent"), job.get("kill_at"))
+def run_check(job: dict) -> dict:
+    """Run the check of ``job`` in this process; its payload."""
     import faulthandler
     faulthandler.enable(file=sys.stderr, all_threads=False)
     if job.get("dump_at"):
         # just before the runner kills us at the time limit, say where we are
         import time as _time
         faulthandler.dump_traceback_later(max(0.05, job["dump_at"] - _time.time()), exit=False)
-    ballast = bytearray(4 << 20)   # freed on MemoryError so the result can still be written
+    ballast = bytearray(4 << 20)   # freed on MemoryError so the result can still be sent
     import time
     t0 = time.perf_counter()
     try:
@@ -202,8 +189,44 @@ def main(argv: list[str] | None = None) -> int:
     payload["seconds"] = time.perf_counter() - t0
     faulthandler.cancel_dump_traceback_later()
     sys.stdout.flush()
-    _write(result_path, payload)
-    return 0
+    return payload
+
+
+def _check_process(job: dict, wfd: int) -> None:
+    """The forked child: run the check, send the payload on ``wfd``, exit."""
+    code = 0
+    try:
+        _die_with_parent()
+        _limit_memory(job.get("memory"))
+        payload = run_check(job)
+        try:
+            data = json.dumps(payload, allow_nan=True).encode("utf-8")
+        except (TypeError, ValueError) as exc:
+            data = json.dumps({"status": "error", "type": type(exc).__name__,
+                               "message": f"the result cannot be sent: {exc}"}).encode()
+        view = memoryview(data)
+        while view:
+            n = os.write(wfd, view)
+            view = view[n:]
+    except BaseException:  # noqa: BLE001 - never return into the supervisor's code
+        code = 70
+        try:
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    from .sandbox import supervise
+    return supervise(job, _check_process)
 
 
 def _safe_tb(exc: BaseException) -> str:

@@ -10,7 +10,6 @@ import copy
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -64,6 +63,42 @@ class Kind:
     dir: str | None = None
 
 
+#: the CSS named colours (CSS Color 4), and ``transparent``
+CSS_COLOR_NAMES = frozenset("""
+aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue blueviolet brown
+burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk crimson cyan darkblue
+darkcyan darkgoldenrod darkgray darkgreen darkgrey darkkhaki darkmagenta darkolivegreen darkorange
+darkorchid darkred darksalmon darkseagreen darkslateblue darkslategray darkslategrey darkturquoise
+darkviolet deeppink deepskyblue dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia
+gainsboro ghostwhite gold goldenrod gray green greenyellow grey honeydew hotpink indianred indigo
+ivory khaki lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
+lightgoldenrodyellow lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen lightskyblue
+lightslategray lightslategrey lightsteelblue lightyellow lime limegreen linen magenta maroon
+mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen mediumslateblue
+mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream mistyrose moccasin
+navajowhite navy oldlace olive olivedrab orange orangered orchid palegoldenrod palegreen
+paleturquoise palevioletred papayawhip peachpuff peru pink plum powderblue purple rebeccapurple red
+rosybrown royalblue saddlebrown salmon sandybrown seagreen seashell sienna silver skyblue slateblue
+slategray slategrey snow springgreen steelblue tan teal thistle tomato turquoise violet wheat white
+whitesmoke yellow yellowgreen transparent
+""".split())
+
+_NUM = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:%|deg)?"
+_COLOR_RE = re.compile(
+    r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})"
+    rf"|(?:rgb|hsl)a?\(\s*{_NUM}(?:\s*[,/ ]\s*{_NUM}){{2,3}}\s*\)")
+
+
+def valid_color(value) -> bool:
+    """Whether ``value`` is a colour the graph page may put in a style
+    attribute as it is: ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa``, ``rgb()``,
+    ``rgba()``, ``hsl()`` or ``hsla()`` of numbers only, or a CSS colour name.
+    Nothing else (no ``url(...)``, no ``;``) can reach the page."""
+    if not isinstance(value, str):
+        return False
+    return value.lower() in CSS_COLOR_NAMES or _COLOR_RE.fullmatch(value) is not None
+
+
 def _is_date(checker, value) -> bool:
     if isinstance(value, _dt.date):
         return True
@@ -93,19 +128,47 @@ class Schema:
     kinds: dict[str, Kind] = field(init=False)
     relations: dict[str, Relation] = field(init=False)
     common_fields: dict[str, dict] = field(init=False)
+    id_re: re.Pattern = field(init=False, repr=False)
+    mention_relation: str = field(init=False)
+    mention_label: str = field(init=False)
+    derive: list = field(init=False)
+    broken_statuses: tuple[str, ...] = field(init=False)
+    claims_section: str = field(init=False)
+    claims_columns: tuple[str, ...] = field(init=False)
+    claims_strengths: tuple[str, ...] = field(init=False)
+    #: see :attr:`mention_re` and :attr:`mention_targets_re`
+    mention_re: re.Pattern = field(init=False, repr=False)
+    mention_targets_re: re.Pattern = field(init=False, repr=False)
+    # caches: per-kind lookups, compiled validators (the schema is not
+    # changed after it is loaded)
+    _per_kind: dict = field(init=False, repr=False, default_factory=dict)
+    _validators: dict = field(init=False, repr=False, default_factory=dict)
+    _fast: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         raw = self.raw
+        pattern = raw.get("id_pattern", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$")
+        if not isinstance(pattern, str):
+            raise SchemaError("id_pattern must be a regular expression written as a string")
         try:
-            self.id_re = re.compile(raw.get("id_pattern", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"))
+            self.id_re = re.compile(pattern)
         except re.error as exc:
             raise SchemaError(f"id_pattern is not a valid regular expression: {exc}") from exc
+        if "kind" not in self.id_re.groupindex:
+            raise SchemaError(f"id_pattern {pattern} has no group named kind: name the part of an id that "
+                              "gives its kind, as in ^(?P<kind>[A-Z]+)-(?P<number>[0-9]{3,})$")
         self.common_fields = dict(raw.get("fields") or {})
         self.kinds = {}
         for name, k in (raw.get("kinds") or {}).items():
             k = k or {}
+            if not isinstance(k, dict):
+                raise SchemaError(f"kinds.{name} must be a mapping (statuses, fields, ...)")
             if not k.get("statuses"):
                 raise SchemaError(f"kind {name} has no statuses")
+            if k.get("color") is not None and not valid_color(k["color"]):
+                from ..common.text import yaml_text
+                raise SchemaError(f"kinds.{name}.color: {yaml_text(k['color'])} is not a colour (use #rgb, "
+                                  "#rrggbb, #rrggbbaa, rgb()/hsl() of numbers, or a CSS colour name)")
             sections = []
             for s in k.get("sections") or []:
                 if isinstance(s, str):
@@ -138,7 +201,19 @@ class Schema:
         self.claims_section = ct.get("section", "Claims")
         self.claims_columns = tuple(ct.get("columns", ("id", "claim", "strength", "support")))
         self.claims_strengths = tuple(ct.get("strengths", ("strong", "moderate", "weak")))
-        self._kind_alternation = "|".join(sorted((re.escape(k) for k in self.kinds), key=len, reverse=True))
+        # ``mention_re`` matches ``KIND-NNN`` tokens of this schema's kinds.  The
+        # left boundary (no word character or hyphen before the token) is
+        # checked by the scanner: a look-behind here makes the search 6x slower.
+        alternation = "|".join(sorted((re.escape(k) for k in self.kinds), key=len, reverse=True))
+        self.mention_re = re.compile(r"(?:%s)-[0-9]{3,}(?![\w-])" % alternation)
+        # ``mention_targets_re``: the same tokens, left boundary included, in a
+        # form whose search is led by the literal ``-`` (so it runs at the
+        # speed of a plain substring search): the kind is checked by a
+        # look-behind once a ``-`` is found.  Groups: one per kind (the one
+        # that matched holds it), then the number.
+        kinds = sorted(self.kinds, key=len, reverse=True)
+        behind = "|".join(r"(?<=(?<![\w-])(%s)-)" % re.escape(k) for k in kinds)
+        self.mention_targets_re = re.compile(r"-(?:%s)([0-9]{3,})(?![\w-])" % behind)
 
     # -- lookups -----------------------------------------------------------
     def kind_of(self, record_id: str) -> str | None:
@@ -150,7 +225,7 @@ class Schema:
         # per-kind lookups run for every record on every lint: worked out once
         # (the schema is not changed after it is loaded; callers must not
         # change what these return)
-        memo = self.__dict__.setdefault("_per_kind", {})
+        memo = self._per_kind
         key = (what, kind)
         if key not in memo:
             memo[key] = compute(kind)
@@ -188,27 +263,9 @@ class Schema:
         out += [n for n, r in self.relations_from(kind).items() if r.required and n not in out]
         return out
 
-    @cached_property
-    def mention_re(self) -> re.Pattern:
-        """Matches ``KIND-NNN`` tokens of this schema's kinds.  The left
-        boundary (no word character or hyphen before the token) is checked by
-        the scanner: a look-behind here makes the search 6x slower."""
-        return re.compile(r"(?:%s)-[0-9]{3,}(?![\w-])" % self._kind_alternation)
-
-    @cached_property
-    def mention_targets_re(self) -> re.Pattern:
-        """The same tokens as :attr:`mention_re`, left boundary included, in
-        a form whose search is led by the literal ``-`` (so it runs at the
-        speed of a plain substring search): the kind is checked by a
-        look-behind once a ``-`` is found.  Groups: one per kind (the one
-        that matched holds it), then the number."""
-        kinds = sorted(self.kinds, key=len, reverse=True)
-        behind = "|".join(r"(?<=(?<![\w-])(%s)-)" % re.escape(k) for k in kinds)
-        return re.compile(r"-(?:%s)([0-9]{3,})(?![\w-])" % behind)
-
     def validator(self, kind: str):
         """A compiled JSON-Schema validator for a kind's front matter."""
-        cache = self.__dict__.setdefault("_validators", {})
+        cache = self._validators
         if kind not in cache:
             import jsonschema
             props = {}
@@ -226,7 +283,7 @@ class Schema:
         ~30x faster than jsonschema's ``is_valid``); only a record it rejects
         goes to :meth:`validator` for the detailed errors.  ``date`` fields
         are left to the date rule, as JSON has no date type."""
-        cache = self.__dict__.setdefault("_fast", {})
+        cache = self._fast
         if kind not in cache:
             try:
                 import fastjsonschema

@@ -1,19 +1,23 @@
-"""One record, described: fields, relations with their targets' titles,
-typed backlinks, mentions in and out, and (when known) standing and checks."""
+"""One record, described as JSON-ready data: fields, relations with their
+targets' titles, typed backlinks, mentions in and out, standing and checks
+(``recordkit show``; the command renders it, :mod:`recordkit.cli.show`)."""
 from __future__ import annotations
 
-
+from .. import lifecycle as lc
+from ..common.order import id_sort_key
+from ..common.paths import display_path
+from ..common.text import path_text
 from ..corpus.model import to_plain
-
-from ..graph.build import backlinks, id_sort_key
-from ..lifecycle import requirement_text as _requirement_text
-from ..lint.output import display_path
-
-
+from ..graph.queries import backlinks
+from ..numeric.discover import citations, discover_all
+from ..numeric.results import short_verdict
+from ..numeric.store import load_results
 
 
-def describe(corpus, record_id: str) -> dict | None:
-    """A JSON-ready description of the record ``record_id``, or None."""
+def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -> dict | None:
+    """A JSON-ready description of the record ``record_id``, or None when
+    there is no such record.  ``lifecycle``: an analysis of ``corpus``
+    already made (describing many records shares one)."""
     rec = corpus.get(record_id)
     if rec is None:
         return None
@@ -40,109 +44,67 @@ def describe(corpus, record_id: str) -> dict | None:
                              "line": m.line})
     mentioned_by = sorted({src for src, _, d in g.in_edges(record_id, data=True) if d["origin"] == "body"},
                           key=id_sort_key)
-    fields = {k: to_plain(v) for k, v in rec.meta.items() if k not in schema.relations}
+    fields = to_plain({k: v for k, v in rec.meta.items() if k not in schema.relations})
     info = {
         "id": rec.id, "kind": rec.kind, "title": rec.title, "status": rec.status,
-        "path": display_path(rec.path), "fields": fields, "relations": relations, "derived": derived,
+        "path": path_text(display_path(rec.path)), "fields": fields, "relations": relations, "derived": derived,
         "backlinks": {label: [{"id": s, "title": records[s].title} for s in ids]
                       for label, ids in backlinks(corpus, record_id).items()},
         "mentions": mentions_out,
         "mentioned_by": [{"id": s, "title": records[s].title} for s in mentioned_by],
     }
-    for extra in _EXTRAS:
-        info.update(extra(corpus, rec) or {})
-    return info
+    info.update(_standing_part(lifecycle or lc.analyze(corpus), rec))
+    entries = check_entries(corpus, rec)
+    if entries:
+        info["checks"] = entries
+    return to_plain(info)
 
 
-#: functions (corpus, record) -> dict merged into a description: lifecycle
-#: standing and check results register here when their modules load.
-_EXTRAS: list = []
+def _standing_part(a: lc.Lifecycle, rec) -> dict:
+    """``standing``, ``standing_detail``, ``standings`` (every standing that
+    applies, the displayed one first), ``undermined_path``, and for a record
+    with a ``promote_when``, ``promote`` = ``{"summary", "requires": [{"text",
+    "ok", "state", "reason", "by", "index"}]}``."""
+    st = a.standing(rec.id)
+    out = {}
+    if st.state:
+        out["standing"] = st.state
+        out["standing_detail"] = st.detail
+        out["standings"] = list(st.states)
+        if st.path:
+            out["undermined_path"] = list(st.path)
+    ev = st.evaluation
+    if ev is not None and ev.promote_when.present:
+        out["promote"] = ev.to_dict()
+    return out
 
 
-def register_extra(func):
-    _EXTRAS.append(func)
-    return func
-
-
-def format_text(info: dict, width: int = 100) -> str:
-    """A plain-text rendering of :func:`describe`'s result."""
-    import textwrap
-    lines = [f"{info['id']}: {info['title']}"]
-    status = (info["status"] or "?").title()
-    note = info["fields"].get("status_note")
-    lines.append(f"  Status: {status}" + (f" — {note}" if note else ""))
-    lines.append(f"  Kind: {info['kind']}    File: {info['path']}")
-    skip = {"id", "title", "status", "status_note", "promote_when"}
-    for k, v in info["fields"].items():
-        if k in skip:
-            continue
-        if isinstance(v, list):
-            v = ", ".join(str(x) for x in v)
-        lines.append(f"  {k.replace('_', ' ').capitalize()}: {v}")
-    if info["relations"] or info["derived"]:
-        lines.append("")
-        lines.append("Relations")
-        for rel, targets in info["relations"].items():
-            for t in targets:
-                title = t["title"] if t["exists"] else "(missing)"
-                lines.append(f"  {rel}: {t['id']} — {_short(title, width - len(rel) - len(t['id']) - 8)}")
-        for rel, targets in info["derived"].items():
-            for t in targets:
-                lines.append(f"  {rel} (derived from {t['via']}): {t['id']} — {_short(t['title'], 60)}")
-    pw = info["fields"].get("promote_when")
-    if pw:
-        lines.append("")
-        lines.append("Promote when")
-        if isinstance(pw, dict):
-            if pw.get("summary"):
-                lines.extend(textwrap.wrap(str(pw["summary"]), width, initial_indent="  ", subsequent_indent="  "))
-            state = {r.get("text"): r for r in (info.get("promote") or {}).get("requires", [])}
-            for item in pw.get("requires") or []:
-                text = _requirement_text(item)
-                st = state.get(text)
-                if st is None:
-                    mark = ""
-                elif st.get("ok"):
-                    mark = "  [met]"
-                else:
-                    mark = f"  [{st.get('state') or 'unmet'}: {st.get('reason')}]"
-                lines.append(f"  requires {text}{mark}")
+def check_entries(corpus, rec) -> list[dict]:
+    """One entry per check the record cites (``checks:``), requires
+    (``promote_when`` ``check:``) or holds (a check block)."""
+    disc = discover_all(corpus)
+    cited = citations(corpus, disc.checks)
+    ids = [cid for cid, recs in cited.items() if rec.id in recs]
+    if not ids:
+        return []
+    results = load_results(corpus, disc.checks)
+    out = []
+    for cid in ids:
+        spec = disc.checks.get(cid)
+        r = results.get(cid)
+        entry = {"id": cid, "defined": spec is not None, "form": spec.form if spec else None,
+                 "claim": spec.claim if spec else "", "tolerance": spec.tolerance if spec else None,
+                 "discrepancy": None, "stale": False, "seconds": None, "message": None}
+        if spec is None:
+            entry["verdict"] = "unknown check id"
+        elif cid in disc.duplicates:
+            entry["verdict"] = "defined more than once"
+        elif r is None or r.stale:
+            entry.update(verdict=short_verdict(r), stale=r is not None)
         else:
-            lines.append(f"  {pw}")
-    if info.get("standing"):
-        lines.append("")
-        detail = info.get("standing_detail")
-        lines.append(f"Standing: {info['standing']}" + (f" — {detail}" if detail else ""))
-    if info["backlinks"]:
-        lines.append("")
-        lines.append("Backlinks")
-        for label, srcs in info["backlinks"].items():
-            lines.append(f"  {label}")
-            for s in srcs:
-                lines.append(f"    {s['id']} — {_short(s['title'], width - len(s['id']) - 7)}")
-    if info["mentions"]:
-        lines.append("")
-        lines.append("Mentions " + ", ".join(m["id"] + ("" if m["exists"] else " (missing)") for m in info["mentions"]))
-    if info["mentioned_by"]:
-        lines.append("Mentioned by " + ", ".join(m["id"] for m in info["mentioned_by"]))
-    if info.get("checks"):
-        lines.append("")
-        lines.append("Checks")
-        for c in info["checks"]:
-            d, tol = c.get("discrepancy"), c.get("tolerance")
-            measured = ""
-            if isinstance(d, (int, float)) and isinstance(tol, (int, float)):
-                measured = f" (discrepancy {d:.3g} {'≤' if d <= tol else '>'} {tol:.3g})"
-            lines.append(f"  {c['id']}: {c.get('verdict', 'unknown')}{measured}")
-    return "\n".join(lines)
-
-
-def _short(text: str, n: int) -> str:
-    n = max(n, 20)
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
-
-
-# The lifecycle (standing, promote_when state) and the numeric checks add
-# their parts of a description through register_extra.
-from . import standing  # noqa: E402,F401
-from . import checks  # noqa: E402,F401
+            entry.update(verdict=short_verdict(r), discrepancy=r.discrepancy, seconds=r.seconds,
+                         message=r.message or None)
+            if r.discrepancies:
+                entry["discrepancies"] = r.discrepancies
+        out.append(entry)
+    return out

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from ..common.gcpause import gc_paused
+from ..common.text import path_text
 from ..corpus.model import to_plain
+from ..graph.build import iter_edges
+from ..graph.queries import all_backlinks
+from ..lifecycle import standings
+from ..numeric.store import load_results
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
            "#9c755f", "#bab0ac"]
@@ -25,33 +31,10 @@ def kind_color(schema, kind: str) -> str:
     return PALETTE[h % len(PALETTE)]
 
 
-def _standings(corpus, results):
-    try:
-        from ..lifecycle import standings
-    except ImportError:
-        return {}
-    try:
-        return standings(corpus, results)
-    except TypeError:
-        return standings(corpus)
-
-
-def _results(corpus):
-    try:
-        from ..numeric.results import load_results
-    except ImportError:
-        return None
-    try:
-        return load_results(corpus)
-    except Exception:  # a corrupt results file must not stop the page
-        return None
-
-
 def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str | None = None,
                 results=None, with_standing: bool = True) -> dict:
     """The content index of ``corpus``.  ``site_urls`` maps ids to the
     relative URL of their page when a site exists."""
-    from ..corpus.loader import gc_paused
     with gc_paused():
         return _build_index(corpus, site_urls, title, results, with_standing)
 
@@ -60,9 +43,8 @@ def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
     schema = corpus.schema
     g = corpus.graph
     if results is None:
-        results = _results(corpus)
-    standing = _standings(corpus, results) if with_standing else {}
-    from ..graph.build import all_backlinks, iter_edges
+        results = load_results(corpus)
+    standing = standings(corpus, results) if with_standing else {}
     back = all_backlinks(corpus)
     relation_fields = set(schema.relations)
     skip = {"id", "title", "status", "tags"} | relation_fields
@@ -89,15 +71,15 @@ def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
                 checks.append({"id": cid, "verdict": verdict})
         nodes.append({
             "id": rid, "kind": rec.kind, "status": rec.status, "title": rec.title, "tags": rec.tags,
-            "path": rec.relpath, "url": (site_urls or {}).get(rid),
+            "path": path_text(rec.relpath), "url": (site_urls or {}).get(rid),
             "standing": getattr(st, "state", None) if st is not None else None,
             "standing_detail": getattr(st, "detail", None) if st is not None else None,
             "standing_path": list(getattr(st, "path", None) or []) if st is not None else [],
             "standings": list(getattr(st, "states", None) or []) if st is not None else [],
-            "fields": {k: to_plain(v) for k, v in rec.meta.items() if k not in skip and k != "promote_when"},
+            "fields": to_plain({k: v for k, v in rec.meta.items() if k not in skip and k != "promote_when"}),
             "relations": {rel: [t.id for t in ts] for rel, ts in rec.relations.items()},
             "backlinks": back.get(rid, {}),
-            "promote": promote,
+            "promote": to_plain(promote),
             "checks": checks,
         })
     links = [{"source": u, "target": v, "relation": d["relation"], "origin": d["origin"]}

@@ -6,46 +6,23 @@ and the cached results (``.recordkit/checks.json``).  ``recordkit check`` or
 """
 from __future__ import annotations
 
-from difflib import get_close_matches
-
+from ...common.didyoumean import near_words
+from ...numeric.discover import cited_checks
+from ..involve import check_key
 from ..registry import rule
 
 
 def _discovery(ctx):
-    from ...numeric.discover import discover_all
-    disc = ctx.cached("check_discovery", lambda: discover_all(ctx.corpus))
-    ctx.memo.setdefault("checks", disc.checks)
-    return disc
+    return ctx.check_discovery
 
 
 def _results(ctx):
-    if ctx.check_results is not None:
-        return ctx.check_results
-    from ...numeric.results import load_results
-    disc = _discovery(ctx)
-    return ctx.cached("check_results", lambda: load_results(ctx.corpus, disc.checks))
-
-
-def _cited(rec):
-    from ...numeric.discover import cited_checks
-    return cited_checks(rec)
+    return ctx.results
 
 
 def _held(ctx, rec):
     """The block checks ``rec`` holds (every definition, duplicates included)."""
-    by_path = ctx.cached("check_blocks_by_path", lambda: _blocks_by_path(_discovery(ctx)))
-    return by_path.get(str(rec.path), [])
-
-
-def _blocks_by_path(disc) -> dict:
-    out: dict = {}
-    specs = list(disc.checks.values()) + [s for dups in disc.duplicates.values() for s in dups[1:]]
-    for s in specs:
-        if s.form == "block":
-            out.setdefault(s.path, []).append(s)
-    for v in out.values():
-        v.sort(key=lambda s: s.line)
-    return out
+    return ctx.check_blocks_by_path.get(str(rec.path), [])
 
 
 def _fence_pos(rec, line: int):
@@ -58,10 +35,10 @@ def _items(ctx, rec):
     """(check id, position, how) for every check ``rec`` is answerable for:
     the items of its ``checks:`` list, then the block checks it holds (at
     their fence lines)."""
-    memo = ctx.memo.setdefault("check_items", {})   # three rules ask, per record
+    memo = ctx.check_items   # three rules ask, per record
     out = memo.get(id(rec))
     if out is None:
-        out = [(cid, pos, "cited") for cid, pos in _cited(rec)]
+        out = [(cid, pos, "cited") for cid, pos in cited_checks(rec)]
         for spec in _held(ctx, rec):
             out.append((spec.id, _fence_pos(rec, spec.line), "block"))
         memo[id(rec)] = out
@@ -101,11 +78,11 @@ def unknown_check(ctx, rec):
     """
     disc = _discovery(ctx)
     out = []
-    for cid, pos in _cited(rec):
+    for cid, pos in cited_checks(rec):
         if cid in disc.duplicates:
-            out.append(ctx.diag("RK501", disc.duplicate_message(cid), rec, pos))
+            out.append(ctx.diag("RK501", disc.duplicate_message(cid), rec, pos, about=(check_key(cid),)))
         elif cid not in disc.checks:
-            near = get_close_matches(cid, list(disc.checks), n=1, cutoff=0.6)
+            near = near_words(cid, disc.checks)
             hint = f" (did you mean {near[0]}?)" if near else ""
             unreadable = [p for p in disc.problems if p.record is None]
             note = ""
@@ -113,10 +90,11 @@ def unknown_check(ctx, rec):
                 import os
                 p = unreadable[0]
                 note = f"; note: {os.path.relpath(p.path, ctx.config.base)}:{p.line}: {p.message}"
-            out.append(ctx.diag("RK501", f"unknown check id {cid!r}{hint}{note}", rec, pos))
+            out.append(ctx.diag("RK501", f"unknown check id `{cid}`{hint}{note}", rec, pos, about=(check_key(cid),)))
     for spec in _held(ctx, rec):
         if spec.id in disc.duplicates:
-            out.append(ctx.diag("RK501", disc.duplicate_message(spec.id), rec, _fence_pos(rec, spec.line)))
+            out.append(ctx.diag("RK501", disc.duplicate_message(spec.id), rec, _fence_pos(rec, spec.line),
+                                about=(check_key(spec.id),)))
     for p in disc.problems:
         if p.record == rec.id and p.path == str(rec.path):
             out.append(ctx.diag("RK501", p.message, rec, _fence_pos(rec, p.line)))
@@ -169,10 +147,10 @@ def check_failed(ctx, rec):
         if d is not None and d == d and abs(d) != float("inf"):
             msg = f"check {cid} failed: discrepancy {d:.3g} > tolerance {tol:.3g}"
             if r.worst is not None:
-                msg += f" (entry {r.worst!r})"
+                msg += f" (entry `{r.worst}`)"
         else:
             msg = f"check {cid} failed: {r.message or 'discrepancy is not finite'}"
-        out.append(ctx.diag("RK502", msg, rec, pos))
+        out.append(ctx.diag("RK502", msg, rec, pos, about=(check_key(cid),)))
     return out
 
 
@@ -209,7 +187,8 @@ def check_broken(ctx, rec):
         r, known = _current(ctx, cid)
         if not known or r is None or r.stale or r.verdict not in words:
             continue
-        out.append(ctx.diag("RK503", f"check {cid} {words[r.verdict]}: {r.message}", rec, pos))
+        out.append(ctx.diag("RK503", f"check {cid} {words[r.verdict]}: {r.message}", rec, pos,
+                            about=(check_key(cid),)))
     return out
 
 
@@ -247,8 +226,10 @@ def check_result_missing(ctx, rec):
         if not known:
             continue
         if r is None:
-            out.append(ctx.diag("RK504", f"check {cid} has no result: run `recordkit check {cid}`", rec, pos))
+            out.append(ctx.diag("RK504", f"check {cid} has no result: run `recordkit check {cid}`", rec, pos,
+                                about=(check_key(cid),)))
         elif r.stale:
             out.append(ctx.diag("RK504", f"result of check {cid} is stale (its source changed since it ran; "
-                                         f"last verdict {r.verdict}): run `recordkit check {cid}`", rec, pos))
+                                         f"last verdict {r.verdict}): run `recordkit check {cid}`", rec, pos,
+                                about=(check_key(cid),)))
     return out

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from difflib import get_close_matches
-
-from ...common.writes import offset_of
+from ...common.didyoumean import near_words
+from ...common.text import kind_of, plain_key, shown, yaml_text
+from ...common.textpos import eol_of, offset_of
 from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
@@ -80,7 +80,7 @@ def missing_required_field(ctx, rec):
 
 
 def _type_errors(ctx, rec, kind):
-    cache = ctx.memo.setdefault("type_errors", {})
+    cache = ctx.type_errors
     if id(rec) in cache:
         return cache[id(rec)]
     if ctx.schema.fast_validator(kind.name)(rec.meta):
@@ -89,24 +89,6 @@ def _type_errors(ctx, rec, kind):
         errs = list(ctx.schema.validator(kind.name).iter_errors(rec.meta))
     cache[id(rec)] = errs
     return errs
-
-
-def _describe(value) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return "a date"
-    return "null" if value is None else type(value).__name__
 
 
 @rule("RK202", "wrong-field-type", "error", fixable=True, local=True)
@@ -156,7 +138,7 @@ def wrong_field_type(ctx, rec):
         if e.validator == "minLength":
             continue  # RK201 reports empty values
         seen.add(path)
-        dotted = ".".join(str(p) for p in path)
+        dotted = ".".join(plain_key(p) for p in path)
         fix = None
         value = e.instance
         if e.validator == "type" and len(path) == 1 and spec.get("list") and isinstance(value, str):
@@ -168,20 +150,51 @@ def wrong_field_type(ctx, rec):
                 fix = Fix(start, end, f"[{old}]", f"wrap `{top}` in a list")
         if e.validator == "type":
             want = e.validator_value
-            want = " or ".join(want) if isinstance(want, list) else want
-            want = {"array": "a list", "object": "a mapping", "string": "a string", "integer": "an integer",
-                    "number": "a number", "boolean": "a boolean"}.get(want, want)
-            msg = f"`{dotted}` must be {want}, not {_describe(value)}"
+            want = " or ".join(_TYPE_WORDS.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
+            msg = f"`{dotted}` must be {want}, not {kind_of(value)}"
         elif e.validator == "enum":
-            near = get_close_matches(str(value), [str(x) for x in e.validator_value], n=1)
+            near = near_words(str(value), [str(x) for x in e.validator_value])
             hint = f" (did you mean {near[0]}?)" if near else ""
-            msg = f"`{dotted}` is {value!r}, not one of {', '.join(map(str, e.validator_value))}{hint}"
+            msg = f"`{dotted}` is {shown(value)}, not one of {', '.join(map(str, e.validator_value))}{hint}"
             if near and str(value).strip().lower() == near[0].lower() and len(path) == 1:
                 fix = _scalar_fix(rec, path, near[0], f"`{dotted}`: {value} → {near[0]}")
-        else:   # required, additionalProperties, and the rest: jsonschema's own words
-            msg = f"`{dotted}`: {e.message}"
+        else:   # the rest, in words (jsonschema's own messages quote Python reprs)
+            msg = _schema_message(dotted, e)
         out.append(ctx.diag("RK202", msg, rec, rec.value_pos(*path), fix=fix))
     return out
+
+
+_TYPE_WORDS = {"array": "a list", "object": "a mapping", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "a boolean", "null": "empty", "date": "a date"}
+
+
+def _schema_message(dotted: str, e) -> str:
+    """A jsonschema error in words, with values shown as YAML."""
+    v, want = e.instance, e.validator_value
+    what = e.validator
+    if what == "required":
+        missing = [k for k in want if not (isinstance(v, dict) and k in v)]
+        return f"`{dotted}` needs {', '.join(f'`{k}`' for k in missing) or 'more keys'}"
+    if what == "additionalProperties" and isinstance(v, dict):
+        known = set((e.schema or {}).get("properties") or {})
+        extra = [plain_key(k) for k in v if k not in known]
+        return f"`{dotted}` has unknown key{'s' if len(extra) != 1 else ''} {', '.join(f'`{k}`' for k in extra)}"
+    if what in ("minItems", "maxItems"):
+        return f"`{dotted}` has {len(v)} item{'s' if len(v) != 1 else ''}, " \
+               f"{'at least' if what == 'minItems' else 'at most'} {want} wanted"
+    if what in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        rel = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
+               "exclusiveMaximum": "less than"}[what]
+        return f"`{dotted}` is {shown(v)}, not {rel} {want}"
+    if what == "maxLength":
+        return f"`{dotted}` is longer than {want} characters"
+    if what == "pattern":
+        return f"`{dotted}` is {shown(v)}, which does not match the pattern {want}"
+    if what == "uniqueItems":
+        return f"`{dotted}` lists the same item more than once"
+    if what == "const":
+        return f"`{dotted}` is {shown(v)}, not {shown(want)}"
+    return f"`{dotted}` is {shown(v)}, which the schema's `{what}: {yaml_text(want)}` does not allow"
 
 
 @rule("RK203", "unknown-field", "warning", local=True)
@@ -191,7 +204,9 @@ def unknown_field(ctx, rec):
     ## What it does
     Reports a front-matter key that is neither a common field, a field of the
     record's kind, nor a relation the kind may declare, and suggests the
-    closest known name.
+    closest known name.  A key YAML reads as something other than a name
+    (`1:`, `true:`, `null:`, `2026-01-01:`) is reported as such: quote it or
+    rename it.
 
     ## Why is this bad
     A misspelt field is silently ignored: `soruce: LIT-849` is not a source,
@@ -215,14 +230,19 @@ def unknown_field(ctx, rec):
     fields = ctx.schema.fields_for(kind.name)
     out = []
     for key in rec.meta:
+        if not isinstance(key, str):
+            text = plain_key(key)
+            out.append(ctx.diag("RK203", f"field name `{text}` is read by YAML as {kind_of(key)}, not a name: "
+                                         f"quote it (`\"{text}\":`) or rename it", rec, rec.key_pos(key)))
+            continue
         if key in fields:
             continue
-        skey = str(key)
+        skey = key
         rel = ctx.schema.relations.get(skey)
         if rel is not None:
             msg = f"relation `{skey}` is not declared by a {kind.name} (only by {', '.join(rel.sources)})"
         else:
-            near = get_close_matches(skey, list(fields), n=1, cutoff=0.6)
+            near = near_words(skey, fields)
             msg = f"unknown field `{skey}` for a {kind.name}" + (f" (did you mean `{near[0]}`?)" if near else "")
         out.append(ctx.diag("RK203", msg, rec, rec.key_pos(skey)))
     return out
@@ -260,12 +280,12 @@ def invalid_status(ctx, rec):
     cands = list(kind.statuses)
     low = status.strip().lower()
     exact = [s for s in cands if s.lower() == low]
-    near = exact or get_close_matches(low, cands, n=2, cutoff=0.75)
+    near = exact or near_words(low, cands, n=2, for_fix=True)
     fix = None
     if exact or (len(near) == 1):
         fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}")
     hint = f" (did you mean {near[0]}?)" if near else ""
-    return [ctx.diag("RK204", f"status {status!r} is not one of {', '.join(cands)} for a {kind.name}{hint}",
+    return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for a {kind.name}{hint}",
                      rec, rec.value_pos("status"), fix=fix)]
 
 
@@ -307,7 +327,9 @@ def invalid_date(ctx, rec):
                 continue
             except ValueError:
                 pass
-        out.append(ctx.diag("RK205", f"`{name}` is {v!r}, not a date (YYYY-MM-DD)", rec, rec.value_pos(name)))
+        what = "" if isinstance(v, str) or isinstance(v, dict) else f" ({kind_of(v)})"
+        out.append(ctx.diag("RK205", f"`{name}` is {shown(v)}{what}, not a date (YYYY-MM-DD)", rec,
+                            rec.value_pos(name)))
     return out
 
 
@@ -354,7 +376,7 @@ def tag_not_kebab_case(ctx, rec):
             continue
         k = kebab(t)
         fix = _scalar_fix(rec, path, k, f"tag {t} → {k}") if KEBAB_RE.match(k) else None
-        out.append(ctx.diag("RK206", f"tag {t!r} is not kebab-case" + (f" (use {k!r})" if fix else ""),
+        out.append(ctx.diag("RK206", f"tag {shown(t)} is not kebab-case" + (f" (use `{k}`)" if fix else ""),
                             rec, rec.value_pos(*path), fix=fix))
     return out
 
@@ -404,12 +426,20 @@ def missing_section(ctx, rec):
     return out
 
 
+def _final_eol(text: str) -> str:
+    """The line break that ends ``text`` in its own style: CRLF in a CRLF
+    file (only the LF when the text already ends with its CR)."""
+    eol = eol_of(text)
+    return "\n" if eol == "\r\n" and text.endswith("\r") else eol
+
+
 @rule("RK208", "missing-final-newline", "warning", fixable=True, local=True)
 def missing_final_newline(ctx, rec):
     """The file does not end with a newline.
 
     ## What it does
-    Checks that the file's last character is a newline.  `--fix` adds one.
+    Checks that the file's last character is a newline.  `--fix` adds one,
+    in the file's line-ending style (CRLF when its first line ends so).
 
     ## Why is this bad
     Tools that append to or concatenate files, and `git diff` ("No newline at
@@ -426,5 +456,5 @@ def missing_final_newline(ctx, rec):
         line = text.count("\n") + 1
         col = len(text) - (text.rfind("\n") + 1) + 1
         return [ctx.diag("RK208", "no newline at end of file", rec, (line, col, line, col),
-                         fix=Fix(len(text), len(text), "\n", "add a final newline"))]
+                         fix=Fix(len(text), len(text), _final_eol(text), "add a final newline"))]
     return None

@@ -1,8 +1,8 @@
 """RK1xx: the file itself — front matter present and readable, a good id."""
 from __future__ import annotations
 
-from difflib import get_close_matches
-
+from ...common.didyoumean import near_words
+from ...common.text import kind_of, yaml_text
 from ..registry import rule
 
 
@@ -88,6 +88,35 @@ def invalid_utf8(ctx):
     """
 
 
+@rule("RK109", "file-not-read", "error", scope="load")
+def file_not_read(ctx):
+    """A `*.md` path under the record root is not a regular file, or is larger than `max_file_size`.
+
+    ## What it does
+    Reports a path named like a record that recordkit does not read: a named
+    pipe (FIFO), a device, a socket, a symbolic link to one of these (such
+    as a link to `/dev/zero`), or a file larger than the `max_file_size`
+    configuration setting (4 MB unless set).  A symbolic link to a regular
+    file is read like the file, wherever the file is.
+
+    ## Why is this bad
+    Reading a named pipe waits for a writer that never comes; reading a
+    device may never end; a file of many megabytes is not a note but a data
+    dump or an accident, and would make every command slow.  Nothing in the
+    file reaches the graph.
+
+    ## Example
+    `records/note/NOTE-001.md` is a link to `/dev/zero`, or a 50 MB export
+    pasted into a note.
+
+    ## Use instead
+    Replace the link by the record it should be, move the data out of the
+    record folder (or exclude it with `[tool.recordkit.lint] exclude`), or
+    raise `max_file_size` in the configuration if the file really is a
+    record.
+    """
+
+
 @rule("RK104", "front-matter-not-mapping", "error", scope="load")
 def front_matter_not_mapping(ctx):
     """The front matter is empty, or a list or scalar instead of a mapping.
@@ -137,11 +166,31 @@ def invalid_id(ctx, rec):
     ```
     """
     rid = rec.meta.get("id")
-    if rid is None:
-        return [ctx.diag("RK105", f"`id` is missing (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else "`id` is missing", rec, rec.key_pos())]
-    if not isinstance(rid, str) or not ctx.schema.id_re.match(rid):
-        return [ctx.diag("RK105", f"`id` {rid!r} is not of the form KIND-NNN (at least three digits)", rec, rec.value_pos("id"))]
+    expected = f" (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else ""
+    if rid is None and "id" not in rec.meta:
+        return [ctx.diag("RK105", f"`id` is missing{expected}", rec, rec.key_pos())]
+    if rid is None or (isinstance(rid, str) and not rid.strip()):
+        return [ctx.diag("RK105", f"`id` is empty{expected}", rec, rec.value_pos("id"))]
+    if not isinstance(rid, str):
+        # `id: 001` is the integer 1 to YAML, `id: 2026-01-01` a date: say so,
+        # quoting what the file says rather than what YAML made of it
+        written = _written(rec, ("id",)) or yaml_text(rid)
+        return [ctx.diag("RK105", f"`id` `{written}` is read by YAML as {kind_of(rid)}, not as text: quote it "
+                                  f"(`id: \"{written}\"`); an id is KIND-NNN (at least three digits){expected}",
+                         rec, rec.value_pos("id"))]
+    if not ctx.schema.id_re.match(rid):
+        return [ctx.diag("RK105", f"`id` `{yaml_text(rid)}` is not of the form KIND-NNN (at least three digits)",
+                         rec, rec.value_pos("id"))]
     return None
+
+
+def _written(rec, path) -> str | None:
+    """The text of the scalar at ``path`` as the file spells it (one line)."""
+    line, col, end_line, end_col = rec.value_pos(*path)
+    if line != end_line:
+        return None
+    text = rec.line_text(line)[col - 1:end_col - 1].strip()
+    return text or None
 
 
 @rule("RK106", "id-file-mismatch", "error", local=True)
@@ -196,7 +245,8 @@ def duplicate_id(ctx):
         if len(recs) > 1:
             for rec in recs:
                 others = ", ".join(o.relpath for o in recs if o is not rec)
-                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id")))
+                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id"),
+                                    about=(rid,)))
     return out
 
 
@@ -229,7 +279,7 @@ def unknown_kind(ctx, rec):
         return None
     m = ctx.schema.id_re.match(rid)
     if m and m.group("kind") not in ctx.schema.kinds:
-        near = get_close_matches(m.group("kind"), list(ctx.schema.kinds), n=1)
+        near = near_words(m.group("kind"), ctx.schema.kinds)
         hint = f" (did you mean {near[0]}?)" if near else ""
         return [ctx.diag("RK108", f"kind {m.group('kind')} is not in the schema{hint}", rec, rec.value_pos("id"))]
     return None

@@ -4,24 +4,29 @@ these rules only place its findings."""
 from __future__ import annotations
 
 from ... import lifecycle as lc
+from ..involve import check_key, links_key
 from ..registry import rule
 
 
 def _lifecycle(ctx) -> lc.Lifecycle:
-    """One analysis per lint run, shared by the rules.  ``ctx.check_results``
-    None means "load the cached results when a check: item needs them"."""
-    return ctx.cached("lifecycle.analysis", lambda: lc.Lifecycle(ctx.corpus, results=ctx.check_results,
-                                                                 specs=_specs(ctx)))
+    """One analysis per lint run, shared by the rules (``ctx.lifecycle``)."""
+    return ctx.lifecycle
 
 
-def _specs(ctx):
-    """The check discovery the RK5xx rules share (one per lint run), or None
-    (discovered later, if a check: item needs it)."""
-    try:
-        from ...numeric.discover import discover_all
-    except ImportError:
-        return None
-    return ctx.cached("check_discovery", lambda: discover_all(ctx.corpus)).checks
+def _about(rec) -> list[str]:
+    """What a lifecycle finding on ``rec`` depends on besides ``rec``: the
+    records it points at (``promoted_by`` among them), the records that
+    point at it (a ``record:`` requirement), and the checks and claims its
+    ``promote_when`` names."""
+    out = [links_key(rec.id)]
+    for targets in rec.relations.values():
+        out.extend(t.id for t in targets)
+    for req in lc.parse_promote_when(rec.get(lc.PROMOTE_FIELD)).requires:
+        if isinstance(req.check, str):
+            out.append(check_key(req.check))
+        if isinstance(req.claim, str):
+            out.append(req.claim)
+    return sorted(set(out))
 
 
 def _status_pos(rec):
@@ -78,10 +83,10 @@ def unmet_promote_requirement(ctx, rec):
         pos = lc.span(rec, item.requirement.where)   # (may parse the YAML again: only when reporting)
         if item.state == lc.UNMET:
             out.append(ctx.diag("RK401", f"{rec.id} is active but its requirement '{item.text}' is unmet: "
-                                         f"{item.reason}", rec, pos))
+                                         f"{item.reason}", rec, pos, about=_about(rec)))
         else:
             d = ctx.diag("RK401", f"{rec.id} is active but its requirement '{item.text}' is unknown: "
-                                  f"{item.reason}", rec, pos)
+                                  f"{item.reason}", rec, pos, about=_about(rec))
             d.severity = "warning"   # nothing is known to be wrong: see the rule's doc
             out.append(d)
     return out
@@ -166,7 +171,9 @@ def malformed_promote_when(ctx, rec):
     if not a.in_lifecycle(rec):
         return []
     ev = a.evaluate_record(rec)
-    return [ctx.diag("RK403", f"malformed promote_when: {p.message}", rec, lc.span(rec, p.where, p.at_key))
+    about = _about(rec) if ev.problems else ()
+    return [ctx.diag("RK403", f"malformed promote_when: {p.message}", rec, lc.span(rec, p.where, p.at_key),
+                     about=about)
             for p in ev.problems]
 
 
@@ -204,7 +211,7 @@ def ready_to_promote(ctx, rec):
     if not ev.ready:
         return []
     return [ctx.diag("RK404", f"{rec.id} is ready to promote: {lc._all_hold(len(ev.items))} "
-                              f"(recordkit promote {rec.id} --apply)", rec, _status_pos(rec))]
+                              f"(recordkit promote {rec.id} --apply)", rec, _status_pos(rec), about=_about(rec))]
 
 
 def _required_by_status(schema, kind: str, status: str) -> list[str]:
@@ -306,5 +313,6 @@ def builds_on_broken(ctx, rec):
         for t in targets:
             target = records.get(t.id)
             if target is not None and target.status in broken and t.id != rec.id:
-                out.append(ctx.diag("RK406", f"builds on {t.id} ({name}), which is {target.status}", rec, t.pos))
+                out.append(ctx.diag("RK406", f"builds on {t.id} ({name}), which is {target.status}", rec, t.pos,
+                                    about=(t.id,)))
     return out

@@ -51,7 +51,7 @@ def query_block_failed(ctx):
     ```
     ````
     """
-    from ...emit.query import database_for, evaluate_blocks, query_blocks
+    from ...sql.query import database_for, evaluate_blocks, query_blocks
     recs = [r for r in ctx.corpus.files if r.ok and may_hold_queries(r) and query_blocks(r)]
     if not recs:
         return []

@@ -1,18 +1,15 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
+from ...graph.cycles import cycles
+from ..involve import links_key
 from ..registry import rule
 
 
 def _near(ctx, target: str, exclude: str | None = None) -> str:
     """" (did you mean X?)" for the existing id one edit away from ``target``
     (a digit or letter changed, dropped, added, or two swapped), or ""."""
-    memo = ctx.memo.setdefault("near_ids", {})
-    key = (target, exclude)
-    if key not in memo:
-        from ...common.didyoumean import did_you_mean
-        memo[key] = did_you_mean(ctx.corpus, target, exclude)
-    return memo[key]
+    return ctx.near_id_hint(target, exclude)
 
 
 @rule("RK301", "dangling-relation", "error")
@@ -48,7 +45,8 @@ def dangling_relation(ctx, rec):
             continue
         for t in targets:
             if t.id not in records and t.id != rec.id:
-                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos))
+                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos,
+                                    about=(t.id,)))
     return out
 
 
@@ -88,7 +86,7 @@ def relation_kind_not_allowed(ctx, rec):
             tgt = records.get(t.id)
             if tgt is not None and tgt is not rec and not rel.allows_target(tgt.kind or ""):
                 out.append(ctx.diag("RK302", f"`{rel_name}` may point at {', '.join(rel.targets)}, "
-                                             f"not at {t.id} (a {tgt.kind})", rec, t.pos))
+                                             f"not at {t.id} (a {tgt.kind})", rec, t.pos, about=(t.id,)))
     return out
 
 
@@ -114,26 +112,6 @@ def self_relation(ctx, rec):
     """
     return [ctx.diag("RK303", f"`{rel}` names the record itself", rec, t.pos)
             for rel, targets in rec.relations.items() for t in targets if t.id == rec.id]
-
-
-def _cyclic_core(succ: dict[str, dict]) -> dict[str, dict]:
-    """The edges left after repeatedly removing nodes with no edge out (they
-    lie on no cycle): empty exactly when the graph has no cycle.  This keeps
-    networkx (0.13 s to import) out of every lint of a record without cycles."""
-    succ = {u: dict(vs) for u, vs in succ.items()}
-    pred: dict[str, list] = {}
-    for u, vs in succ.items():
-        for v in vs:
-            pred.setdefault(v, []).append(u)
-    sinks = [v for v in pred if not succ.get(v)]
-    while sinks:
-        v = sinks.pop()
-        for u in pred.pop(v, ()):
-            out = succ[u]
-            out.pop(v, None)
-            if not out:
-                sinks.append(u)
-    return {u: vs for u, vs in succ.items() if vs}
 
 
 @rule("RK304", "relation-cycle", "error", scope="corpus")
@@ -172,21 +150,14 @@ def relation_cycle(ctx):
                 if t.id in records and t.id != rid:
                     succ.setdefault(rid, {})[t.id] = None
                     pos.setdefault((rid, t.id), t.pos)
-        succ = _cyclic_core(succ)
-        if not succ:
-            continue
-        import networkx as nx   # only when there is a cycle to name
-        g = nx.DiGraph()
-        g.add_edges_from((u, v) for u, vs in succ.items() for v in vs)
-        for comp in nx.strongly_connected_components(g):
-            if len(comp) < 2:
-                continue
-            start = min(comp)
-            cyc = nx.find_cycle(g.subgraph(comp), source=start)
+        for comp, cyc in cycles(succ):
             ids = [u for u, _ in cyc] + [cyc[0][0]]
             u, v = cyc[-1]
             rec = records[u]
-            out.append(ctx.diag("RK304", f"cycle in `{name}`: {' → '.join(ids)}", rec, pos[(u, v)]))
+            # about every record of the strongly connected component: an edit
+            # to any of them may close or open this cycle
+            out.append(ctx.diag("RK304", f"cycle in `{name}`: {' → '.join(ids)}", rec, pos[(u, v)],
+                                about=sorted(comp)))
     return out
 
 
@@ -225,7 +196,7 @@ def dangling_mention(ctx, rec):
         if m.target not in records:
             what = "wikilink" if m.form == "wikilink" else "mention"
             out.append(ctx.diag("RK305", f"{what} of {m.target}, which does not exist{_near(ctx, m.target, rec.id)}",
-                                rec, (m.line, m.col, m.line, m.end_col)))
+                                rec, (m.line, m.col, m.line, m.end_col), about=(m.target,)))
     return out
 
 
@@ -286,5 +257,6 @@ def isolated_record(ctx):
     """
     from ...graph.edges import linked_ids
     linked = linked_ids(ctx.corpus)
-    return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"))
+    return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"),
+                     about=(links_key(rid),))
             for rid, rec in ctx.records.items() if rid not in linked]

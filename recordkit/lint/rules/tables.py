@@ -1,22 +1,22 @@
 """RK6xx: the claims table of a NOTE."""
 from __future__ import annotations
 
-from difflib import get_close_matches
-
+from ...common.didyoumean import near_words
+from ...common.text import shown
 from ...corpus.sections import first_table, section_text
 from ..registry import rule
 
 
 def _claims_table(ctx, rec):
-    key = ("claims_table", id(rec))
-    if key in ctx.memo:
-        return ctx.memo[key]
+    key = id(rec)
+    if key in ctx.claims_tables:
+        return ctx.claims_tables[key]
     found = None
-    if rec.kind == "NOTE" or rec.kind in ctx.memo.get("claims_kinds", ()):
+    if rec.kind == "NOTE" or rec.kind in ctx.claims_kinds:
         sec = section_text(rec, ctx.schema.claims_section)
         if sec is not None:
             found = first_table(*sec)
-    ctx.memo[key] = found
+    ctx.claims_tables[key] = found
     return found
 
 
@@ -101,9 +101,9 @@ def claims_table_strength(ctx, rec):
             continue
         v = row.cells[k]
         if v.strip().lower().strip("*_ ") not in allowed:
-            near = get_close_matches(v.lower(), list(allowed), n=1)
+            near = near_words(v.lower(), allowed)
             hint = f" (did you mean {near[0]}?)" if near else ""
             col = row.cols[k]
-            out.append(ctx.diag("RK602", f"strength {v!r} is not one of {', '.join(allowed)}{hint}", rec,
+            out.append(ctx.diag("RK602", f"strength {shown(v.strip())} is not one of {', '.join(allowed)}{hint}", rec,
                                 (row.line, col, row.line, col + len(v))))
     return out

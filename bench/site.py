@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Bench of ``recordkit build`` (issue: 10,000 records ≤ 10 s cold on 2
+cores, ≤ 1.5 s for a fresh build after a one-file edit, peak memory ≤ 500 MB),
+beside mkdocs on the same 1,000 records and the markdown floor.
+
+    python bench/site.py [--count 10000] [--runs 3] [--compare 1000] [--no-mkdocs]
+
+Prints, measured in one run:
+- the markdown floor: every body of the N records rendered by plain
+  markdown-it-py (CommonMark) in one process, what the issue calls "≈ 9 s on
+  one core" at 10,000;
+- ``recordkit build`` cold (empty folder) in a fresh process: median, and
+  peak memory of the whole process tree (rusage of the children);
+- ``recordkit build`` again after one record's body was edited, in a fresh
+  process (the incremental path), median;
+- at ``--compare`` records: recordkit cold and ``mkdocs build`` on the same
+  Markdown files (skipped when mkdocs is not installed: ``pip install mkdocs``),
+  and the ratio.
+The machine yardstick of the other benches (yaml.load of every front matter)
+is printed beside, to show how fast the machine was.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import compile_package, synthetic, yaml_reference
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def run_build(root: Path, out: Path) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (kB) of the process tree, stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "recordkit", "--root", str(root), "build", "-o", str(out), "-q"],
+                          capture_output=True, text=True, env=_env(), cwd=tempfile.gettempdir())
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if proc.returncode != 0:
+        raise SystemExit(f"recordkit build failed:\n{proc.stderr[-2000:]}")
+    return wall, max(after, before), proc.stderr
+
+
+def peak_rss(root: Path, out: Path) -> int:
+    """Peak resident memory of one build, parent and helpers, in MB (from
+    /usr/bin/time when present, else the parent's rusage)."""
+    timer = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
+    cmd = [sys.executable, "-m", "recordkit", "--root", str(root), "build", "-o", str(out), "-q"]
+    if timer:
+        proc = subprocess.run([timer, "-v", *cmd], capture_output=True, text=True, env=_env())
+        for line in proc.stderr.splitlines():
+            if "Maximum resident set size" in line:
+                return int(line.split()[-1]) // 1024
+    run_build(root, out)
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+
+
+def markdown_floor(root: Path) -> float:
+    from markdown_it import MarkdownIt
+    md = MarkdownIt("commonmark")
+    bodies = []
+    for p in sorted(root.rglob("*.md")):
+        t = p.read_text(encoding="utf-8")
+        if t.startswith("---"):
+            end = t.find("\n---", 4)
+            t = t[end + 4:] if end > 0 else t
+        bodies.append(t)
+    t0 = time.perf_counter()
+    for b in bodies:
+        md.render(b)
+    return time.perf_counter() - t0
+
+
+def edit_one(root: Path, k: int) -> None:
+    p = sorted((root / "question").glob("*.md"))[0]
+    text = p.read_text(encoding="utf-8")
+    p.write_text(text.rstrip("\n") + f"\n\nAn edit for the bench, number {k}.\n", encoding="utf-8")
+
+
+def mkdocs_build(root: Path, work: Path) -> float | None:
+    try:
+        import mkdocs  # noqa: F401
+    except ImportError:
+        return None
+    docs = work / "docs"
+    shutil.copytree(root, docs, ignore=shutil.ignore_patterns(".*"))
+    (docs / "index.md").write_text("# Home\n", encoding="utf-8")
+    (work / "mkdocs.yml").write_text("site_name: bench\nuse_directory_urls: false\n", encoding="utf-8")
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(work / "site")], cwd=work,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        print(f"mkdocs build failed: {proc.stderr[-500:]}")
+        return None
+    return wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--compare", type=int, default=1000)
+    ap.add_argument("--no-mkdocs", action="store_true")
+    args = ap.parse_args()
+    compile_package()
+    root = synthetic(args.count)
+    print(f"machine yardstick (yaml.load of every front matter): {yaml_reference(root, 1):.2f} s")
+    floor = markdown_floor(root)
+    print(f"markdown floor: plain markdown-it-py over {args.count} bodies on one core: {floor:.2f} s")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        work = tmp / "records"
+        shutil.copytree(root, work, ignore=shutil.ignore_patterns(".complete"))
+        cold = []
+        for k in range(args.runs):
+            out = tmp / f"cold-{k}"
+            wall, _, _ = run_build(work, out)
+            cold.append(wall)
+            if k < args.runs - 1:
+                shutil.rmtree(out)
+        print(f"recordkit build, {args.count} records, cold: median {statistics.median(cold):.2f} s "
+              f"(runs {', '.join(f'{x:.2f}' for x in cold)}; target ≤ 10 s) — "
+              f"{statistics.median(cold) / floor:.2f}x the markdown floor")
+        out = tmp / f"cold-{args.runs - 1}"
+        warm = []
+        for k in range(args.runs):
+            edit_one(work, k)
+            wall, _, err = run_build(work, out)
+            warm.append(wall)
+        print(f"recordkit build after a one-file edit, fresh process: median {statistics.median(warm):.2f} s "
+              f"(runs {', '.join(f'{x:.2f}' for x in warm)}; target ≤ 1.5 s)")
+        shutil.rmtree(out)
+        print(f"peak memory of a cold build (parent and helpers, the largest): {peak_rss(work, out)} MB "
+              f"(target ≤ 500 MB)")
+    if args.no_mkdocs:
+        return
+    small = synthetic(args.compare)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        rk, _, _ = run_build(small, tmp / "rk")
+        mk = mkdocs_build(small, tmp / "mk")
+        if mk is None:
+            print(f"{args.compare} records: recordkit {rk:.2f} s; mkdocs not installed (pip install mkdocs)")
+        else:
+            print(f"{args.compare} records: recordkit {rk:.2f} s, mkdocs {mk:.2f} s: "
+                  f"recordkit is {mk / rk:.1f}x faster")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""``recordkit build``: publish the record as a static site."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .context import fast_exit, pass_ctx
+
+
+@click.command("build")
+@click.option("-o", "--out", type=click.Path(file_okay=False), default=None,
+              help="Folder to write the site to (default: site.out of the configuration, else ./site).")
+@click.option("--dates", type=click.Choice(["fields", "git"]), default=None,
+              help="Dates of records: from updated/created (fields), or from one git log pass (git).")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Processes to render with.")
+@click.option("--force", is_flag=True, help="Write into a non-empty folder that holds no recordkit site.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@pass_ctx
+def command(ctx, out, dates, jobs, force, quiet):
+    """Build the static site: a page per record, lists, search, graph."""
+    from ..emit.site import build_site
+    from ..emit.site.writer import NotASite
+    try:
+        report = build_site(ctx.config, out, corpus=ctx.load_corpus(), dates=dates, jobs=jobs, force=force,
+                            progress=sys.stderr.isatty() and not quiet)
+    except NotASite as exc:
+        click.echo(f"recordkit: {exc}", err=True)
+        sys.exit(2)
+    if not quiet:
+        click.echo(f"wrote {report.out}: {report.summary()}", err=True)
+        if report.load_diagnostics:
+            click.echo(f"note: {report.load_diagnostics} file(s) could not be read and are not in the site "
+                       f"(run `recordkit lint`)", err=True)
+    fast_exit(0)

@@ -1,0 +1,33 @@
+"""``recordkit serve``: the site on a local address, rebuilt on change."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .context import pass_ctx
+
+
+@click.command("serve")
+@click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; another interface only when asked for.")
+@click.option("-o", "--out", type=click.Path(file_okay=False), default=None,
+              help="Folder to build into (default: a temporary folder).")
+@pass_ctx
+def command(ctx, port, host, out):
+    """Serve the site locally, rebuild what changed, reload the open page."""
+    import sys
+
+    from ..emit.site.serve import SiteServer, default_out
+    config = ctx.config
+    server = SiteServer(config, Path(out) if out else default_out(config), host=host, port=port,
+                        log=lambda m: click.echo(m, err=True))
+    try:
+        server.serve_forever()
+    except OSError as exc:
+        click.echo(f"recordkit: cannot serve on {host}:{port}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)

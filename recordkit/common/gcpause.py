@@ -1,0 +1,35 @@
+"""The collector pause: building a large, acyclic structure (10,000
+records' worth of small objects) with the cyclic garbage collector running
+costs about a third of the time in its repeated walks over them."""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+
+
+@contextmanager
+def gc_paused(keep_frozen: bool = False):
+    """Pause the cyclic garbage collector while a large, acyclic structure is
+    built.  On exit what was built is moved to the oldest generation:
+    everything built meanwhile is still in the youngest, so the first
+    allocation after re-enabling would start a collection that walks all of
+    it (0.2 s after loading 10,000 records).  Freezing and unfreezing moves
+    every tracked object to the oldest generation without walking anything;
+    collection then proceeds as if those objects had already survived (not
+    when something is frozen already: unfreezing would thaw it).
+
+    ``keep_frozen``: leave what was built frozen, out of every later
+    collection's sight, for a structure that lives until the process exits
+    (a command's corpus); this also applies when the collector was off."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if keep_frozen:
+            gc.freeze()
+        elif was and not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
+        if was:
+            gc.enable()

@@ -1,0 +1,218 @@
+"""Text for people: values in messages spelt as YAML, not as Python reprs, and
+text made safe to print on a terminal.
+
+Messages and listings quote what a user wrote in a file; they show it as the
+user would write it (``2026-01-01``, ``[a, b]``, ``{a: 1}``, ``null``), never
+as ``datetime.date(2026, 1, 1)`` or ``{'a': 1}``.  Anything printed on a
+terminal goes through :func:`terminal_safe` first, so a title holding an ESC
+sequence or a bidi override shows as visible escapes instead of recolouring,
+moving the cursor or reordering the line.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+
+#: integers beyond this lose digits in JavaScript (and in many JSON readers)
+_JSON_SAFE_INT = 2**53 - 1
+
+
+def plain_key(key: Any) -> str:
+    """A front-matter key as text, spelt as YAML would (``true``, ``null``,
+    ``2026-01-01``), never as a Python repr."""
+    if isinstance(key, str):
+        return key
+    plain = to_plain(key)
+    if isinstance(plain, str):
+        return plain
+    if plain is None:
+        return "null"
+    if isinstance(plain, bool):
+        return "true" if plain else "false"
+    if isinstance(plain, (int, float)):
+        return str(plain)
+    import json
+    return json.dumps(plain, ensure_ascii=False)   # a list or mapping used as a key
+
+
+def to_plain(value: Any) -> Any:
+    """A front-matter value made JSON-ready, keeping its meaning: the one
+    conversion every JSON output (``show --format json``, the content index,
+    the graph page, the exports) goes through.
+
+    Keys become strings (``1``, ``true``, ``null``, ``2026-01-01``), dates and
+    times ISO strings (with their offset), sets sorted lists, ``!!binary``
+    bytes their base64 text, integers too large for a JSON reader's double
+    and NaN/infinity their YAML spelling as strings; anything else that is
+    not JSON becomes its text.
+    """
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, int):
+        return value if -_JSON_SAFE_INT <= value <= _JSON_SAFE_INT else str(value)
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        return value
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = name = plain_key(k)
+            n = 1
+            while key in out:      # 1 and "1" are two YAML keys but would be one JSON name
+                n += 1
+                key = f"{name} ({n})"
+            out[key] = to_plain(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((to_plain(v) for v in value), key=lambda v: (type(v).__name__, str(v)))
+    if isinstance(value, (bytes, bytearray)):
+        import base64
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
+_PLAIN_OK = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n#:,\[\]{}]*")
+_YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off", "y", "n"})
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    s = str(value)
+    if (s and _PLAIN_OK.fullmatch(s) and s == s.strip() and s.lower() not in _YAML_WORDS
+            and not _looks_numeric(s)):
+        return s
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _looks_numeric(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def yaml_text(value: Any, limit: int = 80) -> str:
+    """``value`` as short flow-style YAML (``[a, b]``, ``{a: 1}``,
+    ``2026-01-01``, ``null``), cut to about ``limit`` characters."""
+    text = _flow(to_plain(value), limit)
+    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
+def _flow(value: Any, limit: int) -> str:
+    if isinstance(value, dict):
+        parts = []
+        size = 0
+        for k, v in value.items():
+            parts.append(f"{_scalar(k)}: {_flow(v, limit)}" if v is not None else _scalar(k))
+            size += len(parts[-1]) + 2
+            if size > limit:
+                break
+        return "{" + ", ".join(parts) + "}"
+    if isinstance(value, list):
+        parts = []
+        size = 0
+        for v in value:
+            parts.append(_flow(v, limit))
+            size += len(parts[-1]) + 2
+            if size > limit:
+                break
+        return "[" + ", ".join(parts) + "]"
+    return _scalar(value)
+
+
+def kind_of(value: Any) -> str:
+    """What YAML made of a value, in words: "a mapping", "a date", ..."""
+    import datetime as _dt
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, (set, frozenset)):
+        return "a set"
+    if isinstance(value, (bytes, bytearray)):
+        return "binary data"
+    if isinstance(value, _dt.datetime):
+        return "a date and time"
+    if isinstance(value, _dt.date):
+        return "a date"
+    return "a " + type(value).__name__
+
+
+# C0 controls but tab and newline, DEL, C1 controls, and the Unicode
+# formatting characters that reorder or hide text (bidi embeddings,
+# overrides and isolates, the line/paragraph separators).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                          "\ud800-\udfff]")
+
+
+def _escape(m: re.Match) -> str:
+    ch = m.group()
+    o = ord(ch)
+    if 0xDC80 <= o <= 0xDCFF:      # a byte of a file name that is not UTF-8 (surrogateescape)
+        return f"\\x{o - 0xDC00:02x}"
+    if o <= 0xFF:
+        return {"\t": "\\t", "\n": "\\n", "\r": "\\r"}.get(ch, f"\\x{o:02x}")
+    return f"\\u{o:04x}"
+
+
+def terminal_safe(text: str, *, keep_newlines: bool = True) -> str:
+    """``text`` with every control character (an ESC sequence's ESC, C1
+    controls, bidi overrides, a non-UTF-8 file name's bytes) shown as a
+    visible escape such as ``\\x1b``.  Newlines and tabs stay unless
+    ``keep_newlines`` is false (a one-line field such as a title)."""
+    pattern = _UNSAFE if keep_newlines else _UNSAFE_LINE
+    if text.isascii() and text.isprintable():
+        return text
+    return pattern.sub(_escape, text)
+
+
+def path_text(name: str) -> str:
+    """A file name for a message or a JSON document: a byte that is not
+    UTF-8 (kept by the file system decoder as a lone surrogate, which no
+    UTF-8 output can carry) shown as ``\\xff``."""
+    if name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:     # a lone surrogate that is no file-name byte (a YAML "\\ud800")
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def shown(value: Any) -> str:
+    """A value quoted in a message: its YAML text in backticks, and what
+    YAML made of it when the braces of a flow mapping were surely not meant
+    (``read: {2026-01-01}`` is a mapping whose key is a date)."""
+    text = f"`{yaml_text(value)}`"
+    if isinstance(value, dict) and value and all(v is None for v in value.values()):
+        text += " (the braces make this a mapping)"
+    return text

@@ -1,0 +1,114 @@
+"""Standard graph exports: node-link JSON, GraphML, GEXF, DOT.
+
+networkx's own writers do the work; this module only makes the attributes
+fit each format (GraphML and GEXF take scalars only, so lists are joined and
+None values dropped).  DOT fills each node with its kind's colour, taken from
+the content index (``meta.kinds``, i.e. the schema), as the graph page does.
+"""
+from __future__ import annotations
+
+import io
+import json
+
+import networkx as nx
+
+from ..common.text import to_plain
+
+FORMATS = ("json", "graphml", "gexf", "dot")
+UNKNOWN_KIND_COLOR = "#dddddd"
+
+
+def export_string(corpus, fmt: str, *, index: dict | None = None) -> str:
+    """The record's graph in ``fmt`` (one of :data:`FORMATS`), every node
+    carrying the content index's attributes and, in DOT, its kind's colour."""
+    if index is None:
+        from ..views.index import build_index
+        index = build_index(corpus)
+    return to_string(export_graph(corpus, index=index), fmt, colors=kind_colors(index))
+
+
+def kind_colors(index: dict) -> dict[str, str]:
+    """Kind -> colour, as the content index gives them (the schema's)."""
+    kinds = (index.get("meta") or {}).get("kinds") or {}
+    return {k: v["color"] for k, v in kinds.items() if isinstance(v, dict) and v.get("color")}
+
+
+def export_graph(corpus, *, index: dict | None = None) -> nx.MultiDiGraph:
+    """A copy of the record's graph whose nodes carry every attribute of the
+    content index (fields, standing, check verdicts)."""
+    if index is None:
+        from ..views.index import build_index
+        index = build_index(corpus)
+    g = nx.MultiDiGraph()
+    for n in index["nodes"]:
+        attrs = {k: v for k, v in n.items() if k != "id"}
+        g.add_node(n["id"], **attrs)
+    for u, v, d in corpus.graph.edges(data=True):
+        g.add_edge(u, v, **d)
+    return g
+
+
+def _flatten(value):
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(_flatten(v)) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(to_plain(value), ensure_ascii=False)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return value
+    value = to_plain(value)     # a date, a set, bytes, a huge integer, NaN: as the JSON outputs write it
+    return value if isinstance(value, (int, float, str)) else str(value)
+
+
+def scalar_graph(g: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    h = nx.MultiDiGraph()
+    for n, d in g.nodes(data=True):
+        h.add_node(n, **{k: _flatten(v) for k, v in d.items() if _flatten(v) is not None})
+    for u, v, k, d in g.edges(keys=True, data=True):
+        h.add_edge(u, v, key=k, **{a: _flatten(b) for a, b in d.items() if _flatten(b) is not None})
+    return h
+
+
+def to_string(g: nx.MultiDiGraph, fmt: str, *, colors: dict[str, str] | None = None) -> str:
+    """``g`` written in ``fmt``.  ``colors`` (kind -> colour, see
+    :func:`kind_colors`) fills DOT's nodes; a kind it lacks is light grey."""
+    if fmt == "json":
+        data = nx.node_link_data(g, edges="links")
+        return json.dumps(to_plain(data), indent=1, ensure_ascii=False)
+    if fmt == "graphml":
+        buf = io.BytesIO()
+        nx.write_graphml(scalar_graph(g), buf, encoding="utf-8")
+        return buf.getvalue().decode("utf-8")
+    if fmt == "gexf":
+        buf = io.BytesIO()
+        nx.write_gexf(scalar_graph(g), buf, encoding="utf-8")
+        return buf.getvalue().decode("utf-8")
+    if fmt == "dot":
+        return _to_dot(g, colors or {})
+    raise ValueError(f"unknown format {fmt}")
+
+
+def _to_dot(g: nx.MultiDiGraph, colors: dict[str, str]) -> str:
+    """DOT through pydot (networkx's DOT writer), with a label and colour per
+    node and a style per edge origin."""
+    from networkx.drawing.nx_pydot import to_pydot
+    h = nx.MultiDiGraph()
+    for n, d in g.nodes(data=True):
+        title = str(d.get("title") or "")
+        short = title if len(title) <= 60 else title[:59] + "…"
+        fill = colors.get(d.get("kind"), UNKNOWN_KIND_COLOR)
+        h.add_node(n, label=_q(f"{n}\\n{short}"), kind=_q(d.get("kind") or ""), status=_q(d.get("status") or ""),
+                   style="filled", fillcolor=_q(fill), fontname="Helvetica", shape="box")
+    for u, v, d in g.edges(data=True):
+        style = {"frontmatter": "solid", "body": "dotted", "derived": "dashed"}.get(d.get("origin"), "solid")
+        h.add_edge(u, v, label=_q(d.get("relation", "")), style=style, origin=_q(d.get("origin", "")))
+    h.graph["graph"] = {"rankdir": "LR"}
+    return to_pydot(h).to_string()
+
+
+def _q(s: str) -> str:
+    s = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\\\\n", "\\n")
+    return f'"{s}"'

@@ -1,0 +1,124 @@
+"""The interactive graph page: the content index rendered into one
+self-contained HTML file (``recordkit graph --html``).
+
+The page is the template ``graph.html.j2`` into which the styles
+(``graph.css``), the script (the parts listed in :data:`SCRIPT_PARTS`, joined
+in that order inside one closure) and the index itself (as JSON in a
+``<script type="application/json">`` element) are inlined.  Nothing is loaded
+from the network; the page works from ``file://``.  Every file is looked up
+through :mod:`recordkit.emit.templates`, so the user's templates folder can
+replace any of them.
+
+The index is embedded as given (the contract shared with the site), with every
+``<`` written as ``\\u003c`` so no string in it can close the script element.
+Kind colours come from the index (``meta.kinds``, i.e. the schema), never from
+the script.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from .templates import get_template, read_text
+
+__all__ = ["render_graph_html", "write_graph_html", "page_script", "SCRIPT_PARTS", "TEMPLATE",
+           "STYLESHEET"]
+
+TEMPLATE = "graph.html.j2"
+STYLESHEET = "graph.css"
+
+#: The page's script, in the order its parts are joined.  Each part is a
+#: section of one closure (``(function () { "use strict"; ... })()`` in the
+#: template) and may use what an earlier part defined.
+SCRIPT_PARTS = (
+    "graph/data.js",       # the embedded index and configuration, kinds, relations, colours, adjacency
+    "graph/layout.js",     # the force layout (Barnes-Hut), in a Web Worker or in time slices
+    "graph/state.js",      # what the reader has chosen: filters, the visible set, focus, selection
+    "graph/canvas.js",     # the view (camera) and drawing: the cached base layer, its worker, the overlay
+    "graph/hit.js",        # which record is under the pointer (a uniform grid)
+    "graph/focus.js",      # a record and its k-hop neighbourhood, with its own layout
+    "graph/search.js",     # the search box: id and title words, ranked results
+    "graph/panel.js",      # the selected record's panel: fields, relations, backlinks, checks
+    "graph/controls.js",   # the sidebar: kind, status, tag, relation and origin filters, legend
+    "graph/events.js",     # pointer, wheel, keyboard and resize handling
+    "graph/api.js",        # window.recordkitGraph, what the browser tests and the bench drive
+    "graph/start.js",      # first layout, first frame
+)
+
+
+def _finite(value: Any) -> Any:
+    """Copy of ``value`` with non-finite floats as strings (JSON has no NaN)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _script_json(value: Any) -> str:
+    """JSON text that is safe inside a ``<script>`` element."""
+    kw = dict(ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        text = json.dumps(value, allow_nan=False, **kw)
+    except ValueError:  # NaN or infinity somewhere in the fields
+        text = json.dumps(_finite(value), allow_nan=False, **kw)
+    # "<" occurs only inside JSON strings, where \u003c means the same thing;
+    # this rules out "</script", "<!--" and "<script" in the element's text.
+    return text.replace("<", "\\u003c")
+
+
+def _inline_code(text: str, element: str, name: str) -> str:
+    """Check that ``text`` (the file ``name``) can be inlined in a
+    ``<script>``/``<style>`` element."""
+    low = text.lower()
+    if f"</{element}" in low or (element == "script" and "<!--" in low):
+        raise ValueError(f"{name}: inlined {element} text must not contain '</{element}' or '<!--'")
+    return text
+
+
+def render_graph_html(index: dict, *, title: str = "recordkit graph",
+                      focus: str | None = None, depth: int = 1,
+                      templates: str | Path | None = None) -> str:
+    """Return the interactive graph page for ``index`` as one HTML string.
+
+    ``focus`` opens the page focused on that record and its ``depth``-hop
+    neighbourhood (``recordkit graph --focus ID --depth K``).  ``templates``
+    is the user's templates folder (``Config.templates``), searched before the
+    package's.  Raises ``ValueError`` for an unknown focus id or a negative
+    depth, ``jinja2.TemplateError`` for a broken template.
+    """
+    if not isinstance(index, dict) or not isinstance(index.get("nodes"), list):
+        raise ValueError("index must be a dict with a 'nodes' list")
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"depth must be a non-negative integer, not {depth!r}")
+    if focus is not None:
+        if not any(n.get("id") == focus for n in index["nodes"]):
+            raise ValueError(f"focus: no record with id {focus!r} in the index")
+    meta = index.get("meta") or {}
+    config = {"title": title, "focus": focus, "depth": depth,
+              "record_title": meta.get("title")}
+    return get_template(TEMPLATE, templates).render(
+        title=title,
+        css=_inline_code(read_text(STYLESHEET, templates), "style", STYLESHEET),
+        js=page_script(templates),
+        data=_script_json(index),
+        config=_script_json(config),
+    )
+
+
+def page_script(templates: str | Path | None = None) -> str:
+    """The page's script: :data:`SCRIPT_PARTS` joined in order (each checked
+    to be safe inside a ``<script>`` element)."""
+    return "".join(_inline_code(read_text(name, templates), "script", name) for name in SCRIPT_PARTS)
+
+
+def write_graph_html(index: dict, path, **kw) -> None:
+    """Render the page and write it to ``path`` atomically (see
+    :func:`recordkit.common.writes.atomic_write`), so a reader never sees a
+    half-written page.  Keyword arguments go to :func:`render_graph_html`."""
+    from ..common.writes import atomic_write
+    atomic_write(Path(path), render_graph_html(index, **kw))

@@ -1,0 +1,550 @@
+"""``build_site``: the pipeline load → transform → filter → emit.
+
+1. load the record, check results, standings (:mod:`.load`);
+2. keep the published records (:mod:`.privacy`);
+3. make each page's data (:mod:`.views`) and its dependency key;
+4. render the record pages whose key changed, on every core (forked
+   helpers write their pages and return the manifest entries), then the
+   list pages, the search index, previews, the graph page, feed and sitemap;
+5. write only changed bytes and drop the files of the last build that this
+   one did not make (:mod:`.writer`).
+"""
+from __future__ import annotations
+
+import html
+import os
+from array import array
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...version import __version__
+from .load import gather
+from .markdown import BodyRenderer, plain_text, pygments_css
+from .options import SiteOptions, site_options
+from .privacy import publication
+from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_postings, merge_postings,
+                     search_index_js)
+from .templating import asset_files, environment, fingerprint
+from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
+                    record_key, record_view, slug, status_url, tag_url)
+from .writer import Manifest, SiteWriter, digest, write_atomic
+
+#: No script but the site's own files, no inline handler, nothing from the network.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+#: Bumped when the page data or the way it is rendered changes.
+RENDER_VERSION = "1"
+#: Documents per search shard (the unit of the search index's cache), and
+#: the version of the tokenizer and postings format.
+SHARD = 256
+SEARCH_VERSION = "1"
+
+
+@dataclass
+class BuildReport:
+    out: Path
+    records: int = 0                 # published records (pages)
+    excluded: int = 0
+    written: list = field(default_factory=list)
+    kept: int = 0
+    removed: list = field(default_factory=list)
+    rendered: int = 0                # record pages rendered this time
+    seconds: float = 0.0
+    timings: dict = field(default_factory=dict)
+    load_diagnostics: int = 0
+
+    def summary(self) -> str:
+        return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "
+                f"{self.kept} unchanged, {len(self.removed)} removed, {self.excluded} records kept out; "
+                f"{self.seconds:.2f} s")
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self.done, self.last = total, enabled and total > 200, 0, 0.0
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        if self.enabled and (time.monotonic() - self.last > 0.1 or self.done >= self.total):
+            self.last = time.monotonic()
+            width = 30
+            fill = int(width * self.done / max(1, self.total))
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} pages")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def build_site(config, out: str | Path | None = None, *, corpus=None, options: SiteOptions | None = None,
+               **overrides) -> BuildReport:
+    """Build the site of the record configured by ``config`` (a
+    :class:`recordkit.config.Config`) into ``out`` (default: the configured
+    ``site.out``).  ``corpus``: the loaded record, when the caller has it.
+    Other keywords override :class:`SiteOptions` fields."""
+    t0 = time.perf_counter()
+    timings = {}
+    opts = options or site_options(config, out=out, **overrides)
+    out_dir = Path(opts.out)
+    root = Path(config.root).resolve()
+    if out_dir.resolve() == root or root in out_dir.resolve().parents:
+        from ...config import ConfigError
+        raise ConfigError(f"the site's folder {out_dir} is inside the record root {root}")
+    old = Manifest.read(out_dir, opts.force)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if corpus is None:
+        from ...common.gcpause import gc_paused
+        from ...corpus import load
+        with gc_paused():
+            corpus = load(root, config=config)
+    t = time.perf_counter()
+    timings["load"] = t - t0
+    data = gather(corpus, opts.dates)
+    pub = publication(corpus, opts)
+    site = make_site(data, pub.ids, opts.title)
+    timings["gather"] = time.perf_counter() - t
+    report = BuildReport(out_dir, records=len(pub.ids), excluded=len(pub.excluded),
+                         load_diagnostics=len(corpus.diagnostics))
+    writer = SiteWriter(out_dir, old)
+    b = _Builder(site, opts, writer, report, timings)
+    b.run()
+    report.removed = writer.finish()
+    report.written = writer.written
+    report.kept = writer.kept
+    report.seconds = time.perf_counter() - t0
+    report.timings = timings
+    return report
+
+
+class _Builder:
+    def __init__(self, site: Site, opts: SiteOptions, writer: SiteWriter, report: BuildReport, timings: dict):
+        self.site, self.opts, self.writer, self.report, self.timings = site, opts, writer, report, timings
+        self.env = environment(opts.templates)
+        self.env.filters["slug"] = slug
+        self.buckets = bucket_count(len(site.ids))
+        self.fingerprint = fingerprint(opts.templates)
+        self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
+                              str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
+                              repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
+                              digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
+        self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
+        self.links = sum(1 for _ in _edges(site))
+        self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
+                       "counts": {"records": len(site.ids), "links": self.links},
+                       "feed": bool(opts.site_url), "generated": None}
+
+    # -- record pages ------------------------------------------------------------
+    def run(self) -> None:
+        site, w = self.site, self.writer
+        records = site.corpus.records
+        t = time.perf_counter()
+        # buckets of previews and texts: rewritten when a member's file changed
+        members: dict = {}
+        for rid in site.ids:
+            members.setdefault(bucket_of(rid, self.buckets), []).append(rid)
+        bucket_keys = {bk: digest(("\n".join(f"{r}\t{records[r].digest}" for r in rids) + self.salt)
+                                  .encode("utf-8", "surrogatepass"))
+                       for bk, rids in members.items()}
+        dirty = {bk for bk, h in bucket_keys.items()
+                 if not (w.unchanged(f"assets/text/{bk}.js", h) & w.unchanged(f"assets/preview/{bk}.js", h))}
+        # search shards (runs of SHARD documents): re-tokenized when a member changed
+        shard_keys = self._shard_keys()
+        cached = self._read_shards(shard_keys)
+        dirty_shards = {k for k in shard_keys if k not in cached}
+        results = self._render_all(dirty, dirty_shards)
+        self.timings["pages"] = time.perf_counter() - t
+        t = time.perf_counter()
+        shards, frags = dict(cached), []
+        for entries, postings, frag_file, frag_index in results:
+            for rel, entry, wrote, rendered in entries:
+                w.record(rel, entry, wrote)
+                self.report.rendered += rendered
+            shards.update(postings)
+            frags.append((frag_file, frag_index))
+        del results
+        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
+        parts = [shards[k] for k in sorted(shards)]
+        del shards
+        self._write_buckets(members, dirty, bucket_keys, frags)
+        docs = [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
+                 "url": record_url(r, records[r].kind)} for r in site.ids]
+        merged = merge_postings(parts)
+        del parts
+        w.put("assets/search-index.js", search_index_js(docs, merged))
+        del merged
+        self.timings["search"] = time.perf_counter() - t
+        t = time.perf_counter()
+        self._assets()
+        self._lists()
+        self._graph_page()
+        if self.opts.site_url:
+            self._feed_and_sitemap()
+        self.timings["lists"] = time.perf_counter() - t
+
+    def _shard_keys(self) -> dict:
+        records = self.site.corpus.records
+        ids = self.site.ids
+        out = {}
+        for k in range(0, len(ids), SHARD):
+            h = digest((f"{SEARCH_VERSION}|{k}|" + "\n".join(f"{r}\t{records[r].digest}" for r in ids[k:k + SHARD]))
+                       .encode("utf-8", "surrogatepass"))
+            out[k // SHARD] = h
+        return out
+
+    def _shard_dir(self) -> Path:
+        import hashlib
+        cache = Path(self.site.corpus.config.cache_dir)
+        return cache / "site-search" / hashlib.sha1(str(self.writer.out.resolve()).encode()).hexdigest()[:16]
+
+    def _read_shards(self, keys: dict) -> dict:
+        """The cached postings of every shard whose key is unchanged."""
+        import pickle
+        folder = self._shard_dir()
+        out = {}
+        for k, key in keys.items():
+            try:
+                with open(folder / f"{k}.pickle", "rb") as fh:
+                    data = pickle.load(fh)
+                if data.get("key") == key:
+                    out[k] = data["postings"]
+            except Exception:   # missing or unreadable: the shard is made again
+                continue
+        return out
+
+    def _write_shards(self, keys: dict, shards: dict) -> None:
+        import pickle
+        folder = self._shard_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for k, postings in shards.items():
+                write_atomic(folder / f"{k}.pickle",
+                             pickle.dumps({"key": keys[k], "postings": postings}, protocol=pickle.HIGHEST_PROTOCOL))
+            for p in folder.glob("*.pickle"):      # shards past the end (fewer records now)
+                if p.stem.isdigit() and int(p.stem) not in keys:
+                    p.unlink()
+        except OSError:
+            pass   # no cache: the next build tokenizes again
+
+    def _render_all(self, dirty, dirty_shards) -> list:
+        ids = self.site.ids
+        jobs = self.opts.jobs or _default_jobs(len(ids))
+        parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
+        # the bar follows this process's part (the first); helpers draw none
+        progress = _Progress(len(parts[0][1]), self.opts.progress)
+        quiet = _Progress(0, False)
+
+        def work(part):
+            return self._render_part(part, dirty, dirty_shards, progress if part[0] == 0 else quiet)
+
+        if len(parts) == 1:
+            out = [work(parts[0])]
+        else:
+            from ...common.fork import fork_map
+            out = fork_map(work, parts)
+        progress.close()
+        return out
+
+    def _render_part(self, part, dirty, dirty_shards, progress):
+        """For the records of ``part`` (a first document number and a run of
+        ids): their views and keys; the pages whose key changed, rendered
+        and written; the search postings of the run; the texts and previews
+        of those in changed buckets."""
+        first, ids = part
+        site = self.site
+        records = site.corpus.records
+        template = self.env.get_template("record.html.j2")
+        writer = self.writer
+        old_files = writer.old.files
+        out = writer.out
+        entries = []
+        shard_postings: dict = {}
+        # the texts and previews of records in changed buckets go to a
+        # scratch file as JSON fragments (the parent joins them by bucket):
+        # 85 MB of text at 10,000 records need not travel back in memory
+        frag_path = out / ".recordkit-tmp" / f"{first}.part"
+        frag_path.parent.mkdir(exist_ok=True)
+        frag_file = open(frag_path, "wb")
+        frag_index = []
+        made_dirs = set()
+        lines_cache: dict = {}
+        for n, rid in enumerate(ids, first):
+            rec = records[rid]
+            key = record_key(site, rid, self.salt)
+            rel = record_url(rid, rec.kind)
+            old = old_files.get(rel)
+            v = None
+            if old and old.get("key") == key and _same_size(out / rel, old.get("size")):
+                entries.append((rel, old, False, False))
+            else:
+                v = record_view(site, rid)
+                page = self._record_page(template, rec, v, lines_cache).encode("utf-8", "surrogatepass")
+                d = os.path.dirname(rel)
+                if d not in made_dirs:
+                    (out / d).mkdir(parents=True, exist_ok=True)
+                    made_dirs.add(d)
+                entry = {"hash": digest(page), "size": len(page), "key": key}
+                wrote = not (old and old.get("hash") == entry["hash"] and _same_size(out / rel, len(page)))
+                if wrote:
+                    write_atomic(out / rel, page)
+                entries.append((rel, entry, wrote, True))
+            progress.step()
+            text = None
+            if n // SHARD in dirty_shards:
+                text = plain_text(rec.body)
+                postings = shard_postings.setdefault(n // SHARD, {})
+                for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
+                    lst = postings.get(term)
+                    if lst is None:
+                        postings[term] = array("I", (n, count))
+                    else:
+                        lst.append(n)
+                        lst.append(count)
+            bk = bucket_of(rid, self.buckets)
+            if bk in dirty:
+                if text is None:
+                    text = plain_text(rec.body)
+                if v is None:
+                    v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
+                key = json_js(rid)
+                for kind, value in (("t", " ".join(text.split())),
+                                    ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
+                                           first_paragraph(rec.body)])):
+                    data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
+                    frag_index.append((bk, kind, frag_file.tell(), len(data)))
+                    frag_file.write(data)
+        frag_file.close()
+        encoded = {k: {t: (encode_postings(lst), lst[-2]) for t, lst in postings.items()}
+                   for k, postings in shard_postings.items()}
+        return entries, encoded, str(frag_path), frag_index
+
+    def _write_buckets(self, members, dirty, bucket_keys, frags) -> None:
+        """Join the helpers' fragments into the text and preview buckets."""
+        by_bucket: dict = {}
+        for path, index in frags:          # in document order
+            for bk, kind, off, n in index:
+                by_bucket.setdefault((bk, kind), []).append((path, off, n))
+        files = {path: open(path, "rb") for path, _ in frags}
+        try:
+            for bk in sorted(dirty):
+                for kind, call, folder in (("t", "texts", "text"), ("p", "previews", "preview")):
+                    pieces = []
+                    for path, off, n in by_bucket.get((bk, kind), []):
+                        fh = files[path]
+                        fh.seek(off)
+                        pieces.append(fh.read(n))
+                    data = f"RK.{call}({{".encode() + b",".join(pieces) + b"});\n"
+                    self.writer.put(f"assets/{folder}/{bk}.js", data, key=bucket_keys[bk])
+        finally:
+            for path, fh in files.items():
+                fh.close()
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+            try:
+                (self.writer.out / ".recordkit-tmp").rmdir()
+            except OSError:
+                pass
+
+    def _record_page(self, template, rec, v, lines_cache=None) -> str:
+        site = self.site
+        rendered = self.renderer.render(rec.body)
+        body = rendered.html
+        if rendered.checks:
+            body = _fill_check_verdicts(body, {c["id"]: c for c in v["checks"]}, rendered.checks)
+        mentions = []
+        for m in v["mentioned_by"]:
+            src = site.corpus.records[m["id"]]
+            s = mention_sentence(src, rec.id, lines_cache=lines_cache)
+            parts = None
+            if s:
+                k = s.find(rec.id)
+                parts = (s[:k], rec.id, s[k + len(rec.id):]) if k >= 0 else (s, "", "")
+            mentions.append(dict(m, sentence=parts))
+        toc = rendered.headings if len(rendered.headings) >= self.opts.toc_min_headings else None
+        from markupsafe import Markup
+        return template.render(self.common, root="../", r=v, body=Markup(body), toc=toc, mentions=mentions,
+                               description=v["title"][:200])
+
+    # -- everything else ------------------------------------------------------------
+    def _page(self, rel: str, template: str, **ctx) -> None:
+        """Render a page unless the data it shows is what it showed last time."""
+        key = digest((self.salt + template + repr(self.common) + repr(sorted(ctx.items()))).encode(
+            "utf-8", "surrogatepass"))
+        if self.writer.unchanged(rel, key):
+            return
+        root = "../" * rel.count("/")
+        html_text = self.env.get_template(template).render(self.common, root=root, **ctx)
+        self.writer.put(rel, html_text, key=key)
+
+    def _assets(self) -> None:
+        for rel, data in asset_files(self.opts.templates).items():
+            if rel == "assets/site.css":
+                data = (data + b"\n/* kind colours, from the schema */\n" + _kind_css(self.site.kinds).encode()
+                        + b"\n/* code highlighting (Pygments) */\n" + pygments_css().encode())
+            self.writer.put(rel, data)
+
+    def _lists(self) -> None:
+        site = self.site
+        L = listings(site)
+        self._rows = L["rows"]
+        self._page("index.html", "index.html.j2", recent=L["recent"][: self.opts.recent],
+                   ready_count=len(L["ready"]), failing_count=len(L["failing"]), tag_count=len(L["by_tag"]))
+        for kind, rows in L["by_kind"].items():
+            k = site.kinds[kind]
+            self._page(kind_url(kind), "list.html.j2", heading=f"{kind} records", kind=kind,
+                       intro=f"{k['description'].capitalize()}." if k["description"] else None,
+                       rows=rows, groups=None, show_standing=any(r["standing"] for r in rows), empty="")
+        for status, rows in L["by_status"].items():
+            groups = {}
+            for r in rows:
+                groups.setdefault(r["kind"], []).append(r)
+            self._page(status_url(status), "list.html.j2", heading=f"Status: {status}", kind=None, intro=None,
+                       rows=rows, groups=list(groups.items()), show_standing=any(r["standing"] for r in rows),
+                       empty="")
+        tags = []
+        for tag, rows in sorted(L["by_tag"].items()):
+            self._page(tag_url(tag), "list.html.j2", heading=f"Tag: {tag}", kind=None, intro=None, rows=rows,
+                       groups=None, show_standing=False, empty="")
+            tags.append({"name": tag, "url": tag_url(tag), "count": len(rows)})
+        self._page("tags.html", "tags.html.j2", tags=tags)
+        self._page("ready.html", "list.html.j2", heading="Ready to promote", kind=None,
+                   intro="Proposed theories whose every promote_when requirement holds: "
+                         "`recordkit promote ID --apply` promotes one.",
+                   rows=L["ready"], groups=None, show_standing=True,
+                   empty="No theory is ready to promote.")
+        self._page("failing.html", "failing.html.j2", failing=L["failing"])
+        self._page("404.html", "404.html.j2")
+
+    def _graph_page(self) -> None:
+        """The interactive graph page of the published records, linking
+        into the site; its inline script and styles are allowed by hash."""
+        site = self.site
+        records = site.corpus.records
+        results = site.data.results
+        from ..graph_page import SCRIPT_PARTS, TEMPLATE
+        from ..templates import read_text
+        page_code = "".join(read_text(n) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
+        key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
+            sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
+            "utf-8", "surrogatepass"))
+        if self.writer.unchanged("graph.html", key):
+            return
+        from ...views.index import build_index
+        from ..graph_page import render_graph_html
+        urls = {rid: record_url(rid, site.corpus.records[rid].kind) for rid in site.ids}
+        index = build_index(site.corpus, site_urls=urls, title=self.opts.title, results=site.data.results)
+        pub = site.published
+        index["nodes"] = [n for n in index["nodes"] if n["id"] in pub]
+        index["links"] = [l for l in index["links"] if l["source"] in pub and l["target"] in pub]
+        for n in index["nodes"]:
+            n["backlinks"] = {k: [x for x in v if x in pub] for k, v in n["backlinks"].items()}
+            n["backlinks"] = {k: v for k, v in n["backlinks"].items() if v}
+            if any(x not in pub for x in n.get("standing_path") or []):
+                n["standing_path"] = [x for x in n["standing_path"] if x in pub]
+                n["standing_detail"] = None
+            n["relations"] = {k: [x for x in v if x in pub] for k, v in n["relations"].items()}
+            n["relations"] = {k: v for k, v in n["relations"].items() if v}
+            if isinstance((n.get("promote") or {}).get("requires"), list):
+                for q in n["promote"]["requires"]:
+                    if q.get("by") and q["by"] not in pub:
+                        q["by"] = None
+        from .views import scrubbed
+        index["nodes"] = scrubbed(site, index["nodes"])
+        index["meta"]["counts"] = {"nodes": len(index["nodes"]), "links": len(index["links"])}
+        index["meta"]["generated"] = None
+        page = render_graph_html(index, title=f"{self.opts.title} — graph")
+        self.writer.put("graph.html", _with_csp(page), key=key)
+
+    def _feed_and_sitemap(self) -> None:
+        from .feeds import atom_feed, sitemap
+        base = self.opts.site_url
+        rows = self._rows
+        self.writer.put("feed.xml", atom_feed(self.site, rows, base, self.opts.feed_entries))
+        pages = ["index.html"] + [rows[r]["url"] for r in self.site.ids]
+        self.writer.put("sitemap.xml", sitemap(base, pages, {rows[r]["url"]: rows[r]["date"] for r in self.site.ids}))
+
+
+def _kind_css(kinds: dict) -> str:
+    import re
+    out = []
+    for name, k in kinds.items():
+        color = k.get("color") or ""
+        if re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and re.fullmatch(r"#[0-9a-fA-F]{3,8}", color):
+            out.append(f":root {{ --k-{name}: {color}; }}\n"
+                       f".k-{name} .rk-dot, .rk-dot.k-{name}, .rk-nav a.k-{name} .rk-dot {{ background: var(--k-{name}); }}")
+    return "\n".join(out) + "\n"
+
+
+def _same_size(path: Path, size) -> bool:
+    try:
+        return os.stat(path).st_size == size
+    except OSError:
+        return False
+
+
+def _chunks(site: Site, ids: list, jobs: int) -> list:
+    """``ids`` cut into ``jobs`` runs of about equal body size, each made of
+    whole search shards (the postings of each shard are ascending, and
+    merge by concatenation)."""
+    records = site.corpus.records
+    sizes = [len(records[r].body) + 2000 for r in ids]
+    total = sum(sizes)
+    out, start, acc, k = [], 0, 0, 1
+    for i, n in enumerate(sizes):
+        acc += n
+        if k < jobs and acc >= total * k / jobs and (i + 1) % SHARD == 0:
+            out.append((start, ids[start:i + 1]))
+            start = i + 1
+            k += 1
+    out.append((start, ids[start:]))
+    return [p for p in out if p[1]]
+
+
+def _edges(site: Site):
+    from ...graph.build import iter_edges
+    pub = site.published
+    for u, v, _ in iter_edges(site.corpus.graph):
+        if u in pub and v in pub:
+            yield u, v
+
+
+def _default_jobs(n: int) -> int:
+    from ...common.fork import default_jobs
+    return default_jobs(max(n, 2000)) if n >= 200 else 1
+
+
+def _fill_check_verdicts(body: str, entries: dict, ids: list) -> str:
+    for cid in dict.fromkeys(ids):
+        e = entries.get(cid)
+        if e is None:
+            box = (f'<div class="rk-verdict-box v-unknown">check <code>{html.escape(cid)}</code>: '
+                   f'no verdict</div>')
+        else:
+            mark = {"pass": "✓", "fail": "✗", "error": "✗", "timeout": "✗", "crashed": "✗"}.get(e["cls"], "?")
+            ran = f" · ran {html.escape(e['ran_at'][:16].replace('T', ' '))}" if e.get("ran_at") else ""
+            measured = f" — {html.escape(e['measured'])}" if e.get("measured") else ""
+            box = (f'<div class="rk-verdict-box v-{html.escape(e["cls"])}"><span class="rk-mark">{mark}</span> '
+                   f'check <code>{html.escape(cid)}</code>: <b>{html.escape(e["verdict"])}</b>{measured}{ran}</div>')
+        body = body.replace(f"<!--rk-check:{cid}-->", box)
+    return body
+
+
+def _with_csp(page: str) -> str:
+    """The graph page with a Content-Security-Policy that allows its own
+    inline script and style by hash, its blob workers, and nothing else."""
+    import base64
+    import hashlib
+    import re
+    hashes = {"script": [], "style": []}
+    for kind in ("script", "style"):
+        for m in re.finditer(rf"<{kind}>(.*?)</{kind}>", page, re.S):
+            h = base64.b64encode(hashlib.sha256(m.group(1).encode("utf-8")).digest()).decode()
+            hashes[kind].append(f"'sha256-{h}'")
+    csp = ("default-src 'none'; script-src " + " ".join(hashes["script"]) + "; style-src 'unsafe-inline'; "
+           "worker-src blob:; img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
+    return page.replace('<meta charset="utf-8">',
+                        f'<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="{csp}">', 1)

@@ -1,0 +1,108 @@
+"""LOAD: what the site is built from, gathered once.
+
+The record (:func:`recordkit.load`), the check results and every record's
+check entries, the standings of the lifecycle, and the dates.  This is the
+one module of the site that imports the lifecycle and the numeric checks,
+so a move of those modules touches one file here.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...corpus import Corpus
+
+FAILING = ("fail", "error", "timeout", "crashed")
+
+
+@dataclass
+class SiteData:
+    corpus: Corpus
+    results: dict = field(default_factory=dict)          # check id -> CheckResult
+    specs: dict = field(default_factory=dict)            # check id -> CheckSpec
+    duplicates: dict = field(default_factory=dict)
+    checks_of: dict = field(default_factory=dict)        # record id -> [check id]
+    cited_by: dict = field(default_factory=dict)         # check id -> [record id]
+    standings: dict = field(default_factory=dict)        # record id -> Standing
+    git_dates: dict = field(default_factory=dict)        # relpath -> ISO date of the last commit
+
+
+def gather(corpus: Corpus, dates: str = "fields") -> SiteData:
+    from ...lifecycle import standings
+    from ...numeric.discover import citations, discover_all
+    from ...numeric.store import load_results
+    data = SiteData(corpus)
+    disc = discover_all(corpus)
+    data.specs, data.duplicates = disc.checks, disc.duplicates
+    try:
+        data.results = load_results(corpus, disc.checks)
+    except (OSError, ValueError):   # an unreadable results cache: every check "not run"
+        data.results = {}
+    data.cited_by = citations(corpus, disc.checks)
+    for cid, rids in data.cited_by.items():
+        for rid in rids:
+            data.checks_of.setdefault(rid, []).append(cid)
+    data.standings = standings(corpus, data.results)
+    if dates == "git":
+        data.git_dates = git_dates(corpus.root)
+    return data
+
+
+def check_entry(data: SiteData, cid: str) -> dict:
+    """A check as a page shows it: verdict, measured discrepancy against
+    tolerance, when it ran, and a CSS class for the verdict."""
+    spec = data.specs.get(cid)
+    r = data.results.get(cid)
+    e = {"id": cid, "claim": spec.claim if spec else "", "form": spec.form if spec else None,
+         "tolerance": spec.tolerance if spec else None, "discrepancy": None, "ran_at": None,
+         "seconds": None, "message": None, "worst": None}
+    if spec is None:
+        e.update(verdict="unknown check", cls="unknown")
+    elif cid in data.duplicates:
+        e.update(verdict="defined more than once", cls="error")
+    elif r is None:
+        e.update(verdict="not run", cls="unknown")
+    elif r.stale:
+        e.update(verdict=f"stale (last {r.verdict})", cls="stale", ran_at=r.ran_at or None)
+    else:
+        e.update(verdict=r.verdict, cls=r.verdict if r.verdict in ("pass", *FAILING) else "unknown",
+                 discrepancy=r.discrepancy, ran_at=r.ran_at or None, seconds=r.seconds,
+                 message=r.message or None, worst=r.worst)
+    d, tol = e["discrepancy"], e["tolerance"]
+    if isinstance(d, float) and isinstance(tol, float):
+        e["measured"] = f"{d:.3g} {'≤' if d <= tol else '>'} {tol:.3g}"
+    elif isinstance(tol, float):
+        e["measured"] = f"tolerance {tol:.3g}"
+    else:
+        e["measured"] = ""
+    return e
+
+
+def git_dates(root: Path) -> dict[str, str]:
+    """relpath (relative to ``root``) -> date of the last commit that
+    touched it, from one ``git log`` over the whole history (not one per
+    file).  Empty outside a git work tree or without git."""
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=30)
+        if top.returncode != 0:
+            return {}
+        proc = subprocess.run(["git", "-c", "core.quotePath=false", "-C", str(root), "log",
+                               "--format=\x01%ct", "--name-only", "--no-renames", "--", "."],
+                              capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if proc.returncode != 0:
+        return {}
+    prefix = Path(root).resolve().relative_to(Path(top.stdout.strip()).resolve()).as_posix()
+    prefix = "" if prefix == "." else prefix + "/"
+    out: dict[str, str] = {}
+    stamp = None
+    for line in proc.stdout.split("\n"):
+        if line.startswith("\x01"):
+            stamp = _dt.datetime.fromtimestamp(int(line[1:]), _dt.timezone.utc).date().isoformat()
+        elif line and stamp and line.startswith(prefix):
+            out.setdefault(line[len(prefix):], stamp)   # newest first: the first seen is the last change
+    return out

@@ -1,0 +1,334 @@
+"""A record's body as HTML: markdown-it-py with tables, footnotes, task
+lists, heading anchors, math as MathML and code highlighted by Pygments, all
+at build time.
+
+What recordkit adds to CommonMark:
+
+* every id mention (a bare ``KIND-NNN`` outside code, or a ``[[ID]]`` /
+  ``[[ID|label]]`` wikilink) is a link to the record's page, marked with
+  the target's kind (``data-id`` lets the page show a hover preview); a
+  mention of an id that does not exist stays text, marked ``rk-dangling``
+  with a tooltip; a mention of a record kept out of the site is plain text;
+* a ``python check`` fenced block carries a placeholder that the page
+  replaces with the check's verdict (so the body's HTML does not depend on
+  check results);
+* in a ``## Claims`` section, the table's strength cells are marked.
+
+Safety: raw HTML is escaped (``html=False``); only relative, ``#``,
+``http(s):`` and ``mailto:`` URLs become links; images are never loaded
+(the site makes no request of its own) but shown as links; the math
+converter's output goes through an allow-list (:mod:`.mathml`).
+"""
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+from .mathml import tex_to_mathml
+
+WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+_SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.I)
+_CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
+_CHECK_ID = re.compile(r"(?:^|\s)id=([\w.:\-]+)")
+STRENGTHS = ("strong", "moderate", "weak")
+
+#: A mention's target as the page sees it: ("link", url, kind), ("dangling",)
+#: for an id that no record has, or ("hidden",) for one kept out of the site.
+Resolver = Callable[[str], tuple]
+
+
+@dataclass
+class Rendered:
+    html: str
+    headings: list = field(default_factory=list)   # (level, text, anchor)
+    checks: list = field(default_factory=list)     # ids of the check blocks, in order
+
+
+def safe_url(url: str) -> bool:
+    """Whether ``url`` may become a link: relative, a fragment, http(s) or mailto."""
+    u = "".join(ch for ch in url.strip() if ch >= " " and ch != "\x7f")
+    if not u:
+        return False
+    if _SAFE_SCHEME.match(u):
+        return True
+    return not _SCHEME.match(u) and not u.startswith("//")
+
+
+def slugify(text: str) -> str:
+    t = unicodedata.normalize("NFKD", text).lower()
+    t = re.sub(r"[^\w\s-]", "", t, flags=re.U)
+    t = re.sub(r"[\s_-]+", "-", t).strip("-")
+    return t or "section"
+
+
+@lru_cache(maxsize=256)
+def _lexer(lang: str):
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    try:
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+_FORMATTER = None
+
+
+def highlight(code: str, lang: str) -> str:
+    """Pygments HTML (no wrapper) for ``code``, or the code escaped."""
+    global _FORMATTER
+    lexer = _lexer(lang.lower()) if lang else None
+    if lexer is None:
+        return escapeHtml(code)
+    from pygments import highlight as _hl
+    if _FORMATTER is None:
+        from pygments.formatters import HtmlFormatter
+        _FORMATTER = HtmlFormatter(nowrap=True)
+    return _hl(code, lexer, _FORMATTER)
+
+
+def pygments_css() -> str:
+    """The highlighting rules, light and dark (under ``[data-theme=dark]``
+    and the system preference), for the site's stylesheet."""
+    from pygments.formatters import HtmlFormatter
+    light = HtmlFormatter(style="default").get_style_defs(".rk-code")
+    dark = HtmlFormatter(style="monokai").get_style_defs(":root[data-theme=dark] .rk-code")
+    dark = re.sub(r"(:root\[data-theme=dark\] \.rk-code)( \{ background)", r"\1\2", dark)
+    return light + "\n" + dark + "\n"
+
+
+# -- the markdown-it plugins ----------------------------------------------------
+
+def _wikilink_rule(state, silent):
+    src, pos = state.src, state.pos
+    if not src.startswith("[[", pos):
+        return False
+    m = WIKI_RE.match(src, pos)
+    if not m:
+        return False
+    if not silent:
+        tok = state.push("rk_wikilink", "", 0)
+        tok.meta = {"id": m.group(1).strip(), "label": m.group(2)}
+        tok.content = m.group(0)
+    state.pos = m.end()
+    return True
+
+
+def _make_mentions_rule(id_re: re.Pattern):
+    from markdown_it.token import Token
+
+    def mentions(state):
+        for block in state.tokens:
+            if block.type != "inline" or not block.children:
+                continue
+            out = []
+            depth = 0
+            changed = False
+            for tok in block.children:
+                if tok.type == "link_open":
+                    depth += 1
+                elif tok.type == "link_close":
+                    depth -= 1
+                if tok.type != "text" or depth or "-" not in tok.content:
+                    out.append(tok)
+                    continue
+                text = tok.content
+                last = 0
+                for m in id_re.finditer(text):
+                    s = m.start()
+                    if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
+                        continue
+                    if s > last:
+                        t = Token("text", "", 0)
+                        t.content = text[last:s]
+                        out.append(t)
+                    t = Token("rk_mention", "", 0)
+                    t.meta = {"id": m.group(), "label": None}
+                    t.content = m.group()
+                    out.append(t)
+                    last = m.end()
+                if last == 0:
+                    out.append(tok)
+                    continue
+                changed = True
+                if last < len(text):
+                    t = Token("text", "", 0)
+                    t.content = text[last:]
+                    out.append(t)
+            if changed:
+                block.children = out
+    return mentions
+
+
+def _headings_rule(state):
+    """Unique anchors on every heading, and the list of them for a table of contents."""
+    seen: dict = {}
+    heads = state.env.setdefault("rk_headings", [])
+    toks = state.tokens
+    for i, tok in enumerate(toks):
+        if tok.type != "heading_open":
+            continue
+        inline = toks[i + 1]
+        text = "".join(c.content for c in (inline.children or []) if c.type in
+                       ("text", "code_inline", "rk_mention", "rk_wikilink", "math_inline")) or inline.content
+        base = slugify(text)
+        slug = base
+        n = seen.get(base, 0)
+        while slug in seen:
+            n += 1
+            slug = f"{base}-{n}"
+        seen[base] = n
+        seen[slug] = 0
+        tok.attrSet("id", slug)
+        heads.append((int(tok.tag[1]), text, slug))
+
+
+def _claims_rule(state):
+    """Mark the strength cells of the table under a ``Claims`` heading."""
+    toks = state.tokens
+    n = len(toks)
+    i = 0
+    while i < n:
+        tok = toks[i]
+        if tok.type == "heading_open" and toks[i + 1].content.strip().lower() == "claims":
+            level = tok.tag
+            j = i + 3
+            while j < n and not (toks[j].type == "heading_open" and toks[j].tag <= level):
+                if toks[j].type == "table_open":
+                    _mark_table(toks, j)
+                    break
+                j += 1
+            i = j
+        i += 1
+
+
+def _mark_table(toks, start):
+    col = None
+    c = -1
+    i = start
+    while toks[i].type != "table_close":
+        t = toks[i]
+        if t.type == "tr_open":
+            c = -1
+        elif t.type in ("th_open", "td_open"):
+            c += 1
+            content = toks[i + 1].content.strip().lower()
+            if t.type == "th_open":
+                if content == "strength":
+                    col = c
+                    t.attrJoin("class", "rk-strength-col")
+            elif c == col:
+                word = content.strip("* _")
+                t.attrJoin("class", "rk-strength")
+                if word in STRENGTHS:
+                    t.attrJoin("class", f"rk-s-{word}")
+        i += 1
+    toks[start].attrJoin("class", "rk-claims")
+
+
+class BodyRenderer:
+    """Renders bodies for one site build.  ``resolve(id)`` says what a
+    mention of ``id`` becomes (see :data:`Resolver`); ``prefix`` is the
+    relative path from a record page to the site's root."""
+
+    def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../"):
+        self.resolve = resolve
+        self.prefix = prefix
+        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        md.enable(["table", "strikethrough"])
+        md.use(footnote_plugin).use(tasklists_plugin)
+        md.use(dollarmath_plugin, allow_digits=False, allow_space=False, double_inline=True,
+               renderer=lambda content, opts: tex_to_mathml(content, bool(opts.get("display_mode"))))
+        md.add_render_rule("math_inline_double", lambda renderer, tokens, idx, options, env:
+                           '<span class="math display">%s</span>' % tex_to_mathml(tokens[idx].content, True))
+        md.validateLink = safe_url
+        md.inline.ruler.before("link", "rk_wikilink", _wikilink_rule)
+        md.core.ruler.push("rk_mentions", _make_mentions_rule(id_re))
+        md.core.ruler.push("rk_headings", _headings_rule)
+        md.core.ruler.push("rk_claims", _claims_rule)
+        for name, method in (("rk_wikilink", self._render_mention), ("rk_mention", self._render_mention),
+                             ("fence", self._render_fence), ("code_block", self._render_code_block),
+                             ("image", self._render_image), ("link_open", self._render_link_open)):
+            # markdown-it binds a rule to its renderer: a plain function gets it first
+            md.add_render_rule(name, lambda renderer, tokens, idx, options, env, m=method:
+                               m(renderer, tokens, idx, options, env))
+        self.md = md
+
+    # -- render rules (the renderer comes first) --
+    def _render_mention(self, renderer, tokens, idx, options, env):
+        tok = tokens[idx]
+        rid = tok.meta["id"]
+        label = tok.meta.get("label")
+        text = escapeHtml(label.strip() if label and label.strip() else rid)
+        target = self.resolve(rid)
+        if target[0] == "link":
+            env.setdefault("rk_links", set()).add(rid)
+            return (f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(self.prefix + target[1])}"'
+                    f' data-id="{escapeHtml(rid)}">{text}</a>')
+        if target[0] == "dangling":
+            return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
+                    f'{text}</span>')
+        return text   # kept out of the site: plain text, nothing more
+
+    def _render_fence(self, renderer, tokens, idx, options, env):
+        tok = tokens[idx]
+        info = tok.info.strip()
+        lang = info.split(None, 1)[0] if info else ""
+        code = highlight(tok.content, lang)
+        cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
+        pre = f'<pre class="rk-code"><code{cls}>{code}</code></pre>\n'
+        m = _CHECK_INFO.match(info)
+        if m:
+            idm = _CHECK_ID.search(m.group(1))
+            if idm:
+                cid = idm.group(1)
+                env.setdefault("rk_checks", []).append(cid)
+                return (f'<div class="rk-checkblock" data-check="{escapeHtml(cid)}">'
+                        f'<!--rk-check:{cid}-->\n{pre}</div>\n')
+        return pre
+
+    def _render_code_block(self, renderer, tokens, idx, options, env):
+        return f'<pre class="rk-code"><code>{escapeHtml(tokens[idx].content)}</code></pre>\n'
+
+    def _render_image(self, renderer, tokens, idx, options, env):
+        tok = tokens[idx]
+        src = tok.attrGet("src") or ""
+        alt = renderer.renderInlineAsText(tok.children or [], options, env) or src
+        return (f'<a class="rk-image" href="{escapeHtml(src)}" rel="noopener noreferrer">'
+                f'image: {escapeHtml(alt)}</a>')
+
+    def _render_link_open(self, renderer, tokens, idx, options, env):
+        tok = tokens[idx]
+        href = tok.attrGet("href") or ""
+        if _SAFE_SCHEME.match(href):
+            tok.attrSet("rel", "noopener noreferrer")
+            tok.attrJoin("class", "rk-external")
+        return renderer.renderToken(tokens, idx, options, env)
+
+    def render(self, body: str) -> Rendered:
+        env: dict = {}
+        out = self.md.render(body, env)
+        return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
+
+
+def plain_text(body: str) -> str:
+    """A body's words without Markdown syntax, for search and previews
+    (fast and approximate: no parse)."""
+    t = WIKI_RE.sub(lambda m: m.group(2) or m.group(1), body)
+    t = re.sub(r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1", t)
+    t = re.sub(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?|\|)", "", t, flags=re.M)
+    t = re.sub(r"^[ \t|:-]*-{3,}[ \t|:-]*$", "", t, flags=re.M)
+    t = re.sub(r"(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])", r"\1", t)
+    t = t.replace("|", " ").replace("**", "").replace("`", "").replace("$", "")
+    return html.unescape(t)

@@ -1,0 +1,76 @@
+"""The site's settings: ``[tool.recordkit.site]`` (or ``[site]`` in
+recordkit.toml) over the defaults, then the command line's."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...config import ConfigError
+
+KEYS = {"out", "title", "exclude", "exclude_statuses", "templates", "toc_min_headings", "dates",
+        "recent", "feed_entries"}
+
+
+@dataclass
+class SiteOptions:
+    title: str = "recordkit"
+    site_url: str | None = None          # absolute URL of the site's root: feed and sitemap
+    out: Path = Path("site")
+    exclude: list[str] = field(default_factory=list)            # globs on the file's path or the id
+    exclude_statuses: list[str] = field(default_factory=list)
+    templates: Path | None = None        # the user's templates folder (overrides by file name)
+    toc_min_headings: int = 4            # a table of contents from this many headings on
+    dates: str = "fields"                # "fields" (updated/created) or "git"
+    recent: int = 20
+    feed_entries: int = 50
+    jobs: int | None = None              # processes for rendering (default: every core, up to 4)
+    progress: bool = False               # a progress bar on stderr
+    force: bool = False                  # write into a non-empty folder that is not a recordkit site
+
+
+def site_options(config, **overrides) -> SiteOptions:
+    """The options for ``config`` (a :class:`recordkit.config.Config`);
+    ``overrides`` that are not None win."""
+    table = config.raw.get("site") or {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{config.file}: [tool.recordkit.site] must be a table")
+    unknown = set(table) - KEYS
+    if unknown:
+        raise ConfigError(f"{config.file}: unknown site key(s): {', '.join(sorted(unknown))}")
+
+    def path(v):
+        p = Path(v)
+        return p if p.is_absolute() else config.base / p
+
+    def strings(key):
+        v = table.get(key, [])
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ConfigError(f"{config.file}: site.{key} must be a list of strings")
+        return v
+
+    opts = SiteOptions(title=str(table.get("title", config.site_title)),
+                       site_url=config.site_url or None,
+                       out=path(table.get("out", "site")),
+                       exclude=strings("exclude"), exclude_statuses=strings("exclude_statuses"),
+                       templates=path(table["templates"]) if table.get("templates") else None)
+    for key in ("toc_min_headings", "recent", "feed_entries"):
+        if key in table:
+            v = table[key]
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ConfigError(f"{config.file}: site.{key} must be a non-negative integer")
+            setattr(opts, key, v)
+    if "dates" in table:
+        if table["dates"] not in ("fields", "git"):
+            raise ConfigError(f"{config.file}: site.dates must be \"fields\" or \"git\"")
+        opts.dates = table["dates"]
+    for k, v in overrides.items():
+        if v is not None:
+            setattr(opts, k, Path(v) if k in ("out", "templates") else v)
+    if opts.site_url is not None:
+        if not isinstance(opts.site_url, str) or not opts.site_url.startswith(("http://", "https://")):
+            raise ConfigError(f"site_url must be an http(s) URL, not {opts.site_url!r}")
+        if not opts.site_url.endswith("/"):
+            opts.site_url += "/"
+    return opts

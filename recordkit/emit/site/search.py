@@ -1,0 +1,167 @@
+"""The offline search index and the hover previews, as ``.js`` files that
+define data through a global call (``RK.searchIndex({...})``), so that they
+load by a ``<script>`` element from ``file://`` as well as from a server
+(``fetch`` of a local file is refused by browsers).
+
+* ``assets/search-index.js``: every published record's id, title, kind,
+  status and URL, and an inverted index of the words of ids, titles, tags
+  and bodies: a sorted list of terms and, for each, its postings (record
+  numbers, delta-encoded in base 36, each with a weight when above 1).  The
+  page searches prefixes by binary search in the sorted terms and ranks by
+  a TF-IDF score in which title and id words weigh more.
+* ``assets/text/NN.js``: the bodies as plain text, in buckets by a hash of
+  the id, loaded for the results shown (highlighted snippets).
+* ``assets/preview/NN.js``: kind, status, title and first paragraph of each
+  record, bucketed the same way, loaded when a link is first hovered.
+
+The bucket of an id is ``fnv1a32(id) % buckets``, computed the same way in
+``site.js``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+TOKEN_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.U)
+TITLE_WEIGHT = 5
+ID_WEIGHT = 20
+_B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def fnv1a32(text: str) -> int:
+    """FNV-1a over the UTF-16 code units of ``text`` (as JavaScript sees a string)."""
+    h = 0x811C9DC5
+    data = text.encode("utf-16-le", "surrogatepass")
+    for k in range(0, len(data), 2):
+        h ^= data[k] | (data[k + 1] << 8)
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def bucket_count(n: int) -> int:
+    b = 1
+    while b * 48 < n:
+        b *= 2
+    return b
+
+
+def bucket_of(rid: str, buckets: int) -> int:
+    return fnv1a32(rid) % buckets
+
+
+def terms(text: str) -> Counter:
+    """Lower-cased words of ``text`` (hyphenated words also split into parts)."""
+    c = Counter(TOKEN_RE.findall(text.lower()))
+    for w in [w for w in c if "-" in w or "'" in w or len(w) > 40]:
+        n = c[w]
+        if len(w) > 40:
+            del c[w]
+            continue
+        for part in _SPLIT_RE.split(w):
+            if part:
+                c[part] += n
+    return c
+
+
+_SPLIT_RE = re.compile(r"[-']")
+
+
+def doc_terms(rid: str, title: str, tags: list, text: str) -> dict:
+    """The weighted terms of one record (body words once each time they
+    occur, title and tag words :data:`TITLE_WEIGHT` times, id words
+    :data:`ID_WEIGHT` times)."""
+    c = terms(text)
+    for w, n in terms(title + " " + " ".join(tags)).items():
+        c[w] += n * TITLE_WEIGHT
+    for w in terms(rid):
+        c[w] += ID_WEIGHT
+    c[rid.lower()] += ID_WEIGHT
+    return c
+
+
+_B36_TABLE: list = []
+
+
+def _b36(n: int) -> str:
+    if n < 46656:
+        if not _B36_TABLE:
+            _B36_TABLE.extend(_b36_slow(k) for k in range(46656))
+        return _B36_TABLE[n]
+    return _b36_slow(n)
+
+
+def _b36_slow(n: int) -> str:
+    if n == 0:
+        return "0"
+    out = []
+    while n:
+        n, r = divmod(n, 36)
+        out.append(_B36[r])
+    return "".join(reversed(out))
+
+
+def json_js(value) -> str:
+    """:func:`_js`, for callers that join fragments of one object."""
+    return _js(value)
+
+
+def _js(value) -> str:
+    """JSON that is safe inside a .js file loaded by a script element (and
+    inside an HTML script element): ``<`` and the line separators escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def encode_postings(flat: list) -> str:
+    """``[doc, weight, doc, weight, ...]`` (ascending docs) as text: the
+    first doc absolute, then deltas, in base 36; ``.w`` after a doc whose
+    weight is above 1."""
+    out = []
+    last = 0
+    for k in range(0, len(flat), 2):
+        d, w = flat[k], flat[k + 1]
+        out.append(_b36(d - last) + ("." + _b36(w) if w > 1 else ""))
+        last = d
+    return ",".join(out)
+
+
+def merge_postings(parts: list[dict]) -> dict:
+    """Postings of consecutive runs of documents joined into one.  Each
+    part maps a term to (its encoded postings, whose first document number
+    is absolute (:func:`encode_postings`), and its last document number);
+    the first delta of each later run is made relative to the last
+    document of the run before."""
+    merged: dict = {}
+    last_doc: dict = {}
+    for part in parts:
+        for term, (enc, last) in part.items():
+            prev = merged.get(term)
+            if prev is None:
+                merged[term] = enc
+            else:
+                head, _, rest = enc.partition(",")
+                num, dot, w = head.partition(".")
+                head = _b36(int(num, 36) - last_doc[term]) + (dot + w if dot else "")
+                merged[term] = prev + "," + head + ("," + rest if rest else "")
+            last_doc[term] = last
+    return merged
+
+
+def search_index_js(docs: list[dict], postings: dict) -> str:
+    """``docs``: [{id, title, kind, status, url}] in document-number order;
+    ``postings``: term -> encoded postings (:func:`merge_postings`).  Terms
+    found in more than half of a large record's documents are left out
+    (listed in ``common``; the page ignores them in a query)."""
+    n = len(docs)
+    words = sorted(postings)
+    keep, common = [], []
+    for w in words:
+        enc = postings[w]
+        if n >= 200 and enc.count(",") + 1 > n // 2:
+            common.append(w)
+        else:
+            keep.append(w)
+    data = {"docs": [[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] for d in docs],
+            "terms": keep, "postings": [postings[w] for w in keep], "common": common}
+    return "RK.searchIndex(" + _js(data) + ");\n"

@@ -1,0 +1,457 @@
+"""TRANSFORM: the JSON-ready data each page shows, built from the loaded
+record for the published records only (privacy is applied here: a view
+never names a record kept out of the site).
+
+``urls``: every page's path relative to the site root.  A record page sits
+one folder deep (``lit/LIT-849.html``), so its links start with ``../``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from ...common.order import id_sort_key
+from ...common.text import to_plain
+from .load import FAILING, SiteData, check_entry
+from .markdown import plain_text
+
+#: fields shown elsewhere on the page, or never
+_SKIP = {"id", "title", "status", "status_note", "tags", "promote_when", "checks", "publish", "lint"}
+#: fields of a LIT that make its citation line
+_CITE = ("authors", "year", "venue", "arxiv", "doi", "url")
+_WORDS_PER_MINUTE = 220
+
+
+def record_url(rid: str, kind: str | None) -> str:
+    return f"{(kind or 'other').lower()}/{rid}.html"
+
+
+def slug(text: str) -> str:
+    """A file name for a tag or status: kept when it is already safe, else
+    made safe with a short hash so two names never share a file."""
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.").lower()
+    if s == text and s:
+        return s
+    return (s[:60] or "x") + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
+
+
+def kind_url(kind: str) -> str:
+    return f"kind/{kind.lower() if re.fullmatch(r'[A-Z][A-Z0-9_]*', kind or '') else slug(kind or '')}.html"
+
+
+def status_url(status: str) -> str:
+    return f"status/{slug(status)}.html"
+
+
+def tag_url(tag: str) -> str:
+    return f"tag/{slug(tag)}.html"
+
+
+def humanize(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+@dataclass
+class Site:
+    """Everything the pages need, for the published records."""
+    data: SiteData
+    ids: list[str]                      # published, in id order
+    published: set
+    title: str
+    kinds: dict = field(default_factory=dict)       # kind -> {color, description, count, statuses}
+    relation_labels: dict = field(default_factory=dict)
+    mention_label: str = "Mentioned by"
+
+    @property
+    def corpus(self):
+        return self.data.corpus
+
+    def resolve(self, rid: str) -> tuple:
+        """What a mention of ``rid`` becomes (see markdown.Resolver)."""
+        if rid in self.published:
+            rec = self.corpus.records[rid]
+            return ("link", record_url(rid, rec.kind), rec.kind)
+        if rid in self.corpus.records:
+            return ("hidden",)
+        return ("dangling",)
+
+    def scrub(self, text):
+        """``text`` with every id of a record kept out of the site replaced
+        (reasons and details worked out over the whole record may name one)."""
+        if not isinstance(text, str) or not text:
+            return text
+        records = self.corpus.records
+        pub = self.published
+
+        def sub(m):
+            rid = m.group()
+            return "an unpublished record" if rid in records and rid not in pub else rid
+        return self.corpus.schema.mention_re.sub(sub, text)
+
+    def ref(self, rid: str) -> dict:
+        rec = self.corpus.records[rid]
+        return {"id": rid, "title": rec.title, "kind": rec.kind, "url": record_url(rid, rec.kind),
+                "status": rec.status}
+
+
+def make_site(data: SiteData, ids: list[str], title: str) -> Site:
+    from ...views.index import kind_color
+    corpus = data.corpus
+    schema = corpus.schema
+    site = Site(data, ids, set(ids), title)
+    counts: dict = {}
+    for rid in ids:
+        rec = corpus.records[rid]
+        c = counts.setdefault(rec.kind, {})
+        c[rec.status] = c.get(rec.status, 0) + 1
+    for kind in list(schema.kinds) + sorted(k for k in counts if k not in schema.kinds):
+        if kind not in counts:
+            continue
+        k = schema.kinds.get(kind)
+        site.kinds[kind] = {"name": kind, "color": kind_color(schema, kind),
+                            "description": k.description if k else "", "count": sum(counts[kind].values()),
+                            "statuses": counts[kind], "url": kind_url(kind)}
+    site.relation_labels = {n: r.label for n, r in schema.relations.items()}
+    site.mention_label = schema.mention_label
+    return site
+
+
+def record_date(site: Site, rec) -> str | None:
+    """The date a record last changed: git's when asked for, else
+    ``updated``, else ``created``."""
+    if site.data.git_dates:
+        d = site.data.git_dates.get(rec.relpath)
+        if d:
+            return d
+    for key in ("updated", "created", "date", "read"):
+        v = rec.get(key)
+        if isinstance(v, (_dt.date, _dt.datetime)):
+            return v.isoformat()[:10]
+        if isinstance(v, str) and re.match(r"^\d{4}-\d{2}-\d{2}", v):
+            return v[:10]
+    return None
+
+
+def _value_items(value) -> list:
+    value = to_plain(value)
+    if isinstance(value, list):
+        return [{"text": _short_value(v)} for v in value]
+    return [{"text": _short_value(value)}]
+
+
+def _short_value(v) -> str:
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False)
+    return "" if v is None else str(v)
+
+
+def citation(rec) -> dict | None:
+    """The citation line of a work: authors (year), venue, and its links."""
+    if not any(rec.get(k) for k in _CITE):
+        return None
+    authors = rec.get("authors")
+    if isinstance(authors, list):
+        names = [str(a) for a in authors]
+        authors = ", ".join(names[:-1]) + " & " + names[-1] if len(names) > 1 else "".join(names)
+    links = []
+    arxiv = rec.get("arxiv")
+    if isinstance(arxiv, (str, int, float)) and re.match(r"^[\w./-]+$", str(arxiv)):
+        links.append({"text": f"arXiv:{arxiv}", "url": f"https://arxiv.org/abs/{arxiv}"})
+    doi = rec.get("doi")
+    if isinstance(doi, str) and re.match(r"^10\.\S+$", doi):
+        links.append({"text": f"doi:{doi}", "url": f"https://doi.org/{doi}"})
+    url = rec.get("url")
+    if isinstance(url, str) and re.match(r"^https?://\S+$", url):
+        links.append({"text": url, "url": url})
+    return {"authors": authors if isinstance(authors, str) else None,
+            "year": _short_value(rec.get("year")) or None,
+            "venue": _short_value(rec.get("venue")) or None, "links": links}
+
+
+def first_paragraph(body: str, limit: int = 320) -> str:
+    """The first paragraph of prose (not a heading, table, list marker or
+    code), as plain text, cut at ``limit`` characters."""
+    for para in re.split(r"\n[ \t]*\n", body):
+        p = para.strip()
+        if not p or p.startswith(("#", "|", "```", "~~~", "<!--")) or re.match(r"^\s*[-*+]\s|^\s*\d+\.\s", p):
+            continue
+        text = " ".join(plain_text(p).split())
+        if len(text) > limit:
+            text = text[:limit].rsplit(" ", 1)[0] + "…"
+        return text
+    return ""
+
+
+def reading_minutes(body: str) -> int:
+    return max(1, round(len(body.split()) / _WORDS_PER_MINUTE))
+
+
+def record_view(site: Site, rid: str) -> dict:
+    """Everything the page of ``rid`` shows except its rendered body."""
+    corpus = site.corpus
+    rec = corpus.records[rid]
+    schema = corpus.schema
+    pub = site.published
+    g = corpus.graph
+    note = rec.get("status_note")
+    props = [{"label": "Status", "kind": "status", "status": rec.status,
+              "note": linked_text(site, note) if isinstance(note, str) and note.strip() else None,
+              "url": status_url(rec.status) if rec.status else None}]
+    if rec.tags:
+        props.append({"label": "Tags", "kind": "tags", "items": [{"text": t, "url": tag_url(t)} for t in rec.tags]})
+    for rel, targets in rec.relations.items():
+        items = []
+        for t in targets:
+            if t.id in pub:
+                items.append({"ref": site.ref(t.id)})
+            elif t.id in corpus.records:
+                items.append({"text": t.id})                         # kept out: the id as text
+            else:
+                items.append({"text": t.id, "dangling": True})
+        if items:
+            props.append({"label": humanize(rel), "kind": "relation", "relation": rel, "items": items})
+    derived: dict = {}
+    in_by: dict = {}
+    mentioned_by = set()
+    neighbours: dict = {}
+    for _, dst, d in g.out_edges(rid, data=True):
+        if dst not in pub:
+            continue
+        neighbours.setdefault(dst, []).append((rid, dst, d["relation"], d["origin"]))
+        if d["origin"] == "derived":
+            derived.setdefault(d["relation"], []).append(dst)
+    for src, _, d in g.in_edges(rid, data=True):
+        if src not in pub:
+            continue
+        neighbours.setdefault(src, []).append((src, rid, d["relation"], d["origin"]))
+        if d["origin"] == "body":
+            mentioned_by.add(src)
+        else:
+            in_by.setdefault(d["relation"], set()).add(src)
+    for rel, dsts in derived.items():
+        props.append({"label": humanize(rel) + " (derived)", "kind": "relation", "relation": rel,
+                      "items": [{"ref": site.ref(x)} for x in sorted(set(dsts), key=id_sort_key)]})
+    order = list(schema.relations)
+    for rel in sorted(in_by, key=lambda r: order.index(r) if r in order else len(order)):
+        props.append({"label": site.relation_labels.get(rel, f"{rel} by"), "kind": "backlink", "relation": rel,
+                      "items": [{"ref": site.ref(x)} for x in sorted(in_by[rel], key=id_sort_key)]})
+    for key, value in rec.meta.items():
+        if key in _SKIP or key in schema.relations or (rec.kind == "LIT" and key in _CITE):
+            continue
+        if value is None or value == [] or value == "":
+            continue
+        props.append({"label": humanize(key), "kind": "field", "items": _value_items(value)})
+
+    st = site.data.standings.get(rid)
+    standing = None
+    promote = None
+    if st is not None:
+        if st.state:
+            standing = {"state": st.state, "detail": site.scrub(st.detail), "states": list(st.states),
+                        "path": [site.ref(x) if x in pub else {"id": x, "title": None, "url": None}
+                                 for x in st.path]}
+        ev = st.evaluation
+        if ev is not None and ev.promote_when.present:
+            promote = {"summary": site.scrub(ev.promote_when.summary),
+                       "requires": [{"text": i.text, "state": i.state, "mark": i.mark, "reason": site.scrub(i.reason),
+                                     "by": site.ref(i.by) if i.by in pub else None} for i in ev.items]}
+    checks = [scrubbed(site, check_entry(site.data, cid)) for cid in site.data.checks_of.get(rid, [])]
+    mentions = []
+    for src in sorted(mentioned_by, key=id_sort_key):
+        mentions.append(dict(site.ref(src), digest=corpus.records[src].digest))
+    # the local graph: this record, its neighbours, the typed edges between them
+    nodes = [dict(site.ref(rid), title=_clip(rec.title, 90))]
+    edges = []
+    for nid in sorted(neighbours, key=lambda x: (-len(neighbours[x]), id_sort_key(x)))[:60]:
+        nodes.append(dict(site.ref(nid), title=_clip(corpus.records[nid].title, 90)))
+        seen = set()
+        for s, t, rel, origin in neighbours[nid]:
+            if (s, t, rel) not in seen:
+                seen.add((s, t, rel))
+                edges.append({"s": s, "t": t, "rel": rel, "origin": origin})
+    mention_state = sorted({(m, site.resolve(m)[0], (corpus.records[m].kind if m in pub else None))
+                            for m in rec.mention_targets})
+    return {
+        "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
+        "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
+        "kind_url": kind_url(rec.kind), "minutes": reading_minutes(rec.body),
+        "date": record_date(site, rec), "created": to_plain(rec.get("created")),
+        "cite": citation(rec) if rec.kind == "LIT" else None,
+        "props": props, "standing": standing, "promote": promote, "checks": checks,
+        "mentioned_by": mentions, "graph": {"nodes": nodes, "edges": edges},
+        "body_digest": hashlib.sha1(rec.body.encode("utf-8", "surrogatepass")).hexdigest(),
+        "mention_state": mention_state,
+    }
+
+
+def linked_text(site: Site, text: str, prefix: str = "../") -> str:
+    """``text`` escaped, with each mention of a published record a link
+    (the same marks as in a body); returns markup."""
+    import html as _html
+
+    from markupsafe import Markup
+    out = []
+    last = 0
+    for m in site.corpus.schema.mention_re.finditer(text):
+        s = m.start()
+        if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
+            continue
+        out.append(_html.escape(text[last:s]))
+        rid = m.group()
+        target = site.resolve(rid)
+        if target[0] == "link":
+            out.append(f'<a class="rk-ref k-{_html.escape(target[2] or "")}" href="{_html.escape(prefix + target[1])}"'
+                       f' data-id="{_html.escape(rid)}">{_html.escape(rid)}</a>')
+        elif target[0] == "dangling":
+            out.append(f'<span class="rk-dangling" title="No record {_html.escape(rid)} in this record">'
+                       f'{_html.escape(rid)}</span>')
+        else:
+            out.append(_html.escape(rid))
+        last = m.end()
+    out.append(_html.escape(text[last:]))
+    return Markup("".join(out))
+
+
+def scrubbed(site: Site, value):
+    """``value`` (JSON-like) with :meth:`Site.scrub` applied to every string."""
+    if len(site.published) == len(site.corpus.records):
+        return value
+    if isinstance(value, str):
+        return site.scrub(value)
+    if isinstance(value, dict):
+        return {k: scrubbed(site, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrubbed(site, v) for v in value]
+    return value
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def record_key(site: Site, rid: str, salt: str) -> str:
+    """What the page of ``rid`` depends on, from file digests rather than
+    the page data (cheaper than :func:`record_view` by far): the record's
+    own file, the file of every published neighbour (relations both ways,
+    mentions, derived edges), the state of every id it names, its standing,
+    its checks and its git date.  If this is unchanged, so is the page."""
+    corpus = site.corpus
+    records = corpus.records
+    pub = site.published
+    rec = records[rid]
+    g = corpus.graph
+    parts = [rec.digest]
+    for _, dst, d in g.out_edges(rid, data=True):
+        if dst in pub:
+            parts.append((">", dst, d["relation"], d["origin"], records[dst].digest))
+    for src, _, d in g.in_edges(rid, data=True):
+        if src in pub:
+            parts.append(("<", src, d["relation"], d["origin"], records[src].digest))
+    named = set(rec.mention_targets)
+    for ts in rec.relations.values():
+        named.update(t.id for t in ts)
+    for x in sorted(named):
+        parts.append((x, records[x].digest if x in pub else "h" if x in records else "d"))
+    st = site.data.standings.get(rid)
+    if st is not None:
+        ev = st.evaluation
+        parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
+                      tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+    for cid in site.data.checks_of.get(rid, []):
+        parts.append(tuple(sorted(check_entry(site.data, cid).items())))
+    if site.data.git_dates:
+        parts.append(site.data.git_dates.get(rec.relpath))
+    h = hashlib.sha1(salt.encode())
+    h.update(repr(parts).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+# -- mention sentences ------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
+
+
+def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None) -> str | None:
+    """The sentence of ``rec``'s body in which ``target`` is first
+    mentioned, as plain text.  ``lines_cache``: a dict kept across calls
+    (record id -> its lines)."""
+    for m in rec.mentions:
+        if m.target != target:
+            continue
+        lines = lines_cache.get(rec.id) if lines_cache is not None else None
+        if lines is None:
+            lines = rec.text.split("\n")
+            if lines_cache is not None:
+                if len(lines_cache) > 256:
+                    lines_cache.clear()
+                lines_cache[rec.id] = lines
+        i = m.line - 1
+        if not 0 <= i < len(lines):
+            return None
+        start = i
+        while start > 0 and lines[start - 1].strip() and not lines[start - 1].lstrip().startswith(("#", "|")) \
+                and not re.match(r"^\s*([-*+]|\d+\.)\s", lines[start]):
+            start -= 1
+        end = i
+        while end + 1 < len(lines) and lines[end + 1].strip() and \
+                not re.match(r"^\s*([-*+#|]|\d+\.)\s?", lines[end + 1]):
+            end += 1
+        para = lines[start:end + 1]
+        offset = sum(len(x) + 1 for x in lines[start:i]) + m.col - 1
+        text = "\n".join(para)
+        s0 = 0
+        for sm in _SENTENCE_END.finditer(text):
+            if sm.end() <= offset:
+                s0 = sm.end()
+            else:
+                break
+        em = _SENTENCE_END.search(text, max(offset, s0))
+        sentence = text[s0: em.start() if em else len(text)]
+        sentence = " ".join(plain_text(sentence).split())
+        if len(sentence) > limit:
+            k = sentence.find(target)
+            a = max(0, k - limit // 2)
+            sentence = ("…" if a else "") + sentence[a:a + limit] + "…"
+        return sentence
+    return None
+
+
+# -- list pages ------------------------------------------------------------------
+
+def row(site: Site, rid: str) -> dict:
+    rec = site.corpus.records[rid]
+    st = site.data.standings.get(rid)
+    return dict(site.ref(rid), date=record_date(site, rec), standing=st.state if st is not None else None,
+                tags=rec.tags)
+
+
+def listings(site: Site) -> dict:
+    """Rows for the kind, status and tag pages, the ready-to-promote and
+    failing-checks pages, and the home page."""
+    by_kind: dict = {}
+    by_status: dict = {}
+    by_tag: dict = {}
+    rows = {}
+    for rid in site.ids:
+        r = row(site, rid)
+        rows[rid] = r
+        by_kind.setdefault(r["kind"], []).append(r)
+        if r["status"]:
+            by_status.setdefault(r["status"], []).append(r)
+        for t in r["tags"]:
+            by_tag.setdefault(t, []).append(r)
+    ready = [rows[r] for r in site.ids if rows[r]["standing"] == "ready"]
+    failing = []
+    data = site.data
+    for cid in sorted(data.cited_by):
+        e = scrubbed(site, check_entry(data, cid))
+        if e["cls"] in FAILING or e["cls"] in ("stale",) or cid in data.duplicates:
+            e["records"] = [rows[x] for x in data.cited_by[cid] if x in site.published]
+            if e["records"]:
+                failing.append(e)
+    dated = sorted((r for r in rows.values() if r["date"]), key=lambda r: (r["date"], r["id"]), reverse=True)
+    return {"rows": rows, "by_kind": by_kind, "by_status": by_status, "by_tag": by_tag,
+            "ready": ready, "failing": failing, "recent": dated}

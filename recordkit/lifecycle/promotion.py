@@ -1,0 +1,213 @@
+"""Promotion: whether a proposed theory can be promoted, the lossless edit
+that promotes it (``status: active`` and ``promoted_by``), and the listing
+``recordkit promote`` shows, as data."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..common.order import id_sort_key
+from ..common.splice import apply_fixes
+from ..common.textpos import offset_of
+from ..common.writes import WriteConflict, atomic_write, remove_stale_temps, text_digest
+from ..corpus.loader import with_texts
+from ..corpus.model import Fix
+from ..corpus.parse import parse_text
+from .conditions import ACTIVE, PROMOTED_BY, PROPOSED
+from .standing import AWAITING, BLOCKED, MALFORMED, READY, UNESTABLISHED, Lifecycle, Standing, analyze
+
+
+class PromotionRefused(Exception):
+    """The theory cannot be promoted; ``reasons`` says why."""
+
+    def __init__(self, reasons: list[str]):
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
+def promotion_edit(rec, by: str, status: str = ACTIVE) -> str:
+    """The text of ``rec``'s file with ``status`` set to ``status`` and
+    ``promoted_by`` set to ``by``, every other byte unchanged: the status
+    value is spliced where it stands (keeping its quotes), an existing
+    ``promoted_by`` value is replaced, else a ``promoted_by:`` line is
+    inserted after the status line."""
+    text = rec.text
+    if ("status",) not in rec.values:
+        raise PromotionRefused([f"{rec.id} has no status to change"])
+    fixes = []
+    line, col, end_line, end_col = rec.value_pos("status")
+    s, e = offset_of(text, line, col), offset_of(text, end_line, end_col)
+    fixes.append(Fix(s, e, _requote(text[s:e], status)))
+    if PROMOTED_BY in (rec.meta or {}):
+        fixes.append(_promoted_by_fix(rec, by))
+    else:
+        # after the status line (a top-level key, so at its indentation: none)
+        nl = text.find("\n", e)
+        eol = "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+        indent = " " * (rec.key_pos("status")[1] - 1)
+        fixes.append(Fix(nl + 1, nl + 1, f"{indent}{PROMOTED_BY}: {by}{eol}"))
+    new, skipped = apply_fixes(text, fixes)
+    if skipped:  # pragma: no cover - the edits never overlap
+        raise PromotionRefused(["the edits overlap; edit the file by hand"])
+    return new
+
+
+def _requote(old: str, new: str) -> str:
+    if len(old) >= 2 and old[0] in "'\"" and old[-1] == old[0]:
+        return old[0] + new + old[0]
+    return new
+
+
+def _promoted_by_fix(rec, by: str):
+    text = rec.text
+    value = rec.meta[PROMOTED_BY]
+    if value is None or value == "" or value == []:
+        if value == []:  # `promoted_by: []`
+            l, c, el, ec = rec.value_pos(PROMOTED_BY)
+            s, e = offset_of(text, l, c), offset_of(text, el, ec)
+            return Fix(s, e, f"[{by}]")
+        if value == "":  # `promoted_by: ""`
+            l, c, el, ec = rec.value_pos(PROMOTED_BY)
+            s, e = offset_of(text, l, c), offset_of(text, el, ec)
+            return Fix(s, e, _requote(text[s:e], by))
+        l, c, el, ec = rec.key_pos(PROMOTED_BY)
+        k_end = offset_of(text, el, ec)
+        colon = text.find(":", k_end)
+        return Fix(colon + 1, colon + 1, f" {by}")
+    if isinstance(value, list) and len(value) == 1 and (PROMOTED_BY, 0) in rec.values:
+        l, c, el, ec = rec.value_pos(PROMOTED_BY, 0)
+        s, e = offset_of(text, l, c), offset_of(text, el, ec)
+        return Fix(s, e, _requote(text[s:e], by))
+    if isinstance(value, list):
+        raise PromotionRefused([f"promoted_by lists {len(value)} records; leave one (or none) and try again"])
+    l, c, el, ec = rec.value_pos(PROMOTED_BY)
+    s, e = offset_of(text, l, c), offset_of(text, el, ec)
+    return Fix(s, e, _requote(text[s:e], by))
+
+
+def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle | None = None):
+    """Check that ``record_id`` can be promoted and compute the new file text.
+
+    Returns ``(new_text, by)``.  Raises :class:`PromotionRefused` with the
+    reasons when it cannot: the record is not a proposed lifecycle record,
+    a requirement does not hold, or no record to name in ``promoted_by``
+    (``by``; default: the record that satisfied the first ``record:``
+    requirement) can be found.  Raises KeyError for an unknown id.
+    """
+    rec = corpus.records[record_id]
+    lc = lc or analyze(corpus)
+    ev = lc.evaluate(record_id)
+    if ev is None:
+        raise PromotionRefused([f"{record_id} is a {rec.kind}, which has no promote_when lifecycle"])
+    if rec.status != PROPOSED:
+        raise PromotionRefused([f"{record_id} is {rec.status}, not proposed"])
+    reasons = []
+    if not ev.promote_when.present:
+        reasons.append(f"{record_id} has no promote_when")
+    reasons.extend(p.message for p in ev.promote_when.problems)
+    for i in ev.failing():
+        reasons.append(f"{i.text}: {i.state} — {i.reason}" if i.state != MALFORMED else f"{i.text}: {i.reason}")
+    if reasons:
+        raise PromotionRefused(reasons)
+    if by is None:
+        by = ev.first_record_by()
+        if by is None:
+            raise PromotionRefused([f"{record_id} has no record: requirement to name the record that showed "
+                                    f"the condition met; give it with --by ID"])
+    target = corpus.records.get(by)
+    rel = corpus.schema.relations.get(PROMOTED_BY)
+    if target is None:
+        raise PromotionRefused([f"--by {by}: no such record"])
+    if by == record_id:
+        raise PromotionRefused([f"--by {by}: a record cannot promote itself"])
+    if rel is not None and not rel.allows_target(target.kind):
+        raise PromotionRefused([f"--by {by}: promoted_by may name a {' or '.join(rel.targets)}, not a {target.kind}"])
+    new = promotion_edit(rec, by)
+    _verify(corpus, rec, new, by)
+    return new, by
+
+
+def apply_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle | None = None,
+                    retries: int = 3) -> tuple[str, str, str]:
+    """Promote ``record_id`` in its file: :func:`plan_promotion`, then write
+    the new text atomically, but only while the file still holds the bytes
+    the edit was made from.  When it changed meanwhile (an editor saved,
+    ``lint --fix`` wrote it), the new text is read and the promotion planned
+    again from it, up to ``retries`` times.  Returns ``(old_text, new_text,
+    by)``; raises :class:`PromotionRefused` as :func:`plan_promotion` does,
+    and when the file kept changing, vanished or no longer holds the id."""
+    rec = corpus.records[record_id]
+    remove_stale_temps({rec.path.parent, Path(os.path.realpath(rec.path)).parent})
+    for _ in range(retries + 1):
+        new, chosen = plan_promotion(corpus, record_id, by=by, lc=lc)
+        try:
+            atomic_write(rec.path, new, expect=rec.digest or text_digest(rec.text))
+            return rec.text, new, chosen
+        except WriteConflict as exc:
+            if exc.current is None:
+                raise PromotionRefused([f"{rec.relpath} was removed while promoting {record_id}"])
+            try:
+                text = exc.current.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PromotionRefused([f"{rec.relpath} changed while promoting and is no longer UTF-8 text"])
+            corpus = with_texts(corpus, {rec.path: text})
+            lc = None
+            again = corpus.records.get(record_id)
+            if again is None or again.path != rec.path:
+                raise PromotionRefused([f"{rec.relpath} changed while promoting and no longer holds {record_id}"])
+            rec = again
+    raise PromotionRefused([f"{rec.relpath} kept changing while promoting {record_id} "
+                            f"({retries + 1} tries); left as it is, try again"])
+
+
+def _verify(corpus, rec, new: str, by: str) -> None:
+    """Re-read the edited text: the front matter must say exactly what it said,
+    but for ``status: active`` and ``promoted_by``."""
+    after, diags = parse_text(new, rec.path, rec.relpath, corpus.schema)
+    want = dict(rec.meta)
+    want["status"] = ACTIVE
+    want[PROMOTED_BY] = [by] if isinstance(want.get(PROMOTED_BY), list) else by
+    if diags or after.meta != want or after.body != rec.body:
+        raise PromotionRefused([f"{rec.relpath}: the edit would not read back as intended; "
+                                f"set status and promoted_by by hand"])
+
+
+# ---------------------------------------------------------------------------
+# The listing
+# ---------------------------------------------------------------------------
+
+_ORDER = {READY: 0, BLOCKED: 1, AWAITING: 2}
+
+
+def entry(a: Lifecycle, st: Standing) -> dict:
+    """One theory of the listing: its standing, each requirement's state,
+    what it would be promoted by, and whether it is undermined."""
+    rec = a.corpus.records[st.id]
+    ev = st.evaluation
+    return {
+        "id": st.id, "title": rec.title, "path": rec.relpath, "status": rec.status,
+        "standing": st.lifecycle, "detail": st.lifecycle_detail,
+        "summary": ev.promote_when.summary if ev else None,
+        "requires": [i.to_dict() for i in ev.items] if ev else [],
+        "problems": [p.message for p in ev.promote_when.problems] if ev else [],
+        "promoted_by": (ev.promoted_by if rec.status == ACTIVE else ev.first_record_by()) if ev else None,
+        "undermined": ({"path": st.path, "detail": st.detail} if st.path else None),
+    }
+
+
+def listing(a: Lifecycle) -> dict:
+    """``recordkit promote``'s listing as data: the proposed theories (ready
+    first, then blocked, then awaiting judgement, each in id order) and the
+    active ones that are not established."""
+    proposed, active = [], []
+    for rid, rec in a.corpus.records.items():
+        if not a.in_lifecycle(rec) or rec.status not in (PROPOSED, ACTIVE):
+            continue
+        st = a.standing(rid)
+        if rec.status == PROPOSED:
+            proposed.append(entry(a, st))
+        elif st.lifecycle == UNESTABLISHED:
+            active.append(entry(a, st))
+    proposed.sort(key=lambda e: (_ORDER.get(e["standing"], 9), id_sort_key(e["id"])))
+    active.sort(key=lambda e: id_sort_key(e["id"]))
+    return {"proposed": proposed, "active_unestablished": active}

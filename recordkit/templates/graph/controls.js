@@ -1,0 +1,90 @@
+// graph/controls.js -- The sidebar: kind, status, tag, relation and origin filters, the standing
+// legend, counts, the status line, the focus bar and the URL hash.
+//
+// One part of the graph page's script: the parts are joined, in the order of
+// SCRIPT_PARTS in recordkit/emit/graph_page.py, inside one closure, so a part
+// sees everything an earlier part defined.
+
+function swatchLine(color, dash) {
+  return '<svg class="rk-swatch" width="26" height="8" aria-hidden="true"><line x1="1" y1="4" x2="25" y2="4" stroke="' + esc(color) +
+    '" stroke-width="2"' + (dash && dash.length ? ' stroke-dasharray="' + dash.join(" ") + '"' : "") + "/></svg>";
+}
+function dotSwatch(color, alpha) {
+  return '<span class="rk-dot" style="background:' + esc(color) + ";opacity:" + alpha + '"></span>';
+}
+function standingSwatch(name) {
+  var st = STANDING_STYLE[name], svg = '<svg class="rk-swatch" width="22" height="22" aria-hidden="true"><circle cx="11" cy="11" r="5" fill="#8c959f"/>';
+  if (name === "undermined") svg += '<circle cx="11" cy="11" r="6" fill="none" stroke="' + st.color + '" stroke-width="2"/><path d="M7.5 7.5L14.5 14.5M14.5 7.5L7.5 14.5" stroke="#fff" stroke-width="3.4"/><path d="M7.5 7.5L14.5 14.5M14.5 7.5L7.5 14.5" stroke="' + st.cross + '" stroke-width="1.8"/>';
+  else {
+    var rr = 5 + st.gap + st.width / 2;
+    svg += '<circle cx="11" cy="11" r="' + rr + '" fill="none" stroke="' + st.color + '" stroke-width="' + st.width + '"' + (st.dash.length ? ' stroke-dasharray="' + st.dash.join(" ") + '"' : "") + "/>";
+  }
+  return svg + "</svg>";
+}
+function checkbox(group, idx, checked, label, swatch, count, extra) {
+  return '<label' + (extra || "") + '><input type="checkbox" data-group="' + group + '" data-i="' + idx + '"' + (checked ? " checked" : "") + ">" +
+    (swatch || "") + "<span>" + esc(label) + '</span><span class="rk-n">' + fmt(count) + "</span></label>";
+}
+function buildControls() {
+  document.getElementById("rk-f-kind").innerHTML = kindNames.map(function (k, j) {
+    return checkbox("kind", j, kindOn[j], k, dotSwatch(kindColors[j], 1), kindCounts[j], ' data-kind="' + esc(k) + '"');
+  }).join("");
+  var html = "", lastKind = null;
+  statusKeys.forEach(function (key, j) {
+    var cut = key.indexOf(":"), kind = key.slice(0, cut), st = key.slice(cut + 1);
+    if (!statusCounts[j]) return;
+    if (kind !== lastKind) { html += '<div class="rk-group">' + esc(kind) + "</div>"; lastKind = kind; }
+    var lvl = FADED_STATUSES[st] ? 2 : TENTATIVE_STATUSES[st] ? 1 : 0;
+    html += checkbox("status", j, statusOn[j], st ? titleCase(st) : "(none)", dotSwatch(kindColors[kindIndex.get(kind)], ALPHA_LEVELS[lvl]), statusCounts[j]);
+  });
+  document.getElementById("rk-f-status").innerHTML = html;
+  var tagSel = document.getElementById("rk-f-tag");
+  tagSel.innerHTML = tagNames.map(function (t) { return '<option value="' + esc(t) + '">' + esc(t) + " (" + fmt(tagCounts.get(t)) + ")</option>"; }).join("");
+  document.getElementById("rk-tag-count").textContent = tagNames.length ? "(" + fmt(tagNames.length) + ")" : "";
+  document.getElementById("rk-f-rel").innerHTML = relNames.map(function (r, j) {
+    if (!relCounts[j] && !(META.relations || {})[r]) return "";
+    return checkbox("rel", j, relOn[j], r.replace(/_/g, " "), swatchLine(relColors[j], []), relCounts[j], ' data-rel="' + esc(r) + '"');
+  }).join("");
+  document.getElementById("rk-f-origin").innerHTML = ORIGINS.map(function (o, j) {
+    if (!originCounts[j] && j === 3) return "";
+    return checkbox("origin", j, originOn[j], ORIGIN_LABELS[o], swatchLine("#57606a", ORIGIN_DASH[o]), originCounts[j]);
+  }).join("");
+  document.getElementById("rk-f-origin").insertAdjacentHTML("beforeend",
+    '<div class="rk-note" id="rk-dense-note" hidden>With over ' + fmt(DENSE_EDGES) + " links shown, all are drawn as plain lines and mentions fainter; hover a record for its links' styles.</div>");
+  document.getElementById("rk-legend-standing").innerHTML = STANDINGS.map(function (s) {
+    return "<div>" + standingSwatch(s) + "<span>" + esc(STANDING_LABELS[s]) + "</span></div>";
+  }).join("") + '<div class="rk-note">Faint: set aside, retired, rejected, refuted, dropped; lighter: queued, draft.</div>';
+}
+
+function onFilterChange(relationChanged) {
+  if (relationChanged && focusState) { setFocus(focusState.center, focusState.depth); return; }
+  recomputeVisible();
+  if (hovered >= 0 && !nodeVisible[hovered]) hovered = -1;
+  invalidate("filter");
+}
+
+function updateCounts() {
+  document.getElementById("rk-counts").textContent =
+    fmt(N) + " records · " + fmt(M) + " links" + (visibleCount !== N ? " · " + fmt(visibleCount) + " shown" : "") +
+    (danglingLinks ? " · " + fmt(danglingLinks) + " dangling" : "");
+}
+function updateStatusLine() {
+  var el = document.getElementById("rk-status");
+  el.textContent = layout.running ? "laying out… (" + layout.ticks + " steps)" : "";
+}
+function updateFocusBar() {
+  var bar = document.getElementById("rk-focusbar");
+  if (!focusState) { bar.hidden = true; return; }
+  bar.hidden = false;
+  document.getElementById("rk-focus-id").textContent = nodes[focusState.center].id + " (" + focusState.members.length + ")";
+  document.getElementById("rk-depth").value = focusState.depth;
+}
+function updateHash() {
+  try {
+    var h = focusState ? "#focus=" + encodeURIComponent(nodes[focusState.center].id) + "&depth=" + focusState.depth : " ";
+    history.replaceState(null, "", h === " " ? location.pathname + location.search : h);
+  } catch (err) { /* some file:// setups refuse; the page works without it */ }
+}
+
+var resizeTimer = 0;
+function resizeSoon() { if (!resizeTimer) resizeTimer = setTimeout(function () { resizeTimer = 0; resize(); }, 0); }

@@ -1,0 +1,328 @@
+/* recordkit site: theme toggle, search, hover previews, local graph.
+   Offline and CSP-clean: no inline handlers, no eval, no network; data comes
+   from .js files that call RK.*(...), loaded by <script> elements, so it
+   works from file:// as well as from any sub-path of a server. */
+(function () {
+  "use strict";
+  var doc = document, html = doc.documentElement;
+  var ROOT = html.getAttribute("data-root") || "";
+  var BUCKETS = parseInt(html.getAttribute("data-buckets") || "1", 10) || 1;
+  var RK = window.RK = window.RK || {};
+
+  function el(tag, cls, text) {
+    var e = doc.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  /* -- loading data files ------------------------------------------------ */
+  var loading = {};
+  function loadScript(path, done) {
+    var st = loading[path];
+    if (st === true) { done(); return; }
+    if (st) { st.push(done); return; }
+    loading[path] = [done];
+    var s = doc.createElement("script");
+    s.src = ROOT + path;
+    s.async = true;
+    s.onload = function () { var w = loading[path]; loading[path] = true; w.forEach(function (f) { f(); }); };
+    s.onerror = function () { var w = loading[path]; delete loading[path]; w.forEach(function (f) { f(new Error(path)); }); };
+    doc.head.appendChild(s);
+  }
+  function fnv1a(str) {
+    var h = 0x811c9dc5;
+    for (var i = 0; i < str.length; i++) { h ^= str.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+    return h >>> 0;
+  }
+  function bucket(id) { return fnv1a(id) % BUCKETS; }
+
+  var previews = {}, texts = {};
+  RK.previews = function (d) { for (var k in d) previews[k] = d[k]; };
+  RK.texts = function (d) { for (var k in d) texts[k] = d[k]; };
+
+  /* -- theme ------------------------------------------------------------- */
+  function setupTheme() {
+    var b = doc.getElementById("rk-theme");
+    if (!b) return;
+    function label() {
+      var t = html.getAttribute("data-theme");
+      b.title = t ? "Theme: " + t + " (click to change)" : "Theme: follows the system (click to change)";
+    }
+    label();
+    b.addEventListener("click", function () {
+      var cur = html.getAttribute("data-theme");
+      var sysDark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+      var shown = cur || (sysDark ? "dark" : "light");
+      var next = shown === "dark" ? "light" : "dark";
+      html.setAttribute("data-theme", next);
+      try { localStorage.setItem("rk-theme", next); } catch (e) { /* not kept */ }
+      label();
+    });
+  }
+
+  /* -- search ------------------------------------------------------------- */
+  var index = null, parsed = {};
+  RK.searchIndex = function (d) { index = d; };
+  var TOKEN = /[\p{L}\p{N}]+(?:['-][\p{L}\p{N}]+)*/gu;
+  function tokens(q) { return (q.toLowerCase().match(TOKEN) || []).filter(function (t) { return t.length > 0; }); }
+  function postings(ti) {
+    var p = parsed[ti];
+    if (p) return p;
+    p = [];
+    var s = index.postings[ti], parts = s.split(","), doc = 0;
+    for (var i = 0; i < parts.length; i++) {
+      var x = parts[i], dot = x.indexOf("."), w = 1;
+      if (dot >= 0) { w = parseInt(x.slice(dot + 1), 36); x = x.slice(0, dot); }
+      doc += parseInt(x, 36);
+      p.push(doc, w);
+    }
+    return (parsed[ti] = p);
+  }
+  function lowerBound(arr, s) {
+    var lo = 0, hi = arr.length;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (arr[m] < s) lo = m + 1; else hi = m; }
+    return lo;
+  }
+  var common = null;
+  function search(q) {
+    if (!common) { common = {}; (index.common || []).forEach(function (t) { common[t] = true; }); }
+    var qs = tokens(q).filter(function (t) { return !common[t]; });
+    if (!qs.length || !index) return [];
+    var N = index.docs.length, total = null;
+    for (var qi = 0; qi < qs.length; qi++) {
+      var t = qs[qi], last = qi === qs.length - 1 || /\s$/.test(q) === false;
+      var scores = {};
+      var i = lowerBound(index.terms, t), n = 0;
+      for (; i < index.terms.length && n < 400; i++, n++) {
+        var term = index.terms[i];
+        if (term.lastIndexOf(t, 0) !== 0) break;
+        var exact = term === t;
+        if (!exact && !(last || t.length >= 3)) continue;
+        var p = postings(i), df = p.length / 2, idf = Math.log(1 + N / df);
+        var factor = exact ? 1 : 0.6;
+        for (var j = 0; j < p.length; j += 2) {
+          var sc = factor * idf * (1 + Math.log(p[j + 1]));
+          if (!(scores[p[j]] >= sc)) scores[p[j]] = (scores[p[j]] || 0) < sc ? sc : scores[p[j]];
+        }
+      }
+      if (total === null) total = scores;
+      else {
+        var both = {};
+        for (var d in total) if (scores[d] != null) both[d] = total[d] + scores[d];
+        total = both;
+      }
+    }
+    var ql = q.trim().toLowerCase(), out = [];
+    for (var d2 in total) {
+      var docd = index.docs[d2], s2 = total[d2];
+      if (docd[0].toLowerCase() === ql) s2 += 1000;
+      out.push([s2, +d2]);
+    }
+    out.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
+    return out.slice(0, 20).map(function (x) { return x[1]; });
+  }
+  function highlight(target, text, qs) {
+    /* text with every word starting with a query token marked */
+    var re = new RegExp("(" + qs.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|") + ")[\\p{L}\\p{N}]*", "giu");
+    var last = 0, m;
+    while ((m = re.exec(text))) {
+      var before = m.index === 0 ? "" : text.charAt(m.index - 1);
+      if (/[\p{L}\p{N}]/u.test(before)) continue;
+      if (m.index > last) target.appendChild(doc.createTextNode(text.slice(last, m.index)));
+      target.appendChild(el("mark", null, m[0]));
+      last = m.index + m[0].length;
+      if (m[0].length === 0) re.lastIndex++;
+    }
+    if (last < text.length) target.appendChild(doc.createTextNode(text.slice(last)));
+  }
+  function snippet(text, qs) {
+    var low = text.toLowerCase(), at = -1;
+    for (var i = 0; i < qs.length && at < 0; i++) {
+      var re = new RegExp("(^|[^\\p{L}\\p{N}])" + qs[i].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "u");
+      var m = re.exec(low);
+      if (m) at = m.index + m[1].length;
+    }
+    if (at < 0) return text.slice(0, 160) + (text.length > 160 ? "…" : "");
+    var a = Math.max(0, at - 70), b = Math.min(text.length, at + 110);
+    return (a > 0 ? "…" : "") + text.slice(a, b) + (b < text.length ? "…" : "");
+  }
+  function setupSearch() {
+    var input = doc.getElementById("rk-q"), list = doc.getElementById("rk-hits");
+    if (!input || !list) return;
+    var sel = -1, timer = null;
+    function ensure(then) {
+      if (index) { then(); return; }
+      loadScript("assets/search-index.js", function (err) {
+        if (err) { show([], "The search index could not be loaded."); return; }
+        then();
+      });
+    }
+    function show(hits, message) {
+      list.textContent = "";
+      sel = -1;
+      var q = input.value, qs = tokens(q);
+      if (!q.trim()) { list.hidden = true; input.setAttribute("aria-expanded", "false"); return; }
+      if (!hits.length) list.appendChild(el("li", "rk-empty", message || "No record matches."));
+      hits.forEach(function (di, k) {
+        var d = index.docs[di];
+        var li = el("li"); li.setAttribute("role", "option"); li.id = "rk-hit-" + k;
+        var a = el("a"); a.href = ROOT + d[4]; a.setAttribute("data-id", d[0]);
+        var head = el("span", "rk-hit-title k-" + d[2]);
+        head.appendChild(el("span", "rk-dot"));
+        highlight(head, d[0] + ": " + d[1], qs);
+        a.appendChild(head);
+        var sn = el("span", "rk-hit-snip");
+        a.appendChild(sn);
+        li.appendChild(a);
+        list.appendChild(li);
+        var b = "assets/text/" + bucket(d[0]) + ".js";
+        loadScript(b, function () {
+          var t = texts[d[0]];
+          if (t != null && input.value === q) highlight(sn, snippet(t, qs), qs);
+        });
+      });
+      list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+    }
+    function run() { ensure(function () { show(search(input.value)); }); }
+    input.addEventListener("focus", function () { ensure(function () {}); });
+    input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 60); });
+    input.addEventListener("keydown", function (e) {
+      var items = list.querySelectorAll("li[role=option]");
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        if (!items.length) return;
+        e.preventDefault();
+        if (sel >= 0) items[sel].removeAttribute("aria-selected");
+        sel = (sel + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
+        items[sel].setAttribute("aria-selected", "true");
+        input.setAttribute("aria-activedescendant", items[sel].id);
+        items[sel].scrollIntoView({ block: "nearest" });
+      } else if (e.key === "Enter") {
+        var pick = items[sel >= 0 ? sel : 0];
+        if (pick) { e.preventDefault(); window.location.href = pick.querySelector("a").href; }
+      } else if (e.key === "Escape") {
+        list.hidden = true; input.blur();
+      }
+    });
+    doc.addEventListener("keydown", function (e) {
+      if (e.key === "/" && doc.activeElement !== input && !/^(INPUT|TEXTAREA|SELECT)$/.test(doc.activeElement.tagName)) {
+        e.preventDefault(); input.focus();
+      }
+    });
+    doc.addEventListener("click", function (e) {
+      if (!list.contains(e.target) && e.target !== input) list.hidden = true;
+    });
+  }
+
+  /* -- hover previews ------------------------------------------------------ */
+  function setupPreviews() {
+    var box = doc.getElementById("rk-preview");
+    if (!box) return;
+    var timer = null, current = null;
+    function hide() { clearTimeout(timer); current = null; box.hidden = true; }
+    function fill(a, id) {
+      var p = previews[id];
+      if (!p || current !== a) return;
+      box.textContent = "";
+      var k = el("div", "pv-kind k-" + p[0]);
+      k.appendChild(el("span", "rk-dot"));
+      k.appendChild(doc.createTextNode(p[0] + " · " + (p[1] || "no status") + " · " + id));
+      box.appendChild(k);
+      box.appendChild(el("div", "pv-title", p[2]));
+      if (p[4]) box.appendChild(el("p", "pv-text", p[4]));
+      box.hidden = false;
+      var r = a.getBoundingClientRect();
+      var top = window.scrollY + r.bottom + 6, left = window.scrollX + r.left;
+      var w = box.offsetWidth, maxLeft = window.scrollX + doc.documentElement.clientWidth - w - 8;
+      box.style.left = Math.max(window.scrollX + 8, Math.min(left, maxLeft)) + "px";
+      box.style.top = top + "px";
+    }
+    doc.addEventListener("mouseover", function (e) {
+      var a = e.target.closest ? e.target.closest("a[data-id]") : null;
+      if (!a || a === current) return;
+      var id = a.getAttribute("data-id");
+      current = a;
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        loadScript("assets/preview/" + bucket(id) + ".js", function () { fill(a, id); });
+      }, 250);
+    });
+    doc.addEventListener("mouseout", function (e) {
+      var a = e.target.closest ? e.target.closest("a[data-id]") : null;
+      if (a && a === current && !a.contains(e.relatedTarget)) hide();
+    });
+    doc.addEventListener("focusin", function (e) {
+      var a = e.target.closest ? e.target.closest("a[data-id]") : null;
+      if (!a) return;
+      var id = a.getAttribute("data-id");
+      current = a;
+      loadScript("assets/preview/" + bucket(id) + ".js", function () { fill(a, id); });
+    });
+    doc.addEventListener("focusout", hide);
+    doc.addEventListener("keydown", function (e) { if (e.key === "Escape") hide(); });
+  }
+
+  /* -- local graph ---------------------------------------------------------- */
+  var SVGNS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs) {
+    var e = doc.createElementNS(SVGNS, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  function setupGraph() {
+    var box = doc.getElementById("rk-local-graph"), dataEl = doc.getElementById("rk-graph-data");
+    if (!box || !dataEl) return;
+    var g;
+    try { g = JSON.parse(dataEl.textContent); } catch (e) { return; }
+    var nodes = g.nodes || [], edges = g.edges || [];
+    var W = 300, H = 300, cx = W / 2, cy = H / 2;
+    var pos = {};
+    var center = nodes[0];
+    pos[center.id] = [cx, cy];
+    var others = nodes.slice(1), n = others.length;
+    var rings = n > 16 ? 2 : 1;
+    others.forEach(function (nd, i) {
+      var ring = rings === 2 && i % 2 ? 0.55 : 0.85;
+      var a = (2 * Math.PI * i) / Math.max(1, n) - Math.PI / 2;
+      pos[nd.id] = [cx + Math.cos(a) * ring * (W / 2 - 18), cy + Math.sin(a) * ring * (H / 2 - 18)];
+    });
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img",
+      "aria-label": "Graph of " + center.id + " and its " + n + " neighbours" });
+    var styles = getComputedStyle(html);
+    edges.forEach(function (e) {
+      var a = pos[e.s], b = pos[e.t];
+      if (!a || !b) return;
+      var line = svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], "class": "lg-edge o-" + e.origin });
+      var t = svg("title", {});
+      t.textContent = e.s + " —" + e.rel + "→ " + e.t;
+      line.appendChild(t);
+      root.appendChild(line);
+    });
+    nodes.forEach(function (nd, i) {
+      var p = pos[nd.id];
+      var link = svg("a", { href: ROOT + nd.url, "class": "k-" + nd.kind + (i === 0 ? " lg-center" : "") });
+      link.setAttribute("data-id", nd.id);
+      var color = styles.getPropertyValue("--k-" + nd.kind).trim() || styles.getPropertyValue("--k-other").trim();
+      var c = svg("circle", { cx: p[0], cy: p[1], r: i === 0 ? 9 : 6, fill: color });
+      var title = svg("title", {});
+      title.textContent = nd.id + ": " + nd.title;
+      link.appendChild(title);
+      link.appendChild(c);
+      var label = svg("text", { x: p[0], y: p[1] + (i === 0 ? 20 : 15), "text-anchor": "middle" });
+      label.textContent = nd.id;
+      link.appendChild(label);
+      root.appendChild(link);
+    });
+    box.appendChild(root);
+  }
+
+  function start() {
+    setupTheme();
+    setupSearch();
+    setupPreviews();
+    setupGraph();
+  }
+  if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,1 +1,0 @@
-"""Jinja2 templates and page assets, shipped inside the wheel as recordkit.templates."""

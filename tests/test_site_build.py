@@ -1,0 +1,297 @@
+"""``recordkit build`` on real files: the example record's site crawled,
+privacy, security of the output, incremental builds, the renderer."""
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from site_fixtures import XSS_ID, XSS_RECORD, copy_example, crawl
+
+EXCLUDED = "NOTE-811"
+EXCLUDED_PHRASE = "marsupial lantern"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    base = copy_example(tmp_path_factory.mktemp("example"), extra={"claim/CLAIM-666.md": XSS_RECORD})
+    proc = run_cli("build", "-o", str(base / "site"), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    return base
+
+
+def test_every_link_and_asset_resolves(built):
+    c = crawl(built / "site")
+    assert len(c["pages"]) > 60
+    assert c["broken"] == [], c["broken"][:10]
+
+
+def test_every_published_record_has_a_page_with_what_the_seeds_show(built):
+    import recordkit
+    corpus = recordkit.load(built / "records")
+    site = built / "site"
+    for rid, rec in corpus.records.items():
+        page = site / rec.kind.lower() / f"{rid}.html"
+        if rec.get("publish") is False:
+            assert not page.exists()
+            continue
+        assert page.is_file(), rid
+    t = (site / "theory" / "THEORY-798.html").read_text()
+    # title, reading time, properties with a count, typed relations with titles
+    assert "THEORY-798</span>: Encoders trained separately" in t
+    assert re.search(r"\d+ min read", t)
+    assert re.search(r'Properties <span class="rk-count">\d+</span>', t)
+    assert re.search(r"<dt>Source</dt>.*LIT-849</a> — <span class=\"rk-reftitle\">Relative representations", t, re.S)
+    assert re.search(r"<dt>Extends</dt>.*THEORY-175</a>", t, re.S)
+    # the lifecycle: standing and each requirement with its mark and reason
+    assert 'rk-standing st-blocked' in t
+    assert re.search(r'rq-unmet"><span class="rk-mark" title="unmet">✗</span> a NOTE pointing here by bears_on', t)
+    # body mentions as links, the local graph data, backlinks with their sentence
+    assert 'href="../note/NOTE-652.html" data-id="NOTE-652"' in t
+    assert 'id="rk-graph-data"' in t
+    assert re.search(r'<blockquote class="rk-sentence">[^<]*<mark>THEORY-798</mark>', t)
+    lit = (site / "lit" / "LIT-849.html").read_text()
+    assert "<dt>Cited as &#34;source&#34; by</dt>" in lit or '<dt>Cited as "source" by</dt>' in lit
+    assert re.search(r"<dt>Cited as (&#34;|\")paper(&#34;|\") by</dt>.*NOTE-652", lit, re.S)
+    assert "— <span class=\"rk-note\">Read in full on 2026-10-09, see <a class=\"rk-ref k-NOTE\"" in lit
+    assert "arXiv:2209.15430" in lit
+
+
+def test_checks_claims_and_check_blocks(built):
+    site = built / "site"
+    note = (site / "note" / "NOTE-738.html").read_text()
+    assert 'class="rk-claims"' in note and "rk-s-strong" in note
+    # the fenced check block carries its verdict beside the code
+    holder = next(p for p in (built / "records").rglob("*.md") if "```python check" in p.read_text())
+    page = (site / holder.parent.name / (holder.stem + ".html")).read_text()
+    assert re.search(r'rk-verdict-box v-pass"><span class="rk-mark">✓</span> check <code>[^<]+</code>: '
+                     r'<b>pass</b> — [0-9.e+-]+ ≤ [0-9.e+-]+ · ran ', page)
+    t8 = (site / "theory" / "THEORY-008.html").read_text()
+    assert "st-ready" in t8 and re.search(r'<span class="rk-verdict v-pass">pass</span>', t8)
+    assert "THEORY-008" in (site / "ready.html").read_text()
+
+
+def test_dangling_mention_is_marked_text(tmp_path):
+    base = copy_example(tmp_path, with_results=False, extra={"question/QUESTION-299.md": (
+        "---\nid: QUESTION-299\ntitle: Does a dangling mention render?\nstatus: open\n---\n\n"
+        "It names THEORY-999, which no record has, and [[LIT-849]].\n")})
+    assert run_cli("build", "-o", str(base / "out"), cwd=base).returncode == 0
+    page = (base / "out" / "question" / "QUESTION-299.html").read_text()
+    assert '<span class="rk-dangling" title="No record THEORY-999 in this record">THEORY-999</span>' in page
+    assert 'href="../theory/THEORY-999.html"' not in page
+
+
+def test_nothing_of_an_excluded_record_reaches_any_output(built):
+    site = built / "site"
+    files = [p for p in site.rglob("*") if p.is_file()]
+    assert len(files) > 60
+    for p in files:
+        data = p.read_bytes()
+        assert EXCLUDED.encode() not in data, p
+        assert EXCLUDED_PHRASE.encode() not in data, p
+        assert b"whitening the anchors" not in data, p
+
+
+@pytest.mark.parametrize("how", ["status", "glob"])
+def test_exclusion_by_status_and_glob(tmp_path, how):
+    base = copy_example(tmp_path, with_results=False)
+    conf = base / "recordkit.toml"
+    rule = 'exclude_statuses = ["draft"]' if how == "status" else 'exclude = ["note/NOTE-804.md"]'
+    conf.write_text(conf.read_text() + f"\n[site]\n{rule}\n")
+    assert run_cli("build", "-o", str(base / "out"), cwd=base).returncode == 0, "build failed"
+    for p in (base / "out").rglob("*"):
+        if p.is_file() and p.suffix in (".html", ".js", ".xml"):
+            assert _only_plain_mentions(p), p
+    assert not (base / "out" / "note" / "NOTE-804.html").exists()
+
+
+def _only_plain_mentions(p: Path) -> bool:
+    """NOTE-804 is named in other records' prose: there it stays plain text,
+    never a link, a preview or a backlink."""
+    t = p.read_text()
+    return ('data-id="NOTE-804"' not in t and "NOTE-804.html" not in t and '"NOTE-804"' not in t
+            and "Plan: conformal versus linear fits" not in t)
+
+
+def test_record_text_cannot_inject_markup(built):
+    site = built / "site"
+    page = (site / "claim" / f"{XSS_ID}.html").read_text()
+    from site_fixtures import parse_html
+    for p in site.rglob("*.html"):
+        for tag, attrs in parse_html(p).tags:
+            names = {k.lower() for k, _ in attrs}
+            assert not any(n.startswith("on") for n in names), (p, tag, attrs)
+            assert tag not in ("img", "iframe", "object", "embed", "base", "form"), (p, tag)
+            assert tag != "style" or p.name == "graph.html", p
+            if tag == "script" and p.name != "graph.html":
+                d = dict(attrs)
+                assert d.get("type") == "application/json" or re.fullmatch(r"(\.\./)*assets/[a-z-]+\.js",
+                                                                          d.get("src") or ""), (p, attrs)
+            for k, v in attrs:
+                if k in ("href", "src", "action", "formaction", "xlink:href") and v:
+                    assert not re.match(r"\s*(javascript|vbscript|data):", v, re.I) or v == "data:,", (p, v)
+    assert "&lt;script&gt;window.__xss = &#39;body&#39;&lt;/script&gt;" in page or "&lt;script&gt;" in page
+    # JSON data cannot close its element
+    for p in list(site.rglob("*.html")) + list(site.rglob("*.js")):
+        t = p.read_text()
+        for m in re.finditer(r'<script type="application/json"[^>]*>(.*?)</script>', t, re.S):
+            assert "<" not in m.group(1)
+        if p.suffix == ".js" and "assets/" in p.as_posix() and p.name not in ("site.js", "theme.js"):
+            assert "</script" not in t.lower()
+    import html
+    csp = html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1))
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
+
+
+def test_feed_and_sitemap(built):
+    site = built / "site"
+    import xml.etree.ElementTree as ET
+    feed = ET.parse(site / "feed.xml").getroot()
+    entries = feed.findall("{http://www.w3.org/2005/Atom}entry")
+    assert entries and all(e.find("{http://www.w3.org/2005/Atom}id").text.startswith("https://example.org/nucleation/")
+                           for e in entries)
+    sm = ET.parse(site / "sitemap.xml").getroot()
+    locs = [u.find("{http://www.sitemaps.org/schemas/sitemap/0.9}loc").text for u in sm]
+    assert "https://example.org/nucleation/theory/THEORY-798.html" in locs
+    assert not any(EXCLUDED in l for l in locs)
+
+
+# -- incremental builds -----------------------------------------------------------
+
+def _snapshot(site: Path) -> dict:
+    return {p.relative_to(site).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in site.rglob("*") if p.is_file()}
+
+
+def test_incremental_rebuilds_only_what_changed(tmp_path):
+    base = copy_example(tmp_path, with_results=False)
+    out = base / "out"
+    assert run_cli("build", "-o", str(out), cwd=base).returncode == 0
+    first = _snapshot(out)
+    time.sleep(0.05)
+    proc = run_cli("build", "-o", str(out), cwd=base)
+    assert proc.returncode == 0
+    assert "0 files written" in proc.stderr or "(0 rendered)" in proc.stderr, proc.stderr
+    second = _snapshot(out)
+    changed = [k for k in first if first[k] != second.get(k)]
+    assert changed == [".recordkit-site.json"] or changed == [], changed
+
+    # edit one record's title: its page, the pages that show its title, the
+    # indexes and the search data change; an unrelated page keeps its mtime
+    rec = base / "records" / "question" / "QUESTION-215.md"
+    text = rec.read_text()
+    new_title = "A question retitled for the incremental test"
+    rec.write_text(re.sub(r"^title: .*$", f"title: {new_title}", text, count=1, flags=re.M))
+    proc = run_cli("build", "-o", str(out), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    third = _snapshot(out)
+    rewritten = {k for k in third if first.get(k) != third[k]}
+    assert "question/QUESTION-215.html" in rewritten
+    assert "assets/search-index.js" in rewritten
+    assert "theory/THEORY-798.html" not in rewritten
+    assert "lit/LIT-849.html" not in rewritten
+    assert len(rewritten) < len(third) / 2, sorted(rewritten)
+    for k in rewritten:
+        if k.endswith(".html") and k.count("/") == 1 and k.split("/")[0] in ("lit", "note", "theory", "claim"):
+            assert "QUESTION-215" in third[k][1].decode(), k   # a page rewritten because it shows the record
+
+    # the incremental result is byte for byte what a cold build makes
+    assert run_cli("build", "-o", str(base / "cold"), cwd=base).returncode == 0
+    cold = _snapshot(base / "cold")
+    assert {k: v[1] for k, v in third.items() if k != ".recordkit-site.json"} == \
+        {k: v[1] for k, v in cold.items() if k != ".recordkit-site.json"}
+
+    # delete a record: its page goes
+    rec.unlink()
+    assert run_cli("build", "-o", str(out), cwd=base).returncode == 0
+    assert not (out / "question" / "QUESTION-215.html").exists()
+
+
+def test_refuses_a_folder_it_did_not_write(tmp_path):
+    base = copy_example(tmp_path, with_results=False)
+    (base / "out").mkdir()
+    (base / "out" / "precious.txt").write_text("keep me")
+    proc = run_cli("build", "-o", str(base / "out"), cwd=base)
+    assert proc.returncode == 2 and "--force" in proc.stderr
+    assert (base / "out" / "precious.txt").read_text() == "keep me"
+
+
+# -- the renderer -----------------------------------------------------------------
+
+def _renderer(ids=("LIT-849", "NOTE-652"), hidden=("NOTE-811",)):
+    from recordkit.emit.site.markdown import BodyRenderer
+    from recordkit.schema import load_schema
+
+    def resolve(rid):
+        if rid in ids:
+            return ("link", f"{rid.split('-')[0].lower()}/{rid}.html", rid.split("-")[0])
+        return ("hidden",) if rid in hidden else ("dangling",)
+    return BodyRenderer(load_schema().mention_re, resolve)
+
+
+def test_renderer_mentions_code_math_footnotes_tasks():
+    r = _renderer()
+    out = r.render("See LIT-849, [[NOTE-652|the note]], NOTE-811 and QUESTION-404.\n\n"
+                   "`LIT-849` stays code.\n\n```\nLIT-849\n```\n\n"
+                   "$x^2$ and $$\\frac{a}{b}$$\n\n- [x] done\n- [ ] open\n\nA note[^1].\n\n[^1]: Here.\n\n"
+                   "| a | b |\n|---|---|\n| 1 | 2 |\n\n# One\n\n# One\n").html
+    assert out.count('class="rk-ref') == 2
+    assert ">the note</a>" in out
+    assert "NOTE-811" in out and 'data-id="NOTE-811"' not in out and "rk-dangling" in out
+    assert "<code>LIT-849</code>" in out
+    assert "<math" in out and "<mfrac>" in out
+    assert 'type="checkbox"' in out and "footnote" in out and "<table>" in out
+    assert 'id="one"' in out and 'id="one-1"' in out
+
+
+def test_renderer_highlights_code_at_build_time():
+    out = _renderer().render("```python\ndef f(x):\n    return x\n```\n").html
+    assert '<span class="k">def</span>' in out
+
+
+def test_unsafe_urls_are_dropped():
+    from recordkit.emit.site.markdown import safe_url
+    for bad in ("javascript:alert(1)", " JavaScript:x", "java\tscript:x", "vbscript:x", "data:text/html,x",
+                "file:///etc/passwd", "//evil.example/x"):
+        assert not safe_url(bad), bad
+    for good in ("https://arxiv.org/abs/2209.15430", "../lit/LIT-849.html", "#claims", "mailto:a@b.c"):
+        assert safe_url(good), good
+
+
+def test_a_user_template_overrides_the_package_one(tmp_path):
+    base = copy_example(tmp_path, with_results=False)
+    (base / "mytemplates").mkdir()
+    (base / "mytemplates" / "404.html.j2").write_text(
+        '{% extends "base.html.j2" %}{% block main %}<h1>Lost in {{ site_title }}</h1>{% endblock %}\n')
+    (base / "mytemplates" / "assets").mkdir()
+    (base / "mytemplates" / "assets" / "theme.js").write_text("/* my theme script */\n")
+    conf = base / "recordkit.toml"
+    conf.write_text(conf.read_text() + '\n[site]\ntemplates = "mytemplates"\n')
+    assert run_cli("build", "-o", str(base / "out"), cwd=base).returncode == 0
+    assert "<h1>Lost in nucleation</h1>" in (base / "out" / "404.html").read_text()
+    assert (base / "out" / "assets" / "theme.js").read_text() == "/* my theme script */\n"
+    assert "rk-props" in (base / "out" / "theory" / "THEORY-798.html").read_text()   # the rest as shipped
+
+
+def test_dates_from_one_git_log(tmp_path):
+    import subprocess
+    base = copy_example(tmp_path, with_results=False)
+    env = dict(os.environ, GIT_AUTHOR_DATE="2031-05-06T12:00:00Z", GIT_COMMITTER_DATE="2031-05-06T12:00:00Z",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.org")
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "all"]):
+        subprocess.run(cmd, cwd=base, env=env, check=True, capture_output=True)
+    env2 = dict(env, GIT_AUTHOR_DATE="2032-01-02T12:00:00Z", GIT_COMMITTER_DATE="2032-01-02T12:00:00Z")
+    p = base / "records" / "lit" / "LIT-849.md"
+    p.write_text(p.read_text() + "\nOne more line.\n")
+    subprocess.run(["git", "commit", "-qam", "edit"], cwd=base, env=env2, check=True, capture_output=True)
+    assert run_cli("build", "-o", str(base / "out"), "--dates", "git", cwd=base).returncode == 0
+    home = (base / "out" / "index.html").read_text()
+    first = re.search(r'data-id="([A-Z]+-\d+)"[^<]*</a></td>\s*<td>[^<]*</td><td>.*?</td>\s*<td class="rk-nowrap">'
+                      r'(\d{4}-\d\d-\d\d)</td>', home, re.S)
+    assert first and first.groups() == ("LIT-849", "2032-01-02"), first and first.groups()
+    assert "2031-05-06" in (base / "out" / "theory" / "THEORY-798.html").read_text()

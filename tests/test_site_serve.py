@@ -1,0 +1,109 @@
+"""``recordkit serve`` as a real process on 127.0.0.1: an edit shows up in the
+served page, a broken file shows its diagnostic and keeps the last good
+page, the server keeps answering, the open page reloads by itself."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from site_fixtures import REPO, copy_example
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read().decode("utf-8")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8")
+
+
+def _until(fn, timeout=60.0, every=0.2):
+    end = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < end:
+        last = fn()
+        if last:
+            return last
+        time.sleep(every)
+    raise AssertionError(f"timed out; last value {last!r}")
+
+
+@pytest.fixture
+def server(tmp_path):
+    base = copy_example(tmp_path, with_results=False)
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "recordkit", "serve", "--port", "0", "-o", str(base / "out")],
+                            cwd=base, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    lines: list[str] = []
+    threading.Thread(target=lambda: [lines.append(l) for l in proc.stderr], daemon=True).start()
+    try:
+        line = _until(lambda: next((l for l in lines if l.startswith("serving http://")), None), timeout=120)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        yield base, url, lines
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
+    base, url, log = server
+    page = url + "question/QUESTION-211.html"
+    code, text = _get(page)
+    assert code == 200 and "__rk/live.js" in text
+    rec = base / "records" / "question" / "QUESTION-211.md"
+    good = rec.read_text()
+    rec.write_text(re.sub(r"^title: .*$", "title: A retitled question for the serve test", good, count=1, flags=re.M))
+    _until(lambda: "A retitled question for the serve test" in _get(page)[1])
+    # break the YAML: the diagnostic is served, the page stays as last built
+    rec.write_text(good.replace("status: open", "status: open\nbroken: [unclosed", 1))
+    status = _until(lambda: (lambda s: s if '"error": [' in s else None)(_get(url + "__rk/status.js")[1]))
+    assert re.search(r"QUESTION-211\.md:\d+:\d+: RK102", status), status
+    code, text = _get(page)
+    assert code == 200 and "A retitled question for the serve test" in text
+    assert _get(url + "index.html")[0] == 200            # the server still answers
+    assert _get(url + "no/such/page.html")[0] == 404
+    # fixed: the next build goes through and the error is gone
+    rec.write_text(good)
+    _until(lambda: '"error": null' in _get(url + "__rk/status.js")[1])
+    _until(lambda: "A retitled question" not in _get(page)[1])
+
+
+def test_the_open_page_reloads_and_shows_errors(server):
+    from browser import chromium_available, launch_chromium
+    if not chromium_available():
+        pytest.skip("Debian chromium not installed")
+    base, url, log = server
+    rec = base / "records" / "question" / "QUESTION-211.md"
+    good = rec.read_text()
+    with launch_chromium() as b:
+        ctx = b.new_context()
+        p = ctx.new_page()
+        errors = []
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.goto(url + "question/QUESTION-211.html")
+        rec.write_text(re.sub(r"^title: .*$", "title: Reloaded by itself", good, count=1, flags=re.M))
+        # (locator waits: the page's CSP forbids the eval that wait_for_function needs)
+        p.locator("h1", has_text="Reloaded by itself").wait_for(timeout=60000)
+        rec.write_text(good.replace("status: open", "status: open\nbroken: [unclosed", 1))
+        p.wait_for_selector("#rk-live-error", timeout=60000)
+        assert "RK102" in p.inner_text("#rk-live-error")
+        rec.write_text(good)
+        p.wait_for_selector("#rk-live-error", state="detached", timeout=60000)
+        assert errors == []
+        ctx.close()
+
+
+def test_binds_loopback_only_by_default():
+    from recordkit.emit.site.serve import SiteServer
+    assert SiteServer.__init__.__defaults__[0] == "127.0.0.1"
