@@ -21,7 +21,7 @@ class ConfigError(Exception):
 
 
 KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint", "check",
-              "site", "max_file_size"}
+              "site", "max_file_size", "queries"}
 #: the largest record file read when ``max_file_size`` is not set (4 MB)
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 LINT_KEYS = {"select", "ignore", "extend-select", "severity", "per-file-ignores", "exclude"}

@@ -54,11 +54,37 @@ def _serve():
     return serve.command
 
 
+def _new():
+    from . import new
+    return new.command
+
+
+def _rename():
+    from . import rename
+    return rename.command
+
+
+def _merge():
+    from . import merge
+    return merge.command
+
+
+def _query():
+    from . import query
+    return query.command
+
+
+def _export():
+    from . import export
+    return export.command
+
+
 #: command name -> a function that imports the command's module (of this
 #: package) and returns its ``command``: a command's module is imported only
 #: when it runs
 COMMANDS = {"lint": _lint, "check": _check, "promote": _promote, "show": _show, "graph": _graph, "rule": _rule,
-            "build": _build, "serve": _serve}
+            "build": _build, "serve": _serve,
+            "new": _new, "rename": _rename, "merge": _merge, "query": _query, "export": _export}
 
 
 class Group(click.Group):

@@ -24,10 +24,14 @@ def command(ctx, record_id, fmt):
         click.echo(f"recordkit: no record {record_id} under {corpus.root}{hint(corpus.near_ids(record_id, n=3))}",
                    err=True)
         sys.exit(2)
+    from ..sql.query import evaluate_blocks, format_query_blocks
+    blocks = evaluate_blocks(corpus, corpus.get(record_id))
+    if blocks:
+        info["queries"] = [b.to_dict() for b in blocks]
     if fmt == "json":
         click.echo(json_text(info, indent=2))
     else:
-        click.echo(format_text(info))
+        click.echo(format_text(info) + format_query_blocks(blocks))
 
 
 def format_text(info: dict, width: int = 100) -> str:

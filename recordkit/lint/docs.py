@@ -61,5 +61,5 @@ def sections(doc: str) -> dict[str, str]:
 
 def code_blocks(text: str) -> list[tuple[str, str]]:
     """``(info string, code)`` of every fenced block of ``text``."""
-    return [(m.group(1).strip(), m.group(2))
-            for m in re.finditer(r"^```([^\n]*)\n(.*?)^```\s*$", text, re.S | re.M)]
+    return [(m.group(2).strip(), m.group(3))
+            for m in re.finditer(r"^(`{3,}|~{3,})([^\n]*)\n(.*?)^\1\s*$", text, re.S | re.M)]

@@ -1,0 +1,109 @@
+"""Authoring and query benchmark on N synthetic records.
+
+    python bench/author.py [--count 10000] [--repeat 3]
+
+Runs the real CLI in a subprocess:
+
+- ``export --sqlite`` (every table and the full-text index);
+- a first ``query`` (no cached database: the record is loaded and the
+  database built), then the same query again (the cached database: no record
+  file is read);
+- a first full-text query on the cached database (adds ``records_fts``);
+- ``rename`` of a record that 500 others mention (and back, alternately).
+
+Issue targets for 10,000 records: export and a first query ≤ 3 s; a second
+query ≤ 0.3 s; the rename ≤ 2 s.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+from _common import HERE, compile_package, report, synthetic, timed, yaml_reference
+
+QUERY = "SELECT kind, count(*) AS n FROM records GROUP BY kind ORDER BY n DESC"
+FTS_QUERY = "SELECT id FROM records_fts WHERE records_fts MATCH 'representation' ORDER BY rank LIMIT 5"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=10000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--mentioned-by", type=int, default=500)
+    args = ap.parse_args()
+    src = synthetic(args.count)
+    work = HERE / "out" / f"author-{args.count}"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(src, work / "records")
+    cache = work / "cache"
+    (work / "recordkit.toml").write_text('root = "records"\ncache_dir = "cache"\nchecks = "checks"\n')
+
+    def cli(*a):
+        proc = subprocess.run([sys.executable, "-m", "recordkit", *a], capture_output=True, text=True, cwd=work)
+        if proc.returncode != 0:
+            raise SystemExit(f"recordkit {' '.join(a)}: exit {proc.returncode}\n{proc.stderr}")
+        return proc.stdout
+
+    compile_package()
+    before = yaml_reference(src, repeat=1)
+    big = 500 if args.count >= 10000 else None
+
+    export = timed(lambda: cli("export", "--sqlite", str(work / "record.db")), args.repeat)
+    report(f"export --sqlite, {args.count} records", export)
+
+    def first():
+        shutil.rmtree(cache, ignore_errors=True)
+        return cli("query", QUERY)
+    firsts = timed(first, args.repeat)
+    report(f"first query (builds the cached database), {args.count} records", firsts)
+    print(f"  export + first query: {sorted(export)[len(export) // 2] + sorted(firsts)[len(firsts) // 2]:.3f} s"
+          f"  target ≤ 3 s" if big else "")
+    print(cli("query", QUERY).rstrip())
+    report("second query (cached database)", timed(lambda: cli("query", QUERY), args.repeat * 3),
+           target=0.3 if big else None)
+
+    def fts_first():
+        shutil.rmtree(cache, ignore_errors=True)
+        cli("query", QUERY)
+        return None
+    fts = []
+    for _ in range(args.repeat):
+        fts_first()
+        fts += timed(lambda: cli("query", FTS_QUERY), 1)
+    report("first full-text query on a cached database (adds records_fts)", fts)
+    report("full-text query again", timed(lambda: cli("query", FTS_QUERY), args.repeat * 3))
+
+    # a record that N others mention: add a mention of it to N bodies
+    rng = random.Random(0)
+    files = sorted((work / "records").rglob("*.md"))
+    target = next(p for p in files if p.parent.name == "lit")
+    tid = target.stem
+    kind, num = tid.rsplit("-", 1)
+    others = rng.sample([p for p in files if p != target], args.mentioned_by)
+    for p in others:
+        with open(p, "a", encoding="utf-8") as fh:
+            fh.write(f"\nSee also {tid}.\n")
+    naming = sum(1 for p in files if re.search(rf"(?<![\w-]){re.escape(tid)}(?![\w-])", p.read_text()))
+    print(f"{tid} is named by {naming} files")
+    alt = f"{kind}-{int(num) + 900000}"
+    state = {"now": tid}
+
+    def rename():
+        new = alt if state["now"] == tid else tid
+        out = cli("rename", state["now"], new)
+        state["now"] = new
+        return out
+    print(rename().rstrip())
+    report(f"rename of a record mentioned by {args.mentioned_by} others, {args.count} records",
+           timed(rename, args.repeat), target=2.0 if big else None)
+    after = yaml_reference(src, repeat=1)
+    print(f"machine yardstick, yaml.load of every front matter (issue: ≈ 0.85 s on 10,000): "
+          f"{before:.3f} s before, {after:.3f} s after")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""``recordkit new KIND``: a record with the next free id, from the kind's
+skeleton in the schema."""
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+from pathlib import Path
+
+import yaml
+
+from .plan import AuthorError, Change, Plan
+
+
+def resolve_kind(schema, kind: str) -> str:
+    if kind in schema.kinds:
+        return kind
+    if kind.upper() in schema.kinds:
+        return kind.upper()
+    near = difflib.get_close_matches(kind.upper(), list(schema.kinds), n=1, cutoff=0.5)
+    raise AuthorError(f"no kind {kind} in the schema" + (f" (did you mean {near[0]}?)" if near else "")
+                      + f"; kinds: {', '.join(schema.kinds)}", usage=True)
+
+
+def next_id(corpus, kind: str, taken_names: set[str] = frozenset()) -> str:
+    """The highest number among ``kind``'s ids plus one, zero-padded as the
+    record's ids are (to the fewest digits its ids of that kind have, else
+    of any kind, else three); a number whose file name is taken is skipped."""
+    schema = corpus.schema
+    numbers, widths, all_widths = [], [], []
+    ids = set(corpus.records) | {r.path.stem for r in corpus.files}
+    for rid in ids:
+        m = schema.id_re.match(rid)
+        if not m:
+            continue
+        num = m.group("number")
+        all_widths.append(len(num))
+        if m.group("kind") == kind:
+            numbers.append(int(num))
+            widths.append(len(num))
+    width = min(widths) if widths else (min(all_widths) if all_widths else 3)
+    n = max(numbers, default=0) + 1
+    while True:
+        rid = f"{kind}-{n:0{width}d}"
+        if rid not in ids and rid not in taken_names:
+            return rid
+        n += 1
+
+
+def _scalar(value) -> str:
+    """A YAML scalar for a value, quoted only when it must be."""
+    text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1 << 30)
+    return text[:-5].rstrip() if text.endswith("\n...\n") else text.rstrip("\n")
+
+
+def _typed(schema, kind: str, name: str, raw: str, records) -> object:
+    """The value of ``--field name=raw`` as the schema types it."""
+    spec = schema.fields_for(kind)[name]
+    rel = schema.relations.get(name)
+    t = spec.get("type")
+    types = t if isinstance(t, list) else [t]
+    if rel is not None or spec.get("list") or "array" in types:
+        items = [x.strip() for x in raw.split(",") if x.strip()]
+        if rel is not None:
+            from ..common.didyoumean import IdIndex
+            index = None
+            for i in items:
+                target = records.get(i)
+                if target is None:
+                    index = index or IdIndex(records)
+                    near = index.closest(i)
+                    raise AuthorError(f"--field {name}: no record {i}" + (f" (did you mean {near}?)" if near else ""),
+                                      usage=True)
+                if not rel.allows_target(target.kind):
+                    raise AuthorError(f"--field {name}: {name} may name a {' or '.join(rel.targets)}, "
+                                      f"not a {target.kind} ({i})", usage=True)
+            if rel.max == 1 and len(items) == 1:
+                return items[0]
+        return items
+    if "integer" in types:
+        try:
+            return int(raw)
+        except ValueError:
+            raise AuthorError(f"--field {name}: {raw!r} is not an integer", usage=True) from None
+    if "number" in types:
+        try:
+            return float(raw)
+        except ValueError:
+            raise AuthorError(f"--field {name}: {raw!r} is not a number", usage=True) from None
+    if "date" in types:
+        try:
+            return _dt.date.fromisoformat(raw)
+        except ValueError:
+            raise AuthorError(f"--field {name}: {raw!r} is not a date (YYYY-MM-DD)", usage=True) from None
+    if "enum" in spec and raw not in spec["enum"]:
+        near = difflib.get_close_matches(raw, [str(x) for x in spec["enum"]], n=1)
+        raise AuthorError(f"--field {name}: {raw!r} is not one of {', '.join(map(str, spec['enum']))}"
+                          + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
+    return raw
+
+
+def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.date | None = None) -> Plan:
+    """The new file of a record of ``kind`` (raises :class:`AuthorError`)."""
+    schema = corpus.schema
+    kind = resolve_kind(schema, kind)
+    k = schema.kinds[kind]
+    if not title or not title.strip():
+        raise AuthorError("give the record a --title", usage=True)
+    known = schema.fields_for(kind)
+    values: dict[str, object] = {}
+    for item in fields:
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise AuthorError(f"--field {item}: write NAME=VALUE", usage=True)
+        if name in ("id", "title"):
+            raise AuthorError(f"--field {name}: the {name} is set by `new` itself", usage=True)
+        if name not in known:
+            near = difflib.get_close_matches(name, list(known), n=1)
+            raise AuthorError(f"--field {name}: a {kind} has no field {name}"
+                              + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
+        values[name] = _typed(schema, kind, name, raw.strip(), corpus.records)
+    status = values.pop("status", k.statuses[0])
+    if status not in k.statuses:
+        near = difflib.get_close_matches(str(status), k.statuses, n=1)
+        raise AuthorError(f"--field status: {status!r} is not a status of a {kind} ({', '.join(k.statuses)})"
+                          + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
+    folder = Path(corpus.root) / (k.dir or kind.lower())
+    taken = {p.stem for p in folder.glob("*.md")} if folder.is_dir() else set()
+    rid = next_id(corpus, kind, taken)
+    missing = [f for f in schema.required_fields(kind) if f not in ("id", "title", "status") and f not in values
+               and f != "promote_when"]
+    if missing:
+        hints = []
+        for f in missing:
+            rel = schema.relations.get(f)
+            what = f"ids of a {' or '.join(rel.targets)}" if rel else (known[f].get("type") or "a value")
+            hints.append(f"--field {f}=…  ({what})")
+        raise AuthorError(f"a {kind} needs {', '.join(missing)}: give " + "; ".join(hints), usage=True)
+
+    lines = ["---", f"id: {rid}", f"title: {_scalar(title.strip())}", f"status: {_scalar(status)}"]
+    for name, v in values.items():
+        lines.append(f"{name}: {_scalar(v)}")
+    if "created" in known and "created" not in values:
+        lines.append(f"created: {(today or _dt.date.today()).isoformat()}")
+    if "promote_when" in k.fields and "promote_when" not in values:
+        lines += ["promote_when:",
+                  "  summary: >-",
+                  "    The condition that would make this theory active, in words.",
+                  "  # requires:                       # what recordkit can check (docs/lifecycle.md)",
+                  "  #   - check: CHECK-ID",
+                  "  #   - record: {kind: NOTE, relation: bears_on, status: final}"]
+    lines.append("---")
+    body = []
+    for s in k.sections:
+        body += ["", f"## {s.title}"]
+    text = "\n".join(lines) + "\n" + "".join(line + "\n" for line in body)
+    path = folder / f"{rid}.md"
+    from ..corpus.parse import parse_text
+    rec, diags = parse_text(text, path, path.relative_to(corpus.root).as_posix(), schema)
+    if diags or not rec.ok or rec.id != rid:   # pragma: no cover - the skeleton is ours
+        raise AuthorError(f"the skeleton of {rid} does not read back: {diags}")
+    plan = Plan(root=Path(corpus.root), changes=[Change(path, None, text)])
+    plan.summary = f"{rid}: {plan.rel(path)}"
+    plan.new_path = path
+    return plan
+

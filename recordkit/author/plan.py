@@ -1,0 +1,89 @@
+"""A set of file changes, shown as a diff or made all at once."""
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..common.transaction import Transaction, digest, recover
+
+
+class AuthorError(Exception):
+    """The command cannot do what was asked (nothing was written).
+    ``usage``: the arguments are wrong (exit 2), not the record (exit 1)."""
+
+    def __init__(self, message: str, usage: bool = False):
+        super().__init__(message)
+        self.usage = usage
+
+
+@dataclass
+class Change:
+    path: Path                      # absolute
+    before: str | None              # text now; None for a new file
+    after: str | None               # text after; None when the file is removed
+    renamed_from: Path | None = None   # for display: the file this one replaces by a rename
+
+
+@dataclass
+class Plan:
+    """What a command will change.  ``summary``: one line for the user;
+    ``notes``: what it left alone and why."""
+    root: Path
+    changes: list[Change] = field(default_factory=list)
+    summary: str = ""
+    notes: list[str] = field(default_factory=list)
+    references: int = 0
+    new_path: Path | None = None     # the file a command creates (new, rename)
+
+    def rel(self, path: Path) -> str:
+        try:
+            return Path(os.path.relpath(path, self.root)).as_posix()
+        except ValueError:  # pragma: no cover - another drive
+            return str(path)
+
+    def diff(self) -> str:
+        """A unified diff of every change (a rename as one diff from the old
+        name to the new)."""
+        out = []
+        renamed = {c.renamed_from for c in self.changes if c.renamed_from is not None}
+        for c in self.changes:
+            if c.after is None and c.path in renamed:
+                continue   # shown with its new name
+            if c.renamed_from is not None:
+                old = next(x for x in self.changes if x.path == c.renamed_from)
+                a, b = old.before, c.after
+                fa, fb = f"a/{self.rel(old.path)}", f"b/{self.rel(c.path)}"
+            else:
+                a, b = c.before or "", c.after or ""
+                fa = f"a/{self.rel(c.path)}" if c.before is not None else "/dev/null"
+                fb = f"b/{self.rel(c.path)}" if c.after is not None else "/dev/null"
+            lines = list(difflib.unified_diff(_lines(a), _lines(b), fromfile=fa, tofile=fb))
+            if not lines and c.renamed_from is not None:
+                lines = [f"--- {fa}\n", f"+++ {fb}\n"]
+            out.extend(lines)
+        return "".join(out)
+
+    def apply(self, journal_dir: str | Path) -> None:
+        """Make every change or none (see :mod:`recordkit.common.transaction`)."""
+        tx = Transaction(journal_dir)
+        for c in self.changes:
+            expect = digest(c.before.encode("utf-8")) if c.before is not None else None
+            if c.after is None:
+                tx.delete(c.path, expect=expect)
+            else:
+                tx.write(c.path, c.after, expect=expect)
+        tx.commit()
+
+
+def _lines(text: str) -> list[str]:
+    out = text.splitlines(True)
+    if out and not out[-1].endswith(("\n", "\r")):
+        out[-1] += "\n\\ No newline at end of file\n"
+    return out
+
+
+def recover_journal(config) -> str | None:
+    """Roll back or complete a write that a killed recordkit left half done."""
+    return recover(config.cache_dir)

@@ -1,0 +1,130 @@
+"""``recordkit rename OLD NEW``: give a record a new id, and every reference
+to it across the record with it.
+
+Only the files that name OLD or NEW are parsed (a byte search finds them),
+so renaming in a record of 10,000 files costs a read of the files and the
+parse of the few hundred that refer to the record.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..corpus.loader import iter_files
+from ..corpus.parse import parse_bytes
+from ..common.transaction import digest
+from .plan import AuthorError, Change, Plan
+from .retarget import EditRefused, retarget, token_re, verify
+
+
+def check_new_id(schema, old: str, new: str) -> None:
+    """Refuse a new id that is malformed, of another kind, or the old one."""
+    if new == old:
+        raise AuthorError(f"{old} and {new} are the same id", usage=True)
+    kind_old, kind_new = schema.kind_of(old), schema.kind_of(new)
+    if kind_new is None:
+        raise AuthorError(f"{new} is not an id of the form KIND-NNN", usage=True)
+    if kind_new not in schema.kinds:
+        import difflib
+        near = difflib.get_close_matches(kind_new, list(schema.kinds), n=1)
+        raise AuthorError(f"{new}: {kind_new} is not a kind of the schema"
+                          + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
+    if kind_old != kind_new:
+        raise AuthorError(f"{old} is a {kind_old} and {new} a {kind_new}: a rename keeps the kind "
+                          f"(make a new {kind_new} with `recordkit new` and merge into it)", usage=True)
+
+
+def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema):
+    """Parse the files whose bytes name one of ``ids`` (or are named after
+    one): (records, other file names by id stem)."""
+    from ..corpus.parse import _read
+    needles = [i.encode() for i in ids]
+    first, rest = needles[0], needles[1:]
+    stems = {i + ".md" for i in ids}
+    out = []
+    prefix = len(str(root)) + 1
+    for p in files:
+        try:
+            data = _read(p)[0]
+        except OSError as exc:
+            raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
+        if first in data or p.name in stems or any(n in data for n in rest):
+            rec, _ = parse_bytes(data, p, str(p)[prefix:].replace(os.sep, "/"), schema)
+            rec.digest = digest(data)
+            out.append(rec)
+    return out
+
+
+def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = None) -> Plan:
+    """The changes that rename ``old`` to ``new`` (raises :class:`AuthorError`)."""
+    check_new_id(schema, old, new)
+    root = Path(config.root).resolve()
+    if files is None:
+        files = iter_files(root, config.exclude)
+    recs = read_candidates(root, files, (old, new), schema)
+    owners = [r for r in recs if r.ok and r.id == old]
+    if not owners:
+        from ..common.didyoumean import IdIndex
+        near = IdIndex(p.stem for p in files).closest(old)
+        raise AuthorError(f"no record {old} under {root}" + (f" (did you mean {near}?)" if near else ""),
+                          usage=True)
+    if len(owners) > 1:
+        raise AuthorError(f"{old} is the id of {len(owners)} files ({', '.join(r.relpath for r in owners)}); "
+                          f"make it unique first (RK107)")
+    taken = [r for r in recs if (r.ok and r.id == new) or r.path.stem == new]
+    if taken:
+        raise AuthorError(f"{new} exists already: {taken[0].relpath}")
+    rec = owners[0]
+    if os.path.islink(rec.path):
+        raise AuthorError(f"{rec.relpath} is a symbolic link; rename its target by hand")
+    new_path = rec.path.with_name(new + rec.path.suffix) if rec.path.stem == old else rec.path
+    if new_path != rec.path and os.path.lexists(new_path):
+        raise AuthorError(f"{new_path} exists already")
+
+    plan = Plan(root=root)
+    pattern = token_re(old)
+    left = []
+    for r in sorted(recs, key=lambda r: r.relpath):
+        got = retarget(r, old, new, pattern)
+        left.extend(f"{r.relpath}:{line}" for line in got.left)
+        if got.text == r.text and r is not rec:
+            continue
+        try:
+            verify(r, got.text, schema, pattern, new)
+        except EditRefused as exc:
+            raise AuthorError(str(exc)) from None
+        plan.references += got.count
+        if r is rec and new_path != rec.path:
+            plan.changes.append(Change(rec.path, rec.text, None))
+            plan.changes.append(Change(new_path, None, got.text, renamed_from=rec.path))
+        else:
+            plan.changes.append(Change(r.path, r.text, got.text))
+    files_n = len({c.path for c in plan.changes if c.after is not None and c.path != new_path})
+    own = len(token_re(old).findall(rec.text[:rec.body_offset])) if rec.ok else 0   # its id: (and so on)
+    others = plan.references - own
+    plan.summary = (f"{old} → {new}: {plan.rel(rec.path)} → {plan.rel(new_path)}, "
+                    f"{others} reference{'s' if others != 1 else ''} in {files_n} other file{'s' if files_n != 1 else ''}")
+    if left:
+        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + ", ".join(left))
+    plan.notes.extend(_outside_notes(config, old))
+    return plan
+
+
+def _outside_notes(config, old: str) -> list[str]:
+    """Where the check modules name ``old`` (they are not record files)."""
+    folder = Path(config.checks)
+    if not folder.is_dir():
+        return []
+    pattern = token_re(old)
+    hits = []
+    for p in sorted(folder.rglob("*.py")):
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in pattern.finditer(text):
+            hits.append(f"{p.relative_to(folder.parent).as_posix()}:{text.count(chr(10), 0, m.start()) + 1}")
+    return [f"{old} is also named outside the record, left as it is: " + ", ".join(hits)] if hits else []
+
+
+__all__ = ["plan_rename", "check_new_id"]

@@ -1,0 +1,20 @@
+"""``recordkit export --sqlite FILE``."""
+from __future__ import annotations
+
+import click
+
+from .context import fast_exit, pass_ctx
+
+
+@click.command("export")
+@click.option("--sqlite", "sqlite_file", type=click.Path(dir_okay=False), required=True,
+              help="Write the record as a SQLite database (tables: docs/query.md).")
+@click.option("--no-fts", is_flag=True, help="Leave out the full-text index (records_fts).")
+@pass_ctx
+def command(ctx, sqlite_file, no_fts):
+    """The record as a SQLite database, for Datasette, sqlite3, pandas, DuckDB."""
+    from ..sql.database import write_database
+    corpus = ctx.corpus
+    path = write_database(corpus, sqlite_file, fts=not no_fts)
+    click.echo(f"Wrote {path} ({len(corpus.records)} records)", err=True)
+    fast_exit(0)

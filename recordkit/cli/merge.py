@@ -1,0 +1,20 @@
+"""``recordkit merge OLD INTO``."""
+from __future__ import annotations
+
+import click
+
+from .context import pass_ctx
+
+
+@click.command("merge")
+@click.argument("old")
+@click.argument("into")
+@click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@pass_ctx
+def command(ctx, old, into, dry_run):
+    """Fold record OLD into INTO: every reference to OLD names INTO, OLD's
+    relations, list fields and body move to INTO, and OLD's file is removed
+    (refused when that would make a self-relation, a cycle, or lose a link)."""
+    from ..author.merge import plan_merge
+    from .rename import run_plan
+    run_plan(ctx, lambda: plan_merge(ctx.corpus, old, into), dry_run)

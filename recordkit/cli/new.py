@@ -1,0 +1,41 @@
+"""``recordkit new KIND --title …``."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .context import pass_ctx
+
+
+@click.command("new")
+@click.argument("kind")
+@click.option("--title", required=True, help="The record's title.")
+@click.option("--field", "fields", multiple=True, metavar="NAME=VALUE",
+              help="A field (repeatable); lists and relations take comma-separated values.")
+@click.option("--edit", is_flag=True, help="Open the new file in $EDITOR.")
+@click.option("--dry-run", is_flag=True, help="Print the file that would be written; write nothing.")
+@pass_ctx
+def command(ctx, kind, title, fields, edit, dry_run):
+    """A new record of KIND with the next free id, from the kind's skeleton
+    (required fields, expected sections, a promote_when stub for a theory)."""
+    from ..author.new import plan_new
+    from .rename import run_plan
+
+    holder = {}
+
+    def make():
+        plan = plan_new(ctx.corpus, kind, title, list(fields))
+        if not dry_run:
+            plan.new_path.parent.mkdir(parents=True, exist_ok=True)
+        holder["plan"] = plan
+        return plan
+
+    run_plan(ctx, make, dry_run)
+    plan = holder.get("plan")
+    if edit and plan is not None and not dry_run:
+        try:
+            click.edit(filename=str(plan.new_path))
+        except click.UsageError as exc:
+            click.echo(f"recordkit: {exc}", err=True)
+            sys.exit(2)

@@ -1,0 +1,50 @@
+"""``recordkit rename OLD NEW`` and ``recordkit merge OLD INTO``."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .context import pass_ctx
+
+
+def run_plan(ctx, make_plan, dry_run: bool) -> None:
+    """Show or make a plan of :mod:`recordkit.author`; exit 1 (2 for bad
+    arguments) with a message when it is refused."""
+    from ..author.plan import AuthorError, recover_journal
+    from ..common.transaction import TransactionError
+    config = ctx.config
+    try:
+        if not dry_run:
+            done = recover_journal(config)
+            if done:
+                click.echo(f"recordkit: an interrupted write was found in {config.cache_dir} and {done}", err=True)
+        plan = make_plan()
+        for note in plan.notes:
+            click.echo(f"note: {note}", err=True)
+        if dry_run:
+            click.echo(plan.diff(), nl=False)
+            click.echo(f"Would change {len({c.path for c in plan.changes})} files: {plan.summary}", err=True)
+            return
+        plan.apply(config.cache_dir)
+    except AuthorError as exc:
+        click.echo(f"recordkit: {exc}", err=True)
+        sys.exit(2 if exc.usage else 1)
+    except TransactionError as exc:
+        click.echo(f"recordkit: nothing was changed: {exc}", err=True)
+        sys.exit(1)
+    click.echo(plan.summary)
+
+
+@click.command("rename")
+@click.argument("old")
+@click.argument("new")
+@click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@pass_ctx
+def command(ctx, old, new, dry_run):
+    """Give record OLD the id NEW: its file, its id, and every relation,
+    mention and wikilink that names it, in one all-or-nothing write."""
+    from ..author.rename import plan_rename
+    from ..schema import load_schema
+    run_plan(ctx, lambda: plan_rename(ctx.config, load_schema(ctx.config.schema), old, new,
+                                      files=ctx.record_files()), dry_run)

@@ -1,0 +1,437 @@
+"""The record as a SQLite database (``recordkit export --sqlite FILE``).
+
+One row per record, field value, relation, tag, mention, check, check
+citation, promote_when requirement and standing, with declared column types,
+foreign keys (so Datasette links the tables) and an index on every join key;
+``records_fts`` is an FTS5 full-text index over titles and bodies.  The
+tables are documented in ``docs/query.md``; :data:`SCHEMA` is their
+definition.
+
+The file is written to a temporary name and renamed into place, so a reader
+never sees half a database.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE kinds (
+  name TEXT PRIMARY KEY,
+  description TEXT,
+  color TEXT,
+  dir TEXT
+);
+CREATE TABLE records (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL REFERENCES kinds(name),
+  status TEXT,
+  title TEXT NOT NULL,
+  path TEXT NOT NULL,
+  created TEXT,
+  updated TEXT,
+  status_note TEXT,
+  body TEXT NOT NULL,
+  body_line INTEGER NOT NULL,
+  digest TEXT
+);
+CREATE TABLE fields (
+  record TEXT NOT NULL REFERENCES records(id),
+  name TEXT NOT NULL,
+  item INTEGER,
+  type TEXT NOT NULL,
+  value
+);
+CREATE TABLE relations (
+  source TEXT NOT NULL REFERENCES records(id),
+  target TEXT NOT NULL REFERENCES records(id),
+  relation TEXT NOT NULL,
+  origin TEXT NOT NULL CHECK (origin IN ('frontmatter', 'body', 'derived')),
+  line INTEGER,
+  col INTEGER,
+  count INTEGER NOT NULL DEFAULT 1,
+  via TEXT
+);
+CREATE TABLE tags (
+  record TEXT NOT NULL REFERENCES records(id),
+  tag TEXT NOT NULL
+);
+CREATE TABLE mentions (
+  record TEXT NOT NULL REFERENCES records(id),
+  target TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  col INTEGER NOT NULL,
+  form TEXT NOT NULL CHECK (form IN ('bare', 'wikilink')),
+  label TEXT,
+  target_exists INTEGER NOT NULL
+);
+CREATE TABLE checks (
+  id TEXT PRIMARY KEY,
+  verdict TEXT NOT NULL,
+  measured REAL,
+  tolerance REAL,
+  ran_at TEXT,
+  seconds REAL,
+  stale INTEGER NOT NULL DEFAULT 0,
+  message TEXT,
+  claim TEXT,
+  form TEXT,
+  path TEXT,
+  line INTEGER
+);
+CREATE TABLE check_citations (
+  record TEXT NOT NULL REFERENCES records(id),
+  check_id TEXT NOT NULL REFERENCES checks(id)
+);
+CREATE TABLE requirements (
+  record TEXT NOT NULL REFERENCES records(id),
+  item INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  type TEXT,
+  state TEXT NOT NULL,
+  reason TEXT,
+  by_record TEXT REFERENCES records(id)
+);
+CREATE TABLE standings (
+  record TEXT PRIMARY KEY REFERENCES records(id),
+  state TEXT,
+  detail TEXT,
+  lifecycle TEXT,
+  lifecycle_detail TEXT,
+  undermined_path TEXT
+);
+"""
+
+INDEXES = """
+CREATE INDEX records_kind ON records(kind);
+CREATE INDEX records_status ON records(kind, status);
+CREATE INDEX fields_record ON fields(record);
+CREATE INDEX fields_name ON fields(name, value);
+CREATE INDEX relations_source ON relations(source, relation);
+CREATE INDEX relations_target ON relations(target, relation);
+CREATE INDEX tags_record ON tags(record);
+CREATE INDEX tags_tag ON tags(tag);
+CREATE INDEX mentions_record ON mentions(record);
+CREATE INDEX mentions_target ON mentions(target);
+CREATE INDEX check_citations_record ON check_citations(record);
+CREATE INDEX check_citations_check ON check_citations(check_id);
+CREATE INDEX requirements_record ON requirements(record);
+CREATE INDEX requirements_by ON requirements(by_record);
+"""
+
+FTS_TABLE = ("CREATE VIRTUAL TABLE records_fts USING fts5(id UNINDEXED, title, body, "
+             "content='records', content_rowid='rowid')")
+FTS = FTS_TABLE + """;
+INSERT INTO records_fts(rowid, id, title, body) SELECT rowid, id, title, body FROM records;
+"""
+#: the tables FTS5 keeps an external-content index in
+FTS_SHADOW = ("records_fts_data", "records_fts_idx", "records_fts_docsize", "records_fts_config")
+
+#: every table, in the order docs/query.md describes them
+TABLES = ("records", "kinds", "fields", "relations", "tags", "mentions", "checks", "check_citations",
+          "requirements", "standings", "records_fts")
+
+
+def _typed(value) -> tuple[str, object]:
+    """(type name, SQLite value) of a front-matter value."""
+    if value is None:
+        return "null", None
+    if isinstance(value, bool):
+        return "boolean", int(value)
+    if isinstance(value, int):
+        return "integer", value
+    if isinstance(value, float):
+        return "number", value
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return "date", value.isoformat()
+    if isinstance(value, str):
+        return "string", value
+    from ..common.text import to_plain
+    return ("object" if isinstance(value, dict) else "array"), json.dumps(to_plain(value), ensure_ascii=False,
+                                                                          default=str)
+
+
+def _date(value) -> str | None:
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return value if isinstance(value, str) else None
+
+
+def _num(x):
+    if x is None:
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list, list]:
+    """The rows of one record for ``fields``, ``tags`` and ``mentions``
+    (without ``target_exists``, which needs the whole record): what can be
+    worked out from the record alone."""
+    rid = rec.id
+    fields = []
+    for name, value in rec.meta.items():
+        if name in relation_names:
+            continue
+        name = str(name)
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                t, sv = _typed(v)
+                fields.append((rid, name, i, t, sv))
+        else:
+            t, sv = _typed(value)
+            fields.append((rid, name, None, t, sv))
+    tags = [(rid, t) for t in rec.tags]
+    ms = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] \
+        if mentions and rec.mention_targets else []
+    return fields, tags, ms
+
+
+def mention_rows(corpus) -> tuple[list, list]:
+    """The rows of ``mentions``, and the ``relations`` rows of origin
+    ``body`` (one per record and mentioned record, with the count)."""
+    records = corpus.records
+    mention_rel = corpus.schema.mention_relation
+    mentions, rels = [], []
+    for rid, r in records.items():
+        if not r.mention_targets:
+            continue
+        counts: dict[str, list] = {}
+        for m in r.mentions:
+            target = m.target
+            exists = target in records
+            mentions.append((rid, target, m.line, m.col, m.form, m.label, int(exists)))
+            if exists and target != rid:
+                c = counts.get(target)
+                if c is None:
+                    counts[target] = [m.line, m.col, 1]
+                else:
+                    c[2] += 1
+        for target, (line, col, n) in counts.items():
+            rels.append((rid, target, mention_rel, "body", line, col, n, None))
+    return mentions, rels
+
+
+def fill(conn: sqlite3.Connection, corpus, results=None, *, mentions: bool = True, indexes: bool = True) -> None:
+    """Create the tables (not the full-text index) and fill them from
+    ``corpus``.  ``mentions=False`` leaves the mentions (and the body
+    relations) to :func:`copy_mentions`; ``indexes=False`` leaves the
+    indexes to :data:`INDEXES`."""
+    from ..graph.edges import derived_edges
+    conn.executescript(SCHEMA)
+    schema = corpus.schema
+    records = corpus.records
+    conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
+                     [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
+    rows, fields, tags, rels = [], [], [], []
+    relation_names = frozenset(schema.relations)
+    for rid, r in records.items():
+        meta = r.meta
+        note = meta.get("status_note")
+        rows.append((rid, r.kind or "", r.status, r.title, r.relpath, _date(meta.get("created")),
+                     _date(meta.get("updated")), note if isinstance(note, str) else None,
+                     r.body, r.body_line, r.digest))
+        f, t, _ = record_rows(r, relation_names, mentions=False)
+        fields += f
+        tags += t
+        for rel, targets in r.relations.items():
+            for tg in targets:
+                if tg.id in records and tg.id != rid:
+                    rels.append((rid, tg.id, rel, "frontmatter", tg.pos[0], tg.pos[1], 1, None))
+    if mentions:
+        ms, body = mention_rows(corpus)
+        rels += body
+    for u, v, d in derived_edges(corpus):
+        rels.append((u, v, d["relation"], "derived", d.get("line"), d.get("col"), 1, d.get("via")))
+    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?, ?)", fields)
+    conn.executemany("INSERT INTO tags VALUES (?, ?)", tags)
+    conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rels)
+    if mentions:
+        conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+    _checks(conn, corpus, results)
+    if indexes:
+        conn.executescript(INDEXES)
+
+
+def _mentions_file(corpus, path: str) -> str:
+    """:func:`mention_rows` in a database of their own at ``path``."""
+    ms, body = mention_rows(corpus)
+    conn = _connect(path)
+    try:
+        with conn:
+            conn.execute("CREATE TABLE mentions (record, target, line, col, form, label, target_exists)")
+            conn.execute("CREATE TABLE relations (source, target, relation, origin, line, col, count, via)")
+            conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+            conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", body)
+    finally:
+        conn.close()
+    return path
+
+
+def copy_mentions(conn: sqlite3.Connection, path: str) -> None:
+    """The rows :func:`_mentions_file` wrote, into ``conn``'s tables."""
+    conn.execute("ATTACH DATABASE ? AS side", (path,))
+    try:
+        with conn:
+            conn.execute("INSERT INTO main.mentions SELECT * FROM side.mentions")
+            conn.execute("INSERT INTO main.relations SELECT * FROM side.relations")
+    finally:
+        conn.execute("DETACH DATABASE side")
+
+
+def _checks(conn, corpus, results) -> None:
+    """The checks, who cites them, the promote_when requirements, the standings."""
+    from ..lifecycle import analyze
+    from ..numeric.discover import citations, discover_all
+    from ..numeric.store import load_results
+    disc = discover_all(corpus)
+    if results is None:
+        results = load_results(corpus, disc.checks)
+    cited = citations(corpus, disc.checks)
+    rows = []
+    for cid in sorted(set(disc.checks) | set(cited)):
+        spec = disc.checks.get(cid)
+        r = results.get(cid)
+        if spec is None:
+            verdict = "undefined"
+        elif cid in disc.duplicates:
+            verdict = "duplicate"
+        elif r is None:
+            verdict = "not-run"
+        else:
+            verdict = r.verdict
+        rows.append((cid, verdict, _num(r.discrepancy) if r else None,
+                     _num(spec.tolerance) if spec else (_num(r.tolerance) if r else None),
+                     (r.ran_at or None) if r else None, r.seconds if r else None, int(bool(r and r.stale)),
+                     (r.message or None) if r else None, spec.claim if spec else None,
+                     spec.form if spec else None, str(spec.path) if spec else None, spec.line if spec else None))
+    conn.executemany("INSERT INTO checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.executemany("INSERT INTO check_citations VALUES (?, ?)",
+                     [(rid, cid) for cid, rids in cited.items() for rid in rids if rid in corpus.records])
+    lc = analyze(corpus, results=results, checks=set(disc.checks))
+    reqs, stands = [], []
+    for rid in corpus.records:
+        st = lc.standing(rid)
+        stands.append((rid, st.state, st.detail or None, st.lifecycle, st.lifecycle_detail or None,
+                       " → ".join(st.path) if st.path else None))
+        ev = st.evaluation if st.evaluation is not None else lc.evaluate(rid)
+        if ev is not None:
+            for i, item in enumerate(ev.items):
+                by = item.by if item.by in corpus.records else None
+                reqs.append((rid, i, item.text, item.requirement.type, item.state, item.reason, by))
+    conn.executemany("INSERT INTO requirements VALUES (?, ?, ?, ?, ?, ?, ?)", reqs)
+    conn.executemany("INSERT INTO standings VALUES (?, ?, ?, ?, ?, ?)", stands)
+
+
+def add_fts(conn: sqlite3.Connection) -> None:
+    """The full-text index over titles and bodies."""
+    conn.executescript(FTS)
+
+
+def _connect(path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("PRAGMA cache_size=-65536")
+    return conn
+
+
+def _fts_file(corpus, path: str) -> str:
+    """The full-text index of ``corpus`` alone in a database at ``path``,
+    its rowids those the records get in :func:`fill` (1, 2, … in order)."""
+    conn = _connect(path)
+    try:
+        with conn:
+            conn.execute(FTS_TABLE)
+            conn.executemany("INSERT INTO records_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
+                             ((i, rid, r.title, r.body) for i, (rid, r) in enumerate(corpus.records.items(), 1)))
+    finally:
+        conn.close()
+    return path
+
+
+def _copy_fts(conn: sqlite3.Connection, fts_path: str) -> None:
+    """Give ``conn``'s database the index built by :func:`_fts_file`: the
+    same virtual table, its shadow tables copied over."""
+    conn.execute(FTS_TABLE)
+    conn.execute("ATTACH DATABASE ? AS fts", (fts_path,))
+    try:
+        with conn:
+            for t in FTS_SHADOW:
+                conn.execute(f"DELETE FROM main.{t}")
+                conn.execute(f"INSERT INTO main.{t} SELECT * FROM fts.{t}")
+    finally:
+        conn.execute("DETACH DATABASE fts")
+
+
+def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) -> Path:
+    """Write ``corpus`` as a SQLite database at ``path`` (replacing it
+    atomically).  ``fts``: include the full-text index ``records_fts``.
+
+    On a large record a forked helper does the slowest part while this
+    process fills the other tables: the full-text index when there is one
+    (tokenizing 85 MB of bodies takes as long as the rest), else the
+    mentions with their positions; its database's tables are then copied
+    in (FTS5's shadow tables, for the index)."""
+    from ..common.fork import default_jobs, fork_map
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    side = None
+    try:
+        conn = _connect(tmp)
+        try:
+            if default_jobs(len(corpus.records)) > 1:
+                fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
+                os.close(fd)
+
+                def tables(_):
+                    with conn:
+                        fill(conn, corpus, results, mentions=fts, indexes=False)
+                    return None
+
+                def helper(_):
+                    return _fts_file(corpus, side) if fts else _mentions_file(corpus, side)
+                fork_map(helper, ["tables", "helper"], first=tables)
+                if fts:
+                    _copy_fts(conn, side)
+                else:
+                    copy_mentions(conn, side)
+                conn.executescript(INDEXES)
+            else:
+                with conn:
+                    fill(conn, corpus, results)
+                    if fts:
+                        add_fts(conn)
+            conn.execute("ANALYZE")
+        finally:
+            conn.close()
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    finally:
+        if side:
+            try:
+                os.unlink(side)
+            except FileNotFoundError:
+                pass
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,491 @@
+"""Read-only SQL over the record (``recordkit query``, ``query`` blocks).
+
+The database is the one ``recordkit export --sqlite`` writes, kept in the
+cache folder as ``query-KEY.sqlite``, where KEY hashes recordkit's version,
+the schema, the configuration, the content hash of every record file (read
+back from the lint's stat cache, so an unchanged record is not even read)
+and the check results: a query on an unchanged record opens the database
+without loading the record.  The full-text index is added to the cached
+database the first time a query asks for ``records_fts``.
+
+Queries run on a connection opened read-only (``mode=ro``) with
+``PRAGMA query_only``, no attached databases allowed (the attach limit is
+0) and an authorizer that refuses pragmas that set anything: a write is
+refused by SQLite itself, whatever the SQL looks like.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..version import __version__
+
+#: pragmas a query may read (with no argument)
+#: pragmas a query may run (they only read; what would write is refused by
+#: the read-only connection, and every other pragma by the authorizer)
+_READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+                 "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check", "database_list",
+                 "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
+                 "user_version", "schema_version", "data_version", "page_count", "page_size", "freelist_count",
+                 "encoding"}
+
+
+class QueryError(Exception):
+    """The SQL failed (SQLite's message), or a named query is unknown."""
+
+
+@dataclass
+class Result:
+    columns: list[str]
+    rows: list[tuple]
+    tables: set[str] = field(default_factory=set)   # the tables the query read
+
+    def to_dicts(self) -> list[dict]:
+        return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+# -- the cached database ---------------------------------------------------
+
+def _key(config, hashes: dict[str, str]) -> str:
+    from ..numeric.store import fingerprint
+    from ..schema import default_schema_raw
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"recordkit {__version__} query-db 2\0".encode())
+    h.update(json.dumps(default_schema_raw(), sort_keys=True, default=str).encode())
+    if config.schema is not None:
+        try:
+            h.update(Path(config.schema).read_bytes())
+        except OSError:
+            h.update(b"<no schema file>")
+    h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
+    h.update(str(config.root).encode())
+    for k in sorted(hashes):
+        h.update(f"{k}\0{hashes[k]}\0".encode())
+    h.update(fingerprint(config).encode())
+    return h.hexdigest()
+
+
+def _db_path(config, key: str) -> Path:
+    return Path(config.cache_dir) / f"query-{key}.sqlite"
+
+
+SIGNATURES = "query-files.json"
+#: a file changed this close to the stored read is hashed again (a change in
+#: the same clock tick as the read keeps its stat signature)
+RACY_NS = 50_000_000
+
+
+def _walk(root: str, exclude) -> dict[str, os.stat_result]:
+    """path -> stat of every record file under ``root``: the files
+    :func:`recordkit.corpus.iter_files` finds (``*.md``, hidden files and
+    ``.``/``_`` folders skipped), without building a Path per file."""
+    out: dict[str, os.stat_result] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                name = e.name
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    continue
+                if is_dir:
+                    if not name.startswith((".", "_")) and not e.is_symlink():
+                        stack.append(e.path)
+                elif name.endswith(".md") and not name.startswith("."):
+                    try:
+                        out[e.path] = e.stat()
+                    except OSError:
+                        continue
+    if exclude:
+        import fnmatch
+        cut = len(root) + 1
+        out = {p: st for p, st in out.items()
+               if not any(fnmatch.fnmatch(p[cut:].replace(os.sep, "/"), pat) for pat in exclude)}
+    return out
+
+
+def _unchanged_hashes(config) -> dict[str, str] | None:
+    """The content hash of every record file, from the signatures stored
+    when the database was last built, when no file is new, gone or changed;
+    else None."""
+    try:
+        with open(Path(config.cache_dir) / SIGNATURES, encoding="utf-8") as fh:
+            stored = json.load(fh)
+        entries, since = stored["files"], stored["t"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    now = _walk(str(Path(config.root).resolve()), config.exclude)
+    if len(now) != len(entries):
+        return None
+    out = {}
+    for p, st in now.items():
+        prev = entries.get(p)
+        if prev is None or prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino \
+                or prev[3] != st.st_ctime_ns:
+            return None
+        if max(prev[0], prev[3]) >= since - RACY_NS:
+            try:
+                with open(p, "rb") as fh:
+                    if hashlib.sha256(fh.read()).hexdigest()[:32] != prev[4]:
+                        return None
+            except OSError:
+                return None
+        out[p] = prev[4]
+    return out
+
+
+def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
+    """Store each file's stat signature with the hash the loader made of it.
+    A file changed after ``started_ns`` (before the load) is hashed again
+    by the next :func:`_unchanged_hashes`."""
+    from ..common.writes import atomic_write
+    files = {}
+    for r in corpus.files:
+        if r.digest is None:
+            continue
+        try:
+            st = os.stat(r.path)
+        except OSError:
+            continue
+        files[str(r.path)] = [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, r.digest]
+    cache_dir = Path(corpus.config.cache_dir)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(cache_dir / SIGNATURES, json.dumps({"t": started_ns, "files": files}, separators=(",", ":")))
+    except OSError:
+        pass
+    return {k: v[4] for k, v in files.items()}
+
+
+def cached_database(config, files=None, corpus_loader=None) -> tuple[Path, bool]:
+    """The path of the record's database, built when the record changed:
+    (path, whether it was built now).  ``files``: the record's files, when
+    the caller has them; ``corpus_loader``: a function that loads the
+    corpus, called only when the database must be built."""
+    import time
+    hashes = _unchanged_hashes(config)
+    if hashes is not None:
+        path = _db_path(config, _key(config, hashes))
+        if path.exists():
+            return path, False
+    started = time.time_ns()
+    if corpus_loader is None:
+        from ..corpus import load
+        corpus = load(config.root, config=config, files=files)
+    else:
+        corpus = corpus_loader()
+    hashes = _store_signatures(corpus, started)
+    return database_for(corpus, hashes), True
+
+
+def database_for(corpus, hashes: dict[str, str] | None = None) -> Path:
+    """The cached database of a loaded corpus (built when missing)."""
+    config = corpus.config
+    if hashes is None:
+        hashes = {str(r.path): r.digest or hashlib.sha256(r.text.encode("utf-8")).hexdigest()[:32]
+                  for r in corpus.files}
+    key = _key(config, hashes)
+    path = _db_path(config, key)
+    if path.exists():
+        return path
+    from .database import write_database
+    cache_dir = Path(config.cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    gi = cache_dir / ".gitignore"
+    if not gi.exists():
+        with contextlib.suppress(OSError):
+            gi.write_text("*\n")
+    write_database(corpus, path, fts=False)
+    for old in [*cache_dir.glob("query-*.sqlite"), *cache_dir.glob("query-*.lock")]:   # earlier states
+        if old.stem != path.stem:
+            with contextlib.suppress(OSError):
+                old.unlink()
+    return path
+
+
+def _ensure_fts(path: Path) -> None:
+    """Add the full-text index to a cached database that lacks it."""
+    from .database import add_fts
+    lock = path.with_suffix(".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            import fcntl
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except (ImportError, OSError):  # pragma: no cover
+            pass
+        conn = sqlite3.connect(path)
+        try:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'records_fts'").fetchone():
+                with conn:
+                    add_fts(conn)
+        finally:
+            conn.close()
+    finally:
+        os.close(fd)
+
+
+# -- running -----------------------------------------------------------------
+
+def connect_readonly(path: str | Path, tables: set | None = None) -> sqlite3.Connection:
+    """A connection to ``path`` that cannot write: opened with
+    ``mode=ro``, ``PRAGMA query_only``, no attached databases, and an
+    authorizer that refuses ATTACH, DETACH and any pragma outside a list of
+    reading ones.  ``tables``: a set that collects the tables read."""
+    uri = "file:" + _uri_path(Path(path).resolve()) + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    conn.execute("PRAGMA query_only = ON")
+    with contextlib.suppress(AttributeError):      # Python < 3.11
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+
+    def authorize(action, arg1, arg2, dbname, source):
+        if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA:
+            if (arg1 or "").lower() not in _READ_PRAGMAS:
+                return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_READ and tables is not None and arg1 and not arg1.startswith("sqlite_"):
+            tables.add(arg1)
+        return sqlite3.SQLITE_OK
+
+    conn.set_authorizer(authorize)
+    return conn
+
+
+def _uri_path(p: Path) -> str:
+    from urllib.parse import quote
+    return quote(p.as_posix(), safe="/:")
+
+
+_NO_FTS = re.compile(r"no such table: (?:main\.)?records_fts\b")
+
+
+def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None) -> Result:
+    """Run ``sql`` read-only against the database at ``path``; raises
+    :class:`QueryError` with SQLite's message."""
+    for attempt in (0, 1):
+        tables: set = set()
+        conn = connect_readonly(path, tables)
+        try:
+            cur = conn.execute(sql, params)
+            cols = [d[0] for d in cur.description or ()]
+            rows = cur.fetchmany(limit) if limit else cur.fetchall()
+            return Result(cols, [tuple(r) for r in rows], tables)
+        except sqlite3.Warning as exc:   # "You can only execute one statement at a time."
+            raise QueryError(str(exc)) from None
+        except sqlite3.Error as exc:
+            if attempt == 0 and _NO_FTS.search(str(exc)):
+                conn.close()
+                _ensure_fts(Path(path))
+                continue
+            msg = str(exc)
+            if msg == "not authorized":
+                msg = ("not authorized: a query only reads (ATTACH, DETACH and pragmas that change "
+                       "settings are refused)")
+            raise QueryError(msg) from None
+        finally:
+            conn.close()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def query(config, sql: str, params=(), files=None, corpus_loader=None) -> Result:
+    """Run ``sql`` (or a named query of the configuration) over the record."""
+    sql = named_queries(config).get(sql, {}).get("sql", sql)
+    path, _ = cached_database(config, files, corpus_loader)
+    return run_sql(path, sql, params)
+
+
+def named_queries(config) -> dict[str, dict]:
+    """``[tool.recordkit.queries]``: name -> {"sql", "description"}.  A
+    query is a string of SQL, or a table with ``sql`` and ``description``."""
+    raw = (config.raw or {}).get("queries") or {}
+    out = {}
+    if not isinstance(raw, dict):
+        from ..config import ConfigError
+        raise ConfigError(f"{config.file}: [tool.recordkit.queries] must be a table of name = SQL")
+    for name, q in raw.items():
+        if isinstance(q, str):
+            out[name] = {"sql": q, "description": ""}
+        elif isinstance(q, dict) and isinstance(q.get("sql"), str):
+            out[name] = {"sql": q["sql"], "description": str(q.get("description", ""))}
+        else:
+            from ..config import ConfigError
+            raise ConfigError(f"{config.file}: query {name} must be SQL text or a table with sql = ...")
+    return out
+
+
+# -- query blocks in bodies --------------------------------------------------
+
+_OPEN = re.compile(r"^([ \t]{0,3})(`{3,}|~{3,})[ \t]*query(?:[ \t]+([^\n`]*))?[ \t]*$")
+
+
+@dataclass
+class QueryBlock:
+    """A fenced ```` ```query ```` block of a record's body."""
+    record: str
+    line: int          # file line of the opening fence
+    sql: str
+    col: int = 1
+    end_col: int = 1
+
+
+@dataclass
+class BlockResult:
+    block: QueryBlock
+    result: Result | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        out = {"line": self.block.line, "sql": self.block.sql, "error": self.error}
+        if self.result is not None:
+            out.update(columns=self.result.columns, rows=[list(r) for r in self.result.rows],
+                       tables=sorted(self.result.tables))
+        return out
+
+
+def query_blocks(rec) -> list[QueryBlock]:
+    """The ``query`` blocks of a record's body, in order."""
+    body = rec.body
+    if "query" not in body:
+        return []
+    lines = body.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip("\r")
+        m = _OPEN.match(line)
+        if m:
+            fence = m.group(2)
+            j = i + 1
+            sql = []
+            while j < len(lines):
+                s = lines[j].rstrip("\r").strip()
+                if s.startswith(fence[0] * len(fence)) and not s.strip(fence[0]):
+                    break
+                sql.append(lines[j].rstrip("\r"))
+                j += 1
+            out.append(QueryBlock(rec.id, rec.body_line + i, "\n".join(sql).strip(),
+                                  len(m.group(1)) + 1, len(line) + 1))
+            i = j + 1
+            continue
+        # skip other fenced blocks whole (a ```query line inside one is code)
+        fm = re.match(r"^[ \t]{0,3}(`{3,}|~{3,})", line)
+        if fm:
+            fence = fm.group(1)
+            j = i + 1
+            while j < len(lines):
+                s = lines[j].rstrip("\r").strip()
+                if s.startswith(fence[0] * len(fence)) and not s.strip(fence[0]):
+                    break
+                j += 1
+            i = j + 1
+            continue
+        i += 1
+    return out
+
+
+def evaluate_blocks(corpus, rec, path: str | Path | None = None, limit: int = 1000) -> list[BlockResult]:
+    """Run every ``query`` block of ``rec`` against the record's database
+    (built from ``corpus`` when it is not cached, or the one at ``path``).
+    A site renders ``to_dict()`` of each; ``result.tables`` says what a
+    page with the block depends on."""
+    blocks = query_blocks(rec)
+    if not blocks:
+        return []
+    if path is None:
+        path = database_for(corpus)
+    out = []
+    for b in blocks:
+        if not b.sql:
+            out.append(BlockResult(b, error="the query block is empty"))
+            continue
+        try:
+            out.append(BlockResult(b, run_sql(path, b.sql, limit=limit)))
+        except QueryError as exc:
+            out.append(BlockResult(b, error=str(exc)))
+    return out
+
+
+# -- rendering ---------------------------------------------------------------
+
+def _cell(v, width: int | None) -> str:
+    if v is None:
+        return ""
+    s = str(v) if not isinstance(v, float) else f"{v:.6g}"
+    s = s.replace("\r\n", "⏎").replace("\n", "⏎").replace("\t", " ")
+    if width and len(s) > width:
+        s = s[:width - 1] + "…"
+    return s
+
+
+def format_table(result: Result, width: int | None = 60) -> str:
+    """An aligned text table (cells cut at ``width`` characters; numbers right-aligned)."""
+    cols = result.columns
+    cells = [[_cell(v, width) for v in r] for r in result.rows]
+    w = [len(c) for c in cols]
+    for r in cells:
+        for i, c in enumerate(r):
+            w[i] = max(w[i], len(c))
+    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in result.rows) and result.rows
+               for i in range(len(cols))]
+    lines = ["  ".join(c.ljust(w[i]) for i, c in enumerate(cols)).rstrip(),
+             "  ".join("-" * w[i] for i in range(len(cols)))]
+    for r in cells:
+        lines.append("  ".join(c.rjust(w[i]) if numeric[i] else c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+    return "\n".join(lines)
+
+
+def _json_value(v):
+    if isinstance(v, bytes):   # a BLOB: as hexadecimal text
+        return v.hex()
+    raise TypeError(f"{type(v).__name__} is not JSON")
+
+
+def format_json(result: Result) -> str:
+    """A list of objects; strict JSON (an infinite or NaN number as the
+    string "inf", "-inf" or "nan", a BLOB as hexadecimal text)."""
+    import math
+    rows = [{k: (("nan" if math.isnan(v) else "inf" if v > 0 else "-inf")
+                 if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+            for d in result.to_dicts()]
+    return json.dumps(rows, indent=2, ensure_ascii=False, default=_json_value, allow_nan=False)
+
+
+def format_csv(result: Result) -> str:
+    import csv
+    import io
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(result.columns)
+    w.writerows(result.rows)
+    return buf.getvalue()
+
+
+def format_query_blocks(blocks: list[BlockResult], width: int | None = 60) -> str:
+    """The results of a record's query blocks as text (for ``recordkit show``)."""
+    if not blocks:
+        return ""
+    out = ["", "", "Queries"]
+    for b in blocks:
+        first = " ".join(b.block.sql.split())
+        out.append(f"  line {b.block.line}: {first if len(first) <= 80 else first[:79].rstrip() + '…'}")
+        if b.error:
+            out.append(f"    error: {b.error}")
+            continue
+        n = len(b.result.rows)
+        if b.result.columns:
+            out.extend("    " + line for line in format_table(b.result, width).split("\n"))
+        out.append(f"    ({n} row{'s' if n != 1 else ''})")
+    return "\n".join(out)

@@ -1,0 +1,436 @@
+"""recordkit new / rename / merge: lossless, all-or-nothing edits of the record."""
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_cli, write
+
+RECORDS = REPO / "records"
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (hidden ones too), relative path -> bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def hashes(root: Path) -> dict[str, str]:
+    return {k: hashlib.sha256(v).hexdigest() for k, v in snapshot(root).items()}
+
+
+def lint_json(root: Path, cwd: Path) -> list[dict]:
+    proc = run_cli("--root", str(root), "lint", "--no-cache", "--format", "json", "--exit-zero", cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture
+def record_copy(tmp_path):
+    """A copy of the example record with its configuration (checks beside it)."""
+    shutil.copytree(RECORDS, tmp_path / "records")
+    shutil.copytree(REPO / "checks", tmp_path / "checks")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\n')
+    return tmp_path
+
+
+# -- rename -------------------------------------------------------------------
+
+def test_rename_theory_175_to_176(record_copy):
+    root = record_copy / "records"
+    before = snapshot(root)
+    lint_before = lint_json(root, record_copy)
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert "THEORY-175 → THEORY-176" in proc.stdout
+    after = snapshot(root)
+    # no reference to THEORY-175 anywhere in the record
+    assert not [k for k, v in after.items() if b"THEORY-175" in v]
+    # every other byte unchanged: each file is the old one with the id's characters replaced
+    assert set(after) == {k.replace("THEORY-175", "THEORY-176") for k in before}
+    changed = 0
+    for k, v in before.items():
+        new = after[k.replace("THEORY-175", "THEORY-176")]
+        assert new == v.replace(b"THEORY-175", b"THEORY-176"), k
+        changed += new != v
+    assert changed == 9   # THEORY-175 itself and the eight records that name it
+    # the lint says the same, ids aside
+    lint_after = lint_json(root, record_copy)
+
+    def norm(diags):
+        return sorted((d["code"], d["filename"].replace("THEORY-175", "THEORY-176"), d["location"]["row"],
+                       d["location"]["column"], d["message"].replace("THEORY-175", "THEORY-176")) for d in diags)
+    assert len(lint_before) == 24 and norm(lint_before) == norm(lint_after)
+    # the check module's docstring names the id: said, not changed
+    assert "checks/relrep.py:2" in proc.stderr
+
+
+def test_rename_dry_run_prints_a_diff_and_writes_nothing(record_copy):
+    root = record_copy / "records"
+    before = snapshot(root)
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", "--dry-run", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert snapshot(root) == before
+    assert "--- a/theory/THEORY-175.md\n+++ b/theory/THEORY-176.md\n" in proc.stdout
+    assert "-grounds: [THEORY-175, LIT-849]\n+grounds: [THEORY-176, LIT-849]\n" in proc.stdout
+    # the diff applies with patch and gives what the rename gives
+    if shutil.which("patch"):
+        work = record_copy / "patched"
+        shutil.copytree(root, work)
+        p = subprocess.run(["patch", "-p1", "-s"], input=proc.stdout, text=True, cwd=work, capture_output=True)
+        assert p.returncode == 0, p.stderr
+        os.replace(work / "theory" / "THEORY-175.md", work / "theory" / "THEORY-176.md") \
+            if (work / "theory" / "THEORY-175.md").exists() else None
+        run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy, check=True)
+        assert snapshot(work) == snapshot(root)
+
+
+LOSSLESS = {
+    "theory/THEORY-001.md": "\ufeff---\r\nid: 'THEORY-001'   # the id\r\ntitle: \"One\"\r\nstatus: proposed\r\n"
+                            "source: \"LIT-001\"\r\npromote_when:\r\n  summary: s\r\n  requires:\r\n"
+                            "    - claim: CLAIM-001\r\n---\r\n\r\n## What is asserted\r\n\r\nx\r\n\r\n"
+                            "## What would confirm or reject it\r\n\r\ny\r\n",
+    "lit/LIT-001.md": "---\nid: LIT-001\ntitle: A work\nstatus: queued\nauthors: [A]\nyear: 2020\n---\n"
+                      "Cited by THEORY-001 (and [[THEORY-001|the theory]], [[ THEORY-001 ]]).\n"
+                      "Not THEORY-0010, not X-THEORY-001, not THEORY-001-b.\n"
+                      "<!-- THEORY-001 in a comment -->\n`THEORY-001` in a code span stays.\n\n"
+                      "```query\nSELECT * FROM records WHERE id = 'THEORY-001'\n```\n\n"
+                      "```\nTHEORY-001 in a fence stays\n```\n",
+    "claim/CLAIM-001.md": "---\nid: CLAIM-001\ntitle: c\nstatus: open\ngrounds:\n  - LIT-001   # first\n"
+                          "  - 'THEORY-001'\n  # THEORY-001 in a YAML comment\n---\nBody.\n",
+}
+
+
+def test_rename_is_lossless_in_every_quoting(make_record, tmp_path):
+    root = make_record({})
+    for rel, text in LOSSLESS.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+    proc = run_cli("--root", str(root), "rename", "THEORY-001", "THEORY-002", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    theory = (root / "theory" / "THEORY-002.md").read_bytes()
+    assert theory == LOSSLESS["theory/THEORY-001.md"].replace("THEORY-001", "THEORY-002").encode()
+    assert theory.startswith("\ufeff".encode()) and b"\r\n" in theory
+    lit = (root / "lit" / "LIT-001.md").read_text()
+    assert "Cited by THEORY-002 (and [[THEORY-002|the theory]], [[ THEORY-002 ]])" in lit
+    assert "Not THEORY-0010, not X-THEORY-001, not THEORY-001-b." in lit
+    assert "<!-- THEORY-002 in a comment -->" in lit
+    assert "WHERE id = 'THEORY-002'" in lit
+    assert "`THEORY-001` in a code span stays" in lit and "THEORY-001 in a fence stays" in lit
+    assert "lit/LIT-001.md:11, lit/LIT-001.md:18" in proc.stderr   # left, and said
+    claim = (root / "claim" / "CLAIM-001.md").read_text()
+    assert claim == LOSSLESS["claim/CLAIM-001.md"].replace("THEORY-001", "THEORY-002")
+
+
+@pytest.mark.parametrize("args,message,code", [
+    (["THEORY-715", "THEORY-900"], "no record THEORY-715 under", 2),
+    (["THEORY-175", "THEORY-798"], "THEORY-798 exists already", 1),
+    (["THEORY-175", "CLAIM-999"], "a rename keeps the kind", 2),
+    (["THEORY-175", "THEORY-17"], "not an id of the form", 2),
+    (["THEORY-175", "THEROY-176"], "not a kind of the schema (did you mean THEORY?)", 2),
+])
+def test_rename_refusals(record_copy, args, message, code):
+    before = snapshot(record_copy / "records")
+    proc = run_cli("rename", *args, cwd=record_copy)
+    assert proc.returncode == code, proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert snapshot(record_copy / "records") == before
+    if args[0] == "THEORY-715":
+        assert "did you mean THEORY-175?" in proc.stderr
+
+
+# -- all or nothing ------------------------------------------------------------
+
+def _plan(record_copy, old="THEORY-175", new="THEORY-176"):
+    from recordkit.author.rename import plan_rename
+    from recordkit.config import load_config
+    from recordkit.schema import load_schema
+    config = load_config(record_copy)
+    return config, plan_rename(config, load_schema(config.schema), old, new)
+
+
+@pytest.mark.parametrize("fail_at", [0, 3, 9])
+def test_rename_failing_half_way_leaves_every_byte(record_copy, monkeypatch, fail_at):
+    from recordkit.common import transaction
+    from recordkit.common.transaction import TransactionError
+    root = record_copy / "records"
+    before = hashes(root)
+    config, plan = _plan(record_copy)
+    assert len(plan.changes) == 10   # nine files, one of them renamed (a removal and a new file)
+
+    def fail(i, path):
+        if i == fail_at:
+            raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr(transaction, "_before_apply", fail)
+    with pytest.raises(TransactionError, match="Permission denied"):
+        plan.apply(config.cache_dir)
+    assert hashes(root) == before
+    assert not (config.cache_dir / "journal.json").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_rename_with_a_read_only_folder_changes_nothing(record_copy):
+    root = record_copy / "records"
+    before = hashes(root)
+    os.chmod(root / "note", 0o555)
+    try:
+        proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    finally:
+        os.chmod(root / "note", 0o755)
+    assert proc.returncode == 1 and "nothing was changed" in proc.stderr
+    assert hashes(root) == before
+
+
+def test_rename_with_an_immutable_file_half_way_changes_nothing(record_copy):
+    """A file the rename must replace is made immutable (``chattr +i``: not
+    even root may replace it): the rename stops at that file, puts back the
+    three it had replaced, and every file hashes as before."""
+    root = record_copy / "records"
+    target = root / "note" / "NOTE-652.md"     # the fourth file the rename replaces
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(target)]).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        before = hashes(root)
+        proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+        assert proc.returncode == 1, proc.stderr
+        assert "\nrecordkit: nothing was changed: " in proc.stderr and "Traceback" not in proc.stderr
+        assert proc.stderr.rstrip().endswith("note/NOTE-652.md: Operation not permitted")
+        assert hashes(root) == before
+        assert not (record_copy / ".recordkit" / "journal.json").exists()
+    finally:
+        subprocess.run(["chattr", "-i", str(target)])
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_change_made_after_the_read_is_not_overwritten(record_copy):
+    from recordkit.common.transaction import TransactionConflict
+    root = record_copy / "records"
+    config, plan = _plan(record_copy)
+    target = root / "claim" / "CLAIM-082.md"
+    target.write_text(target.read_text() + "\nAn edit made meanwhile.\n")
+    before = hashes(root)
+    with pytest.raises(TransactionConflict, match="changed since it was read"):
+        plan.apply(config.cache_dir)
+    assert hashes(root) == before
+
+
+KILLER = """
+import os, signal, sys
+sys.path.insert(0, {repo!r})
+from recordkit.common import transaction
+from recordkit.cli import main
+def kill(i, path):
+    if i == {at}:
+        os.kill(os.getpid(), signal.SIGKILL)
+transaction._before_apply = kill
+main(["rename", "THEORY-175", "THEORY-176"])
+"""
+
+
+@pytest.mark.parametrize("at", [1, 6])
+def test_a_killed_rename_is_rolled_back_by_the_next_run(record_copy, at):
+    root = record_copy / "records"
+    before = hashes(root)
+    proc = subprocess.run([sys.executable, "-c", KILLER.format(repo=str(REPO), at=at)], cwd=record_copy,
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL
+    journal = record_copy / ".recordkit" / "journal.json"
+    assert json.loads(journal.read_text())["state"] == "prepared"
+    assert hashes(root) != before or at == 0          # half done
+    # the next writing command finds the journal and rolls it back first
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", "--dry-run", cwd=record_copy)
+    assert journal.exists()                            # a dry run writes nothing, recovery included
+    proc = run_cli("rename", "THEORY-798", "THEORY-799", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert "interrupted write" in proc.stderr and "rolled back" in proc.stderr
+    assert not journal.exists()
+    after = hashes(root)
+    # THEORY-175 is back as it was; only the second rename's changes are there
+    assert "theory/THEORY-175.md" in after and "theory/THEORY-176.md" not in after
+    assert not [p for p in root.rglob(".*") if p.is_file()]    # no temporary file or backup left
+    ok = run_cli("rename", "THEORY-799", "THEORY-798", cwd=record_copy)
+    assert ok.returncode == 0, ok.stderr
+    assert hashes(root) == before
+
+
+# -- new ------------------------------------------------------------------------
+
+def test_new_theory_takes_the_next_id_and_lints_clean(record_copy):
+    root = record_copy / "records"
+    proc = run_cli("new", "THEORY", "--title", "Conformal maps: a test", "--field", "source=LIT-849",
+                   "--field", "tags=representation-learning", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    path = root / "theory" / "THEORY-799.md"
+    assert proc.stdout.strip() == "THEORY-799: theory/THEORY-799.md"
+    text = path.read_text()
+    assert text.startswith("---\nid: THEORY-799\ntitle: 'Conformal maps: a test'\nstatus: proposed\n")
+    assert "promote_when:\n  summary: >-\n" in text
+    assert "\n## What is asserted\n\n## What would confirm or reject it\n" in text
+    diags = [d for d in lint_json(root, record_copy) if d["filename"].endswith("THEORY-799.md")]
+    assert diags == []
+    # the next one is 800; a LIT gets LIT-875 (zero-padded as the LITs are)
+    run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", cwd=record_copy, check=True)
+    assert (root / "theory" / "THEORY-800.md").exists()
+    proc = run_cli("new", "LIT", "--title", "A work", "--field", "authors=A. Author, B. Author",
+                   "--field", "year=2024", cwd=record_copy, check=True)
+    lit = (root / "lit" / "LIT-875.md").read_text()
+    assert "authors: [A. Author, B. Author]\nyear: 2024\n" in lit
+    assert not [d for d in lint_json(root, record_copy) if "LIT-875" in d["filename"] and d["severity"] == "error"]
+
+
+def test_new_pads_as_the_record_does(make_record, tmp_path):
+    root = make_record({"question/QUESTION-0007.md": "---\nid: QUESTION-0007\ntitle: q\nstatus: open\n---\n"})
+    proc = run_cli("--root", str(root), "new", "question", "--title", "Why?", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "question" / "QUESTION-0008.md").exists()
+    proc = run_cli("--root", str(root), "new", "CLAIM", "--title", "c", "--field", "grounds=QUESTION-0007",
+                   cwd=tmp_path)
+    assert proc.returncode == 2 and "grounds may name a THEORY or LIT or NOTE or CLAIM, not a QUESTION" in proc.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["THEROY", "--title", "x"], "no kind THEROY in the schema (did you mean THEORY?)"),
+    (["THEORY", "--title", "x", "--field", "sorce=LIT-849"], "a THEORY has no field sorce (did you mean source?)"),
+    (["THEORY", "--title", "x", "--field", "source=LIT-489"], "no record LIT-489 (did you mean LIT-849?)"),
+    (["THEORY", "--title", "x"], "a THEORY needs source: give --field source="),
+    (["LIT", "--title", "x", "--field", "authors=A", "--field", "year=soon"], "'soon' is not an integer"),
+    (["THEORY", "--title", "x", "--field", "source=LIT-849", "--field", "status=proposd"], "(did you mean proposed?)"),
+])
+def test_new_refusals(record_copy, args, message):
+    before = snapshot(record_copy / "records")
+    proc = run_cli("new", *args, cwd=record_copy)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert snapshot(record_copy / "records") == before
+
+
+def test_new_never_overwrites(record_copy, monkeypatch):
+    from recordkit.author.new import plan_new
+    from recordkit.common.transaction import TransactionConflict
+    import recordkit
+    corpus = recordkit.load(record_copy / "records")
+    plan = plan_new(corpus, "THEORY", "T", ["source=LIT-849"])
+    plan.new_path.write_text("written meanwhile\n")
+    with pytest.raises(TransactionConflict, match="exists already"):
+        plan.apply(record_copy / ".recordkit")
+    assert plan.new_path.read_text() == "written meanwhile\n"
+    # a file that is not a record still takes its name
+    proc = run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", cwd=record_copy, check=True)
+    assert "THEORY-800" in proc.stdout
+
+
+def test_new_edit_opens_the_editor(record_copy):
+    editor = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'a').write('Edited.\\n')\""
+    proc = run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", "--edit", cwd=record_copy,
+                   env={"EDITOR": editor, "VISUAL": editor})
+    assert proc.returncode == 0, proc.stderr
+    assert (record_copy / "records" / "theory" / "THEORY-799.md").read_text().endswith("Edited.\n")
+
+
+# -- merge ----------------------------------------------------------------------
+
+def _backlinks(root, rid, mapping=None):
+    import recordkit
+    from recordkit.graph.build import iter_edges
+    corpus = recordkit.load(root)
+    out = set()
+    for u, v, d in iter_edges(corpus.graph):
+        if mapping:
+            u, v = mapping.get(u, u), mapping.get(v, v)
+        if v == rid and u != v:
+            out.add((u, d["relation"], d["origin"]))
+    return out
+
+
+MERGE = {
+    "lit/LIT-001.md": "---\nid: LIT-001\ntitle: The paper\nstatus: active\nauthors: [A. Author]\nyear: 2020\n"
+                      "arxiv: '2001.00001'\ntags: [a-tag]\n---\n\n## Key takeaways\n\nSee LIT-003.\n",
+    "lit/LIT-002.md": "---\nid: LIT-002\ntitle: The paper, again\nstatus: queued\nauthors:\n  - A. Author\n"
+                      "year: 2020\ndoi: 10.1000/x   # the journal version\ntags: [b-tag]\nreferences: ['2001.00003']\n"
+                      "---\nA duplicate of [[LIT-001]]? It cites LIT-004.\n",
+    "lit/LIT-003.md": "---\nid: LIT-003\ntitle: Cites both\nstatus: queued\nauthors: [C]\nyear: 2021\n"
+                      "references: ['10.1000/x', '2001.00001']\n---\n",
+    "lit/LIT-004.md": "---\nid: LIT-004\ntitle: Other\nstatus: queued\nauthors: [D]\nyear: 2021\narxiv: '2001.00003'\n---\n",
+    "note/NOTE-001.md": "---\nid: NOTE-001\ntitle: n\nstatus: draft\npaper: LIT-002\n---\nOn LIT-002 and LIT-001.\n",
+    "theory/THEORY-001.md": "---\nid: THEORY-001\ntitle: t\nstatus: proposed\nsource:\n  - LIT-001\n  - LIT-002   # both\n"
+                            "promote_when:\n  summary: s\n---\n\n## What is asserted\n\nx\n\n"
+                            "## What would confirm or reject it\n\ny\n",
+    "theory/THEORY-002.md": "---\nid: THEORY-002\ntitle: t2\nstatus: proposed\nsource: [LIT-002, LIT-004]\n"
+                            "extends: [THEORY-001]\npromote_when:\n  summary: s\n---\n\n## What is asserted\n\nx\n\n"
+                            "## What would confirm or reject it\n\ny\n",
+    "theory/THEORY-003.md": "---\nid: THEORY-003\ntitle: t3\nstatus: proposed\nsource: [LIT-004]\n"
+                            "extends: [THEORY-002]\npromote_when:\n  summary: s\n---\n\n## What is asserted\n\nx\n\n"
+                            "## What would confirm or reject it\n\ny\n",
+}
+
+
+def test_merge_two_lits_keeps_every_backlink(make_record, tmp_path):
+    root = make_record(MERGE)
+    want = _backlinks(root, "LIT-001", {"LIT-002": "LIT-001"})
+    assert ("LIT-003", "cites", "derived") in want and ("NOTE-001", "paper", "frontmatter") in want
+    proc = run_cli("--root", str(root), "merge", "LIT-002", "LIT-001", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "lit" / "LIT-002.md").exists()
+    assert _backlinks(root, "LIT-001") >= want
+    lit = (root / "lit" / "LIT-001.md").read_text()
+    assert "tags: [a-tag, b-tag]\n" in lit
+    assert "doi: 10.1000/x   # the journal version\n" in lit            # copied as written
+    assert "references: ['2001.00003']\n" in lit
+    assert lit.endswith("## Merged from “The paper, again”\n\nA duplicate of [[LIT-001]]? It cites LIT-004.\n")
+    theory = (root / "theory" / "THEORY-001.md").read_text()
+    assert "source:\n  - LIT-001\n---" not in theory and "source:\n  - LIT-001\npromote_when" in theory  # one item left
+    assert "source: [LIT-001, LIT-004]" in (root / "theory" / "THEORY-002.md").read_text()
+    assert "paper: LIT-001\n" in (root / "note" / "NOTE-001.md").read_text()
+    errors = [d for d in lint_json(root, tmp_path) if d["severity"] == "error"]
+    assert errors == []
+    assert not any(b"LIT-002" in p.read_bytes() for p in root.rglob("*.md"))
+
+
+@pytest.mark.parametrize("old,into,message", [
+    ("THEORY-001", "THEORY-002", "THEORY-002 names THEORY-001 in extends (line 6): merging would make THEORY-002 relate to itself"),
+    ("THEORY-002", "THEORY-001", "THEORY-002 names THEORY-001 in extends (line 6): merging would make THEORY-001 relate to itself"),
+    ("THEORY-002", "THEORY-003", "THEORY-003 names THEORY-002 in extends"),
+    ("LIT-001", "LIT-001", "cannot merge LIT-001 into itself"),
+    ("LIT-001", "NOTE-001", "merge records of one kind"),
+    ("LIT-009", "LIT-001", "no record LIT-009"),
+])
+def test_merge_refusals(make_record, tmp_path, old, into, message):
+    root = make_record(MERGE)
+    before = snapshot(root)
+    proc = run_cli("--root", str(root), "merge", old, into, cwd=tmp_path)
+    assert proc.returncode in (1, 2) and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert snapshot(root) == before
+
+
+def test_merge_refuses_a_cycle(make_record, tmp_path):
+    files = dict(MERGE)
+    # THEORY-003 extends THEORY-002 extends THEORY-001; THEORY-004 is extended by THEORY-001.
+    files["theory/THEORY-004.md"] = files["theory/THEORY-003.md"].replace("THEORY-003", "THEORY-004") \
+        .replace("extends: [THEORY-002]\n", "")
+    files["theory/THEORY-001.md"] = files["theory/THEORY-001.md"].replace("promote_when", "extends: [THEORY-004]\npromote_when")
+    root = make_record(files)
+    before = snapshot(root)
+    # folding THEORY-004 into THEORY-003 makes THEORY-003 → 002 → 001 → 003
+    proc = run_cli("--root", str(root), "merge", "THEORY-004", "THEORY-003", cwd=tmp_path)
+    assert proc.returncode == 1 and "merging would create RK304" in proc.stderr, proc.stderr
+    assert snapshot(root) == before
+
+
+def test_merge_in_the_example_record(record_copy):
+    root = record_copy / "records"
+    want = _backlinks(root, "LIT-862", {"LIT-863": "LIT-862"})
+    proc = run_cli("merge", "LIT-863", "LIT-862", "--dry-run", cwd=record_copy)
+    assert proc.returncode == 0 and "+++ /dev/null" in proc.stdout and "-al. (LIT-863)" in proc.stdout
+    run_cli("merge", "LIT-863", "LIT-862", cwd=record_copy, check=True)
+    assert _backlinks(root, "LIT-862") >= want
+    assert not [d for d in lint_json(root, record_copy) if d["severity"] == "error"]

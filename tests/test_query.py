@@ -1,0 +1,279 @@
+"""recordkit export --sqlite and recordkit query: the record as SQLite, read-only SQL over it."""
+import asyncio
+import hashlib
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_cli
+
+RECORDS = REPO / "records"
+
+
+@pytest.fixture
+def record_copy(tmp_path):
+    shutil.copytree(RECORDS, tmp_path / "records")
+    shutil.copytree(REPO / "checks", tmp_path / "checks")
+    (tmp_path / "recordkit.toml").write_text(
+        'root = "records"\nchecks = "checks"\n\n[queries]\n'
+        'unread = "SELECT id FROM records WHERE kind = \'LIT\' AND status = \'queued\' ORDER BY id"\n'
+        'by-kind = {sql = "SELECT id FROM records WHERE kind = :kind ORDER BY id", description = "ids of a kind"}\n')
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("export") / "record.db"
+    proc = run_cli("export", "--sqlite", str(out), cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_export_has_every_table_typed_and_linked(exported):
+    db = sqlite3.connect(exported)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+    for t in ("records", "kinds", "fields", "relations", "tags", "mentions", "checks", "check_citations",
+              "requirements", "standings", "records_fts"):
+        assert t in tables, t
+    assert db.execute("SELECT count(*) FROM records").fetchone()[0] == 48
+    # declared types and foreign keys (what Datasette uses to link tables)
+    cols = {r[1]: r[2] for r in db.execute("PRAGMA table_info(records)")}
+    assert cols["id"] == "TEXT" and cols["body_line"] == "INTEGER"
+    fks = {(r[3], r[2], r[4]) for r in db.execute("PRAGMA foreign_key_list(relations)")}
+    assert fks == {("source", "records", "id"), ("target", "records", "id")}
+    assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    # an index leads with every join key
+    indexed = set()
+    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%'"):
+        for idx in db.execute(f"PRAGMA index_list({name})"):
+            first = db.execute(f"PRAGMA index_info({idx[1]})").fetchone()
+            indexed.add((name, first[2]))
+    for key in [("relations", "source"), ("relations", "target"), ("fields", "record"), ("tags", "record"),
+                ("tags", "tag"), ("mentions", "record"), ("mentions", "target"), ("check_citations", "record"),
+                ("check_citations", "check_id"), ("records", "kind"), ("records", "id"), ("standings", "record")]:
+        assert key in indexed, key
+    # typed field values
+    year = db.execute("SELECT type, value, typeof(value) FROM fields WHERE record = 'LIT-849' AND name = 'year'").fetchone()
+    assert year == ("integer", 2022, "integer")
+    created = db.execute("SELECT type, value FROM fields WHERE record = 'THEORY-175' AND name = 'created'").fetchone()
+    assert created == ("date", "2026-10-09")
+    pw = db.execute("SELECT type, value FROM fields WHERE record = 'THEORY-175' AND name = 'promote_when'").fetchone()
+    assert pw[0] == "object" and json.loads(pw[1])["requires"][0] == {"check": "relrep-invariance-class"}
+    # relations: front matter with its line, body with a count, derived with the reference
+    assert db.execute("SELECT line, col FROM relations WHERE source = 'CLAIM-082' AND target = 'THEORY-175' "
+                      "AND relation = 'grounds' AND origin = 'frontmatter'").fetchone() == (9, 11)
+    body = db.execute("SELECT count, line FROM relations WHERE source = 'CLAIM-082' AND target = 'THEORY-175' "
+                      "AND origin = 'body'").fetchone()
+    assert body[0] == 1 and body[1] > 9
+    assert db.execute("SELECT count(*) FROM relations WHERE origin = 'derived' AND via IS NOT NULL").fetchone()[0] > 0
+    m = db.execute("SELECT line, col, form, label FROM mentions WHERE record = 'NOTE-652' AND target = 'THEORY-175' "
+                   "AND form = 'wikilink'").fetchone()
+    assert m[2] == "wikilink" and m[3] == "the invariance theory"
+    assert db.execute("SELECT state FROM standings WHERE record = 'THEORY-013'").fetchone() == ("undermined",)
+    assert db.execute("SELECT count(*) FROM check_citations WHERE check_id = 'relrep-invariance-class'").fetchone()[0] >= 3
+    hit = db.execute("SELECT id FROM records_fts WHERE records_fts MATCH '\"relative representations\"' "
+                     "ORDER BY rank LIMIT 1").fetchone()
+    assert hit is not None
+
+
+def test_datasette_opens_the_export(exported):
+    datasette_app = pytest.importorskip("datasette.app")
+
+    async def fetch():
+        ds = datasette_app.Datasette(files=[str(exported)])
+        name = exported.stem
+        rows = await ds.client.get(f"/{name}/records.json?_shape=array&kind=THEORY&_sort=id")
+        rels = await ds.client.get(f"/{name}/relations.json?_shape=array&_labels=on&source=CLAIM-082&relation=grounds")
+        search = await ds.client.get(f"/{name}/records.json?_search=anchors&_shape=array")
+        return rows, rels, search
+
+    rows, rels, search = asyncio.run(fetch())
+    assert rows.status_code == 200, rows.text
+    assert [r["id"] for r in rows.json()][:3] == ["THEORY-002", "THEORY-004", "THEORY-008"]
+    # the foreign key is a link: Datasette labels the target with the record's title
+    labelled = {r["target"]["value"]: r["target"]["label"] for r in rels.json()}
+    assert labelled["THEORY-175"].startswith("Cosine profiles")
+    assert search.status_code == 200 and len(search.json()) > 0
+
+
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM records",
+    "UPDATE records SET title = 'x'",
+    "INSERT INTO tags VALUES ('LIT-849', 'x')",
+    "DROP TABLE records",
+    "CREATE TABLE t (x)",
+    "ATTACH DATABASE ':memory:' AS other",
+    "PRAGMA writable_schema = ON",
+    "PRAGMA query_only = OFF",
+    "PRAGMA user_version = 7",
+])
+def test_writes_are_refused_by_sqlite(record_copy, sql):
+    run_cli("query", "SELECT 1", cwd=record_copy, check=True)
+    dbs = list((record_copy / ".recordkit").glob("query-*.sqlite"))
+    assert len(dbs) == 1
+    before = hashlib.sha256(dbs[0].read_bytes()).hexdigest()
+    proc = run_cli("query", sql, cwd=record_copy)
+    assert proc.returncode == 2
+    assert re.search(r"recordkit: SQL error: (attempt to write a readonly database|not authorized)", proc.stderr), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert hashlib.sha256(dbs[0].read_bytes()).hexdigest() == before
+
+
+def test_sql_errors_are_clear(record_copy):
+    proc = run_cli("query", "SELEC id FROM records", cwd=record_copy)
+    assert proc.returncode == 2 and proc.stderr == 'recordkit: SQL error: near "SELEC": syntax error\n'
+    proc = run_cli("query", "SELECT nope FROM records", cwd=record_copy)
+    assert proc.returncode == 2 and "no such column: nope" in proc.stderr
+    proc = run_cli("query", "unred", cwd=record_copy)
+    assert proc.returncode == 2 and "'unred' is not a named query; did you mean unread?" in proc.stderr
+
+
+def test_formats_and_named_queries(record_copy):
+    proc = run_cli("query", "unread", cwd=record_copy, check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "id" and lines[1] == "-------" and lines[2] == "LIT-862" and lines[-1].endswith("rows)")
+    proc = run_cli("query", "by-kind", "--param", "kind=NOTE", "--format", "json", cwd=record_copy, check=True)
+    assert json.loads(proc.stdout) == [{"id": i} for i in ["NOTE-302", "NOTE-309", "NOTE-652", "NOTE-738", "NOTE-804", "NOTE-811"]]
+    proc = run_cli("query", "SELECT id, title FROM records WHERE id IN ('LIT-849', 'NOTE-652') ORDER BY id",
+                   "--format", "csv", cwd=record_copy, check=True)
+    assert proc.stdout.splitlines()[0] == "id,title"
+    assert proc.stdout.splitlines()[2].startswith('NOTE-652,Reading of Moschella et al. (2022): relative')
+    proc = run_cli("query", "--list", cwd=record_copy, check=True)
+    assert "by-kind  ids of a kind" in proc.stdout and "unread   SELECT id FROM records" in proc.stdout
+    proc = run_cli("query", "SELECT 1.5 AS x, NULL AS y, 'a' AS z", cwd=record_copy, check=True)
+    assert proc.stdout.splitlines()[2] == "1.5     a"
+
+
+def test_the_database_is_cached_until_the_record_changes(record_copy):
+    sql = "SELECT title FROM records WHERE id = 'QUESTION-212'"
+    first = run_cli("query", sql, "--format", "json", cwd=record_copy, check=True)
+    dbs = list((record_copy / ".recordkit").glob("query-*.sqlite"))
+    stat = dbs[0].stat()
+    again = run_cli("query", sql, "--format", "json", cwd=record_copy, check=True)
+    assert again.stdout == first.stdout
+    assert dbs[0].stat().st_mtime_ns == stat.st_mtime_ns and dbs[0].stat().st_ino == stat.st_ino   # not rebuilt
+    p = record_copy / "records" / "question" / "QUESTION-212.md"
+    text = p.read_text()
+    title = json.loads(first.stdout)[0]["title"]
+    p.write_text(text.replace("status: dropped\n", "status: dropped\nupdated: 2026-12-03\n", 1))
+    assert json.loads(run_cli("query", "SELECT updated FROM records WHERE id = 'QUESTION-212'", "--format", "json",
+                              cwd=record_copy, check=True).stdout) == [{"updated": "2026-12-03"}]
+    assert json.loads(run_cli("query", sql, "--format", "json", cwd=record_copy, check=True).stdout)[0]["title"] == title
+    assert len(list((record_copy / ".recordkit").glob("query-*.sqlite"))) == 1   # the old one removed
+
+
+def test_full_text_index_is_added_when_first_asked_for(record_copy):
+    run_cli("query", "SELECT 1", cwd=record_copy, check=True)
+    db = next((record_copy / ".recordkit").glob("query-*.sqlite"))
+    assert not sqlite3.connect(db).execute("SELECT 1 FROM sqlite_master WHERE name = 'records_fts'").fetchone()
+    proc = run_cli("query", "SELECT id FROM records_fts WHERE records_fts MATCH 'anchors' ORDER BY id",
+                   "--format", "json", cwd=record_copy, check=True)
+    assert {"id": "THEORY-175"} in json.loads(proc.stdout)
+
+
+def readme_questions():
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Questions you can ask", 1)[1].split("\n## ", 1)[0]
+    pairs = re.findall(r"```sh\nrecordkit query \"(.*?)\"\n```\n\n```text\n(.*?)```", section, re.S)
+    return pairs
+
+
+def test_readme_questions_give_the_output_shown():
+    pairs = readme_questions()
+    assert len(pairs) >= 5
+    for sql, output in pairs:
+        proc = run_cli("query", sql.replace("\\\n", " "), cwd=REPO)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == output, sql
+
+
+QUERY_RECORD = {
+    "lit/LIT-001.md": "---\nid: LIT-001\ntitle: A work\nstatus: queued\nauthors: [A]\nyear: 2020\n---\n",
+    "lit/LIT-002.md": "---\nid: LIT-002\ntitle: Another work\nstatus: active\nauthors: [B]\nyear: 2021\n"
+                      "references: []\n---\n\n## Key takeaways\n\nLIT-001.\n",
+    "question/QUESTION-001.md": "---\nid: QUESTION-001\ntitle: What is unread?\nstatus: open\nabout: [LIT-001]\n---\n"
+                                "\nThe unread works:\n\n```query\nSELECT id, title FROM records\n"
+                                "WHERE kind = 'LIT' AND status = 'queued' ORDER BY id\n```\n\n"
+                                "~~~~ query\nSELECT id, titel FROM records\n~~~~\n\n"
+                                "```\n```query\nSELECT nothing FROM nowhere -- inside another fence: code\n```\n\n"
+                                "```query\n```\n",
+}
+
+
+def test_query_blocks_in_show_and_lint(make_record, tmp_path):
+    root = make_record(QUERY_RECORD)
+    proc = run_cli("--root", str(root), "show", "QUESTION-001", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "Queries\n  line 10: SELECT id, title FROM records WHERE kind = 'LIT' AND status = 'queued' ORDER BY…\n" \
+           "    id       title\n    -------  ------\n    LIT-001  A work\n    (1 row)\n" in text
+    assert "  line 15: SELECT id, titel FROM records\n    error: no such column: titel\n" in text
+    assert "nowhere" not in text
+    assert "  line 24: \n    error: the query block is empty" in text
+    info = json.loads(run_cli("--root", str(root), "show", "QUESTION-001", "--format", "json", cwd=tmp_path).stdout)
+    first = info["queries"][0]
+    assert first["columns"] == ["id", "title"] and first["rows"] == [["LIT-001", "A work"]]
+    assert first["tables"] == ["records"] and first["error"] is None
+    lint = run_cli("--root", str(root), "lint", "--no-cache", cwd=tmp_path)
+    found = [line for line in lint.stdout.splitlines() if "RK701" in line]
+    assert found == [
+        "records/question/QUESTION-001.md:15:1: RK701 query block fails: no such column: titel",
+        "records/question/QUESTION-001.md:24:1: RK701 query block fails: the query block is empty",
+    ], lint.stdout
+    # a record whose query blocks all work lints clean of RK701
+    p = root / "question" / "QUESTION-001.md"
+    p.write_text(p.read_text().replace("titel", "title").replace("```query\n```\n", ""))
+    lint = run_cli("--root", str(root), "lint", "--no-cache", cwd=tmp_path)
+    assert "RK701" not in lint.stdout
+
+
+def test_evaluate_blocks_is_a_library_function(make_record):
+    import recordkit
+    from recordkit.sql.query import evaluate_blocks
+    root = make_record(QUERY_RECORD)
+    corpus = recordkit.load(root)
+    got = evaluate_blocks(corpus, corpus.records["QUESTION-001"])
+    assert [b.block.line for b in got] == [10, 15, 24]
+    assert got[0].result.rows == [("LIT-001", "A work")] and got[0].result.tables == {"records"}
+    assert got[1].error == "no such column: titel"
+    assert evaluate_blocks(corpus, corpus.records["LIT-001"]) == []
+
+
+def test_export_with_a_helper_building_the_full_text_index(tmp_path):
+    """On a large record a forked helper builds records_fts; its shadow tables
+    are copied in: the index must be sound and answer as the serial one."""
+    got = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.db"
+        run_cli("export", "--sqlite", str(out), cwd=REPO, env={"RECORDKIT_JOBS": jobs}, check=True)
+        db = sqlite3.connect(out)
+        db.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+        got[jobs] = [db.execute("SELECT id FROM records_fts WHERE records_fts MATCH ? ORDER BY rank, id", (q,)).fetchall()
+                     for q in ("anchors", '"relative representations"', "stitch*", "anchor* AND cosine")]
+        assert not list(tmp_path.glob(".*.tmp"))
+    assert got["1"] == got["2"] and all(got["1"])
+
+
+def test_json_is_strict(record_copy):
+    proc = run_cli("query", "SELECT x'00ff' AS b, 1e400 AS big, -1e400 AS small", "--format", "json",
+                   cwd=record_copy, check=True)
+    assert json.loads(proc.stdout) == [{"b": "00ff", "big": "inf", "small": "-inf"}]
+
+
+def test_export_with_a_helper_for_the_mentions(tmp_path):
+    """Without the full-text index, the helper writes the mentions and body
+    relations; the database holds the same rows as one built in one process."""
+    def rows(p):
+        db = sqlite3.connect(p)
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'")]
+        return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+    got = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.db"
+        run_cli("export", "--sqlite", str(out), "--no-fts", cwd=REPO, env={"RECORDKIT_JOBS": jobs}, check=True)
+        got[jobs] = rows(out)
+    assert got["1"] == got["2"] and len(got["1"]["mentions"]) > 200 and "records_fts" not in got["1"]
