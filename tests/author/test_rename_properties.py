@@ -11,7 +11,7 @@ from recordkit.author.rename import plan_rename
 from recordkit.author.retarget import token_re
 from recordkit.graph.build import iter_edges
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import generate  # noqa: E402
 
 _MADE: dict = {}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 
 #: a record whose text tries every way to run script in the page
 XSS_ID = "CLAIM-666"
