@@ -35,6 +35,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .writes import fsync_dir, umask
+
 JOURNAL = "journal.json"
 LOCK = "journal.lock"
 
@@ -149,7 +151,7 @@ class Transaction:
                     except OSError:
                         shutil.copy2(p, e.backup)
                 if e.op == "write":
-                    mode = (os.stat(p).st_mode & 0o7777) if e.original else (0o666 & ~_umask())
+                    mode = (os.stat(p).st_mode & 0o7777) if e.original else (0o666 & ~umask())
                     fd = os.open(e.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                     with os.fdopen(fd, "wb") as fh:
                         fh.write(e.data)
@@ -160,7 +162,7 @@ class Transaction:
         # flush where the system has one (hundreds of fsyncs cost seconds)
         _flush([e.tmp for e in self.entries if e.tmp])
         for folder in {str(Path(e.path).parent) for e in self.entries}:
-            _fsync_dir(folder)
+            fsync_dir(folder)
 
     def _apply(self) -> None:
         done: list[_Entry] = []
@@ -175,7 +177,7 @@ class Transaction:
                     os.unlink(e.path)
                 done.append(e)
             for folder in {str(Path(e.path).parent) for e in self.entries}:
-                _fsync_dir(folder)
+                fsync_dir(folder)
         except BaseException as exc:
             failed = e
             for d in reversed(done):
@@ -268,7 +270,7 @@ def recover(journal_dir: str | Path, locked: bool = False) -> str | None:
                         os.unlink(p)
         done = "completed" if state == "committed" else "rolled back"
     for folder in {str(Path(d["path"]).parent) for d in entries}:
-        _fsync_dir(folder)
+        fsync_dir(folder)
     os.unlink(journal_dir / JOURNAL)
     return done
 
@@ -375,23 +377,4 @@ def _write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(str(path.parent))
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    fsync_dir(str(path.parent))

@@ -70,7 +70,7 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
     try:
         mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        mode = 0o666 & ~umask()
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:  # name the file asked for, not the temporary one
@@ -104,7 +104,7 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
 
 
 def _put_back(target: Path, data: bytes, mode: int) -> None:
@@ -124,7 +124,8 @@ def _put_back(target: Path, data: bytes, mode: int) -> None:
         raise
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder) -> None:
+    """fsync a folder, so that a rename in it is durable (where the system allows it)."""
     try:  # make the rename itself durable; not possible everywhere
         dfd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -241,7 +242,8 @@ def remove_stale_temps(folders, suffix: str = ".md", min_age: float = 60.0) -> l
     return removed
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read without changing it)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask

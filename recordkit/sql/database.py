@@ -19,6 +19,9 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+from ..common.writes import umask
+from ..numeric.results import num_in
+
 SCHEMA = """
 CREATE TABLE kinds (
   name TEXT PRIMARY KEY,
@@ -161,15 +164,6 @@ def _date(value) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _num(x):
-    if x is None:
-        return None
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
-
-
 def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list, list]:
     """The rows of one record for ``fields``, ``tags`` and ``mentions``
     (without ``target_exists``, which needs the whole record): what can be
@@ -307,8 +301,8 @@ def _checks(conn, corpus, results) -> None:
             verdict = "not-run"
         else:
             verdict = r.verdict
-        rows.append((cid, verdict, _num(r.discrepancy) if r else None,
-                     _num(spec.tolerance) if spec else (_num(r.tolerance) if r else None),
+        rows.append((cid, verdict, num_in(r.discrepancy) if r else None,
+                     num_in(spec.tolerance) if spec else (num_in(r.tolerance) if r else None),
                      (r.ran_at or None) if r else None, r.seconds if r else None, int(bool(r and r.stale)),
                      (r.message or None) if r else None, spec.claim if spec else None,
                      spec.form if spec else None, str(spec.path) if spec else None, spec.line if spec else None))
@@ -414,7 +408,7 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
             conn.execute("ANALYZE")
         finally:
             conn.close()
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -429,9 +423,3 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
             except FileNotFoundError:
                 pass
     return path
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
