@@ -35,7 +35,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .writes import fsync_dir, umask
+from .writes import fsync_dir, replace_bytes, umask
 
 JOURNAL = "journal.json"
 LOCK = "journal.lock"
@@ -200,7 +200,7 @@ class Transaction:
 
     def _journal(self, state: str) -> None:
         data = json.dumps({"id": self.id, "state": state, "entries": [e.journal() for e in self.entries]})
-        _write_atomic(self.journal_dir / JOURNAL, data.encode("utf-8"))
+        replace_bytes(self.journal_dir / JOURNAL, data.encode("utf-8"))
 
 
 def _undo(e: _Entry) -> None:
@@ -362,19 +362,3 @@ def _syncfs():
             except (OSError, AttributeError):
                 pass
     return _syncfs.fn
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(str(path.parent))

@@ -96,32 +96,40 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
                     if content_digest(late) != expect:
                         # written in place between the check and the replace:
                         # put that version back rather than lose it
-                        _put_back(target, late, mode)
+                        replace_bytes(target, late, mode)
                         raise WriteConflict(path, late)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        discard(tmp)
         raise
     fsync_dir(folder)
 
 
-def _put_back(target: Path, data: bytes, mode: int) -> None:
+def replace_bytes(target: str | Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``target`` with ``data`` durably: a temporary file beside it
+    (fsynced, given ``mode``, by default 0666 less the umask), renamed over
+    it, and the folder fsynced.  No check of what the file held: for files
+    only recordkit writes (a journal, a version put back)."""
+    target = Path(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+        os.chmod(tmp, 0o666 & ~umask() if mode is None else mode)
         os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        discard(tmp)
         raise
+    fsync_dir(target.parent)
+
+
+def discard(path: str | Path) -> None:
+    """Remove ``path`` if it is there (a temporary file after a failure)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def fsync_dir(folder) -> None:

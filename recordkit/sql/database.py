@@ -19,7 +19,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from ..common.writes import umask
+from ..common.writes import discard, umask
 from ..numeric.results import num_in
 
 SCHEMA = """
@@ -411,15 +411,9 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
         os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        discard(tmp)
         raise
     finally:
         if side:
-            try:
-                os.unlink(side)
-            except FileNotFoundError:
-                pass
+            discard(side)
     return path
