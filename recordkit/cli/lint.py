@@ -25,7 +25,9 @@ def _split(values) -> list[str]:
               help="Output format (default: github under GitHub Actions, else text).")
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated; ALL).")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable (comma-separated).")
-@click.option("--fix", is_flag=True, help="Apply safe mechanical fixes to the files.")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes to the files (those that keep their meaning).")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="Also apply (with --fix, --diff) and count the unsafe fixes, which may change the meaning.")
 @click.option("--diff", is_flag=True, help="Show the fixes as a unified diff without writing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--statistics", is_flag=True, help="Count diagnostics by rule instead of listing them.")
@@ -33,7 +35,8 @@ def _split(values) -> list[str]:
 @click.option("--run-checks", is_flag=True, help="Run the numeric checks first, refreshing their results.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary.")
 @pass_ctx
-def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, no_cache, run_checks, quiet):
+def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero, statistics, no_cache, run_checks,
+            quiet):
     """Lint the record: report diagnostics (those that involve PATHs, when given).
 
     The whole record is linted (relations need it).  With PATHs, a
@@ -68,7 +71,7 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
                        files=ctx.record_files(), loader=ctx.load_corpus, started_ns=started_ns)
     diags = result.diagnostics
     if fix or diff:
-        diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l)
+        diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l, unsafe=unsafe_fixes)
 
     if targets:
         from ..common.paths import display_path
@@ -81,9 +84,9 @@ def command(ctx, paths, fmt, select, ignore, fix, diff, exit_zero, statistics, n
                        err=True)
         diags = filter_paths(diags, targets, keys)
     info = FormatInfo(rules=all_rules(), files=result.files, cached=result.cached, quiet=quiet,
-                      text_of=_text_reader())
+                      text_of=_text_reader(), unsafe_fixes=unsafe_fixes)
     if statistics:
-        click.echo(format_statistics(diags, info.rule_info))
+        click.echo(format_statistics(diags, info.rule_info, unsafe_fixes))
     else:
         click.echo(render(fmt, diags, info), nl=False)
     errors = sum(d.severity == "error" for d in diags)
@@ -110,9 +113,9 @@ def _text_reader():
     return text_of
 
 
-def _fix(ctx, diags, *, diff: bool, select, ignore):
-    """Apply (or, with --diff, show) the safe fixes; return the diagnostics
-    that remain."""
+def _fix(ctx, diags, *, diff: bool, select, ignore, unsafe: bool = False):
+    """Apply (or, with --diff, show) the safe fixes, and the unsafe ones
+    with ``unsafe``; return the diagnostics that remain."""
     from ..common.paths import display_path
     from ..common.splice import unified_diff
     from ..lint.engine import lint
@@ -122,7 +125,7 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
         return lint(corpus, select=select or None, ignore=ignore,
                     check_results=_check_results(corpus)).diagnostics
 
-    report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff)
+    report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff, unsafe=unsafe)
     for path in report.refused:
         why = report.reasons.get(path, "the fixed text would not parse")
         click.echo(f"recordkit: not fixing {display_path(path)}: {why}", err=True)
@@ -135,15 +138,18 @@ def _fix(ctx, diags, *, diff: bool, select, ignore):
         click.echo(f"recordkit: not fixing {display_path(path)}: it kept changing while fixing (another "
                    f"program is writing it); left as it is, run --fix again", err=True)
     n = report.fixed
+    k = report.unsafe_left
+    left = (f" ({k} unsafe fix{'es' if k != 1 else ''} not applied: "
+            f"{'they are' if k != 1 else 'it is'} enabled with the `--unsafe-fixes` option)") if k else ""
     if diff:
         from ..common.text import terminal_safe
         tty = sys.stdout.isatty()    # (a pipe or a file gets the exact text, as promote --diff)
         for path, before in report.originals.items():
             text = unified_diff(display_path(path), before, report.texts[path])
             click.echo(terminal_safe(text) if tty else text, nl=False)
-        click.echo(f"Would fix {n} diagnostic{'s' if n != 1 else ''}.", err=True)
+        click.echo(f"Would fix {n} diagnostic{'s' if n != 1 else ''}{left}.", err=True)
         return diags
-    if n:
-        click.echo(f"Fixed {n} diagnostic{'s' if n != 1 else ''}.", err=True)
+    if n or k:
+        click.echo(f"Fixed {n} diagnostic{'s' if n != 1 else ''}{left}.", err=True)
     ctx._corpus = corpus
     return lint_fn(corpus)

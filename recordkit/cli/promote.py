@@ -44,13 +44,15 @@ def _format_entry(e: dict) -> list[str]:
     return lines
 
 
-def format_listing(data: dict) -> str:
+def format_listing(data: dict, noun: str = "theories") -> str:
+    """The listing in words; ``noun`` names the lifecycle records (from the
+    schema: :func:`recordkit.lifecycle.words.lifecycle_noun`)."""
     out = []
     groups: dict[str, list] = {}
     for e in data["proposed"]:
         groups.setdefault(e["standing"], []).append(e)
     if not data["proposed"]:
-        out.append("No proposed theories.")
+        out.append(f"No proposed {noun}.")
     for state in (lc.READY, lc.BLOCKED, lc.AWAITING):
         es = groups.get(state, [])
         if not es:
@@ -86,25 +88,29 @@ def format_listing(data: dict) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @pass_ctx
 def command(ctx, record_id, apply_, by, show_diff, fmt):
-    """Theories ready to promote, and what blocks the others.
+    """Records ready to promote (theories, by default), and what blocks the others.
 
-    With no ID: every proposed theory, ready first, with the state of each
-    promote_when requirement (✓ met, ✗ unmet, ? unknown); then the active
-    theories whose evidence is unmet or unknown.  With ID: that theory; with
-    --apply, promote it (status: active, promoted_by) when every requirement
-    holds, else refuse with the reasons (exit 1) and leave the file as it is.
+    The records promoted are those of the kinds whose fields include
+    promote_when in the schema (THEORY in the default schema).  With no ID:
+    every proposed one, ready first, with the state of each promote_when
+    requirement (✓ met, ✗ unmet, ? unknown); then the active ones whose
+    evidence is unmet or unknown.  With ID: that record; with --apply,
+    promote it (status: active, promoted_by) when every requirement holds,
+    else refuse with the reasons (exit 1) and leave the file as it is.
     """
+    from ..lifecycle.words import lifecycle_noun
     corpus = ctx.corpus
     a = lc.analyze(corpus)
     if record_id is None:
         if apply_ or show_diff or by:
-            click.echo("recordkit promote: --apply, --diff and --by need a theory ID", err=True)
+            click.echo(f"recordkit promote: --apply, --diff and --by need a "
+                       f"{lifecycle_noun(corpus.schema, many=False)} ID", err=True)
             sys.exit(2)
         data = lc.listing(a)
         if fmt == "json":
             click.echo(json_text(data, indent=2))
         else:
-            click.echo(terminal_safe(format_listing(data)))
+            click.echo(terminal_safe(format_listing(data, lifecycle_noun(corpus.schema))))
         return
     rec = corpus.get(record_id)
     if rec is None:
@@ -117,8 +123,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         sys.exit(2)
     if not (apply_ or show_diff):
         if not a.in_lifecycle(rec):
-            click.echo(f"recordkit promote: {record_id} is a {rec.kind}, which has no promote_when lifecycle",
-                       err=True)
+            click.echo(f"recordkit promote: {lc.not_in_lifecycle(rec, corpus.schema)}", err=True)
             sys.exit(2)
         entry = lc.entry(a, a.standing(record_id))
         if fmt == "json":

@@ -29,7 +29,7 @@ def command(code, show_all, fmt):
         click.echo("recordkit: give a rule CODE, or --all", err=True)
         sys.exit(2)
     if fmt == "json":
-        click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "fixable": r.fixable,
+        click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity, "fixable": r.fixable, "fix": r.fix,
                                 "summary": r.summary, "doc": r.doc, "url": r.url} for r in rules], indent=2))
     elif fmt == "markdown" and show_all:
         click.echo(rules_markdown(), nl=False)

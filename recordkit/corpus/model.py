@@ -215,11 +215,19 @@ class Record:
 
 @dataclass(slots=True)
 class Fix:
-    """A safe edit: replace ``text[start:end]`` of the file with ``content``."""
+    """An edit: replace ``text[start:end]`` of the file with ``content``.
+    ``applicability`` is ``"safe"`` (keeps the meaning: ``lint --fix``
+    applies it) or ``"unsafe"`` (may change the meaning: applied only with
+    ``--unsafe-fixes``), as in ruff."""
     start: int
     end: int
     content: str
     message: str = ""
+    applicability: str = "safe"
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability == "safe"
 
 
 @dataclass

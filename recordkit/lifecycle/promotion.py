@@ -17,6 +17,18 @@ from .conditions import ACTIVE, PROMOTED_BY, PROPOSED
 from .standing import AWAITING, BLOCKED, MALFORMED, READY, UNESTABLISHED, Lifecycle, Standing, analyze
 
 
+def not_in_lifecycle(rec, schema) -> str:
+    """Why ``rec`` cannot be promoted: its kind has no lifecycle (and which
+    kinds have one)."""
+    if rec.kind:
+        return f"{rec.id} is a {rec.kind}, which has no promote_when lifecycle"
+    from .words import lifecycle_kinds
+    kinds = lifecycle_kinds(schema)
+    which = (f" (only {', '.join(kinds)} {'has' if len(kinds) == 1 else 'have'} one)" if kinds
+             else " (no kind of the schema has a promote_when field)")
+    return f"{rec.id} has no kind, so no promote_when lifecycle{which}"
+
+
 class PromotionRefused(Exception):
     """The theory cannot be promoted; ``reasons`` says why."""
 
@@ -98,7 +110,7 @@ def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle 
     lc = lc or analyze(corpus)
     ev = lc.evaluate(record_id)
     if ev is None:
-        raise PromotionRefused([f"{record_id} is a {rec.kind}, which has no promote_when lifecycle"])
+        raise PromotionRefused([not_in_lifecycle(rec, corpus.schema)])
     if rec.status != PROPOSED:
         raise PromotionRefused([f"{record_id} is {rec.status}, not proposed"])
     reasons = []

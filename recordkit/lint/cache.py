@@ -135,7 +135,8 @@ def schema_fingerprint(config) -> dict:
 def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
     h = hashlib.blake2b(digest_size=20)
     h.update(__version__.encode())
-    h.update(b"diagnostics-with-about")   # entries written before diagnostics carried `about` do not match
+    # entries written before diagnostics carried `about`, or fixes their applicability, do not match
+    h.update(b"diagnostics-with-about-and-applicability")
     h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
     h.update(os.fsencode(str(config.root)))   # a file name need not be UTF-8
@@ -169,5 +170,6 @@ def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
                      "end_line": d.end_line, "end_col": d.end_col, "severity": d.severity, "record": d.record,
                      "about": list(d.about),
                      "fix": ({"start": d.fix.start, "end": d.fix.end, "content": d.fix.content,
-                              "message": d.fix.message} if d.fix else None)})
+                              "message": d.fix.message, "applicability": d.fix.applicability}
+                             if d.fix else None)})
     _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows})

@@ -41,8 +41,6 @@ class LintContext:
     check_items: dict[int, list] = field(default_factory=dict)
     #: (target, exclude) -> " (did you mean X?)" or "" (RK3xx)
     near_ids: dict[tuple, str] = field(default_factory=dict)
-    #: kinds besides NOTE whose records hold a claims table
-    claims_kinds: tuple[str, ...] = ()
 
     @property
     def schema(self):

@@ -120,11 +120,11 @@ def pack(d: Diagnostic) -> tuple:
     """A diagnostic as plain values, to travel between processes (its path
     as a string: the receiver puts its own Path object back):
     ``(code, message, path, line, col, end_line, end_col, severity, record,
-    fix, about)`` with ``fix`` None or ``(start, end, content, message)``;
-    read back by :func:`unpack`."""
+    fix, about)`` with ``fix`` None or ``(start, end, content, message,
+    applicability)``; read back by :func:`unpack`."""
     fix = d.fix
     return (d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
-            None if fix is None else (fix.start, fix.end, fix.content, fix.message), d.about)
+            None if fix is None else (fix.start, fix.end, fix.content, fix.message, fix.applicability), d.about)
 
 
 def unpack(t: tuple, path) -> Diagnostic:

@@ -1,4 +1,5 @@
-"""``lint --fix``: apply the rules' safe fixes to the files.
+"""``lint --fix``: apply the rules' safe fixes to the files (and the
+unsafe ones with ``--unsafe-fixes``).
 
 Each fix replaces a span of the file's text (a YAML scalar, or the end of
 the file); everything outside the spans is left byte for byte.  A file is
@@ -28,6 +29,7 @@ class FixReport:
     changed: list = field(default_factory=list)     # paths that changed while fixing (fixed again from the new text)
     removed_temps: list = field(default_factory=list)  # stale temporary files of a killed run, removed
     reasons: dict = field(default_factory=dict)     # path -> why it was refused, when not that
+    unsafe_left: int = 0                            # unsafe fixes offered and not applied (no --unsafe-fixes)
 
 
 #: how many times one file is re-read and fixed again when it changed
@@ -35,11 +37,21 @@ class FixReport:
 RETRIES = 3
 
 
-def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple[FixReport, object]:
+def applicable(fix, unsafe: bool = False) -> bool:
+    """Whether ``lint --fix`` applies ``fix``: a safe one always, an unsafe
+    one only with ``--unsafe-fixes`` (``unsafe``)."""
+    return fix is not None and (unsafe or fix.applicability == "safe")
+
+
+def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4,
+               unsafe: bool = False) -> tuple[FixReport, object]:
     """Apply fixes until none is left (at most ``passes`` rounds: a fix that
     overlaps another waits for the next).  ``lint_fn(corpus)`` returns the
     diagnostics of a corpus.  Returns the report and the final corpus (as
     re-read from disk when ``write``, or as edited in memory otherwise).
+    Only safe fixes are applied, and unsafe ones too when ``unsafe``
+    (``--unsafe-fixes``); ``report.unsafe_left`` counts the unsafe fixes
+    the final diagnostics still offer.
 
     A file is replaced only while it still holds the bytes its fixes were
     made from (:func:`recordkit.common.writes.atomic_write` with ``expect``).  When
@@ -59,7 +71,7 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
         rounds += 1
         by_file: dict[Path, list] = {}
         for d in diags:
-            if d.fix is not None:
+            if applicable(d.fix, unsafe):
                 by_file.setdefault(Path(d.path), []).append(d.fix)
         progressed = False
         pending_now: set[Path] = set()
@@ -115,6 +127,7 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4) -> tuple
     for path in sorted(pending):   # changed again in the last round
         if path not in report.conflicts:
             report.conflicts.append(path)
+    report.unsafe_left = sum(d.fix is not None and not applicable(d.fix, unsafe) for d in diags)
     return report, corpus
 
 

@@ -13,6 +13,11 @@ from typing import Callable
 from ..common.plugins import import_folder
 
 SEVERITIES = ("error", "warning", "info")
+#: what a rule's fixes are, as in ruff: every fix ``safe`` (keeps the
+#: meaning; ``lint --fix`` applies it), every fix ``unsafe`` (may change the
+#: meaning; applied only with ``--unsafe-fixes``), or ``sometimes`` (each
+#: fix says which it is: the rule's documentation says when)
+FIX_KINDS = ("safe", "unsafe", "sometimes")
 
 
 @dataclass
@@ -33,10 +38,14 @@ class Rule:
     severity: str
     func: Callable
     scope: str = "record"
-    fixable: bool = False
+    fix: str | None = None             # None (no fix), or one of FIX_KINDS
     summary: str = ""
     doc: str = ""
     local: bool = False
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None
 
     @property
     def url(self) -> str:
@@ -52,11 +61,15 @@ RULES: dict[str, Rule] = {}
 RULES_FOLDER = Path(__file__).resolve().parent / "rules"
 
 
-def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable: bool = False,
+def rule(code: str, name: str, severity: str, *, scope: str = "record", fix: str | None = None,
          local: bool = False):
-    """Register a rule.  The function's docstring's first line is the summary."""
+    """Register a rule.  The function's docstring's first line is the
+    summary.  ``fix``: whether the rule's fixes are ``safe``, ``unsafe`` or
+    ``sometimes`` one and sometimes the other (None: it has none)."""
     if severity not in SEVERITIES:
         raise ValueError(f"bad severity {severity!r} for {code}")
+    if fix is not None and fix not in FIX_KINDS:
+        raise ValueError(f"bad fix kind {fix!r} for {code}: one of {', '.join(FIX_KINDS)}")
 
     def deco(func: Callable) -> Callable:
         doc = inspect.getdoc(func) or ""
@@ -65,7 +78,7 @@ def rule(code: str, name: str, severity: str, *, scope: str = "record", fixable:
             raise ValueError(f"{code}: only a record rule can be local")
         if code in RULES and RULES[code].func.__qualname__ != func.__qualname__:
             raise ValueError(f"{code} is registered twice: {RULES[code].func.__qualname__} and {func.__qualname__}")
-        RULES[code] = Rule(code, name, severity, func, scope, fixable, summary, doc, local)
+        RULES[code] = Rule(code, name, severity, func, scope, fix, summary, doc, local)
         return func
 
     return deco

@@ -55,7 +55,7 @@ promote_when:
   summary: A final note bears on it.
   requires:
     - record: {kind: NOTE, relation: bears_on, status: final}
-tags: [Some_Tag]
+tags: [Some-Tag]
 ---
 ## What is asserted
 Text that stays."""
@@ -219,7 +219,7 @@ def test_a_file_that_keeps_changing_is_left_to_its_writer(tmp_path, monkeypatch)
     text = path.read_text(encoding="utf-8")
     assert report.conflicts == [path]
     assert text.count(" again") == len(n) >= 2        # every save is there ...
-    assert "Some_Tag" in text                           # ... and none of our edits
+    assert "Some-Tag" in text                           # ... and none of our edits
     assert not any(p.name.endswith(".tmp") for p in path.parent.iterdir())
 
 

@@ -149,9 +149,9 @@ def test_yaml_only_line_breaks_keep_lines_and_fixes_in_place(rec, br):
     p = rec / "note" / "NOTE-002.md"
     p.write_bytes(text.encode("utf-8"))
     out = cli(rec, "lint", "--no-cache")
-    assert "NOTE-002.md:6:14: RK206 [*] tag `Bad_Tag` is not kebab-case" in out.stdout, out.stdout
+    assert "NOTE-002.md:6:14: RK206 tag `Bad_Tag` is not kebab-case" in out.stdout, out.stdout
     assert "NOTE-002.md:5:1: RK203 unknown field `note_x`" in out.stdout, out.stdout
-    out = cli(rec, "lint", "--fix", "--no-cache")
+    out = cli(rec, "lint", "--fix", "--unsafe-fixes", "--no-cache")   # (`_` → `-` is an unsafe fix)
     assert "Traceback" not in out.stderr
     assert p.read_bytes().decode("utf-8") == text.replace("Bad_Tag", "bad-tag")
 
@@ -174,7 +174,7 @@ def test_fix_refuses_a_file_whose_positions_are_unsafe(rec):
     p.write_text(text)
     c = recordkit.load(rec)
     c.records["NOTE-002"].no_fix = "positions cannot be mapped"
-    report, _ = fix_corpus(c, lambda corpus: lint(corpus).diagnostics)
+    report, _ = fix_corpus(c, lambda corpus: lint(corpus).diagnostics, unsafe=True)
     assert report.refused == [p] and report.reasons[p] == "positions cannot be mapped"
     assert p.read_text() == text
 

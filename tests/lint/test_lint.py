@@ -166,8 +166,11 @@ def test_pyproject_configuration_is_found_upwards(tmp_path):
 
 
 def test_fix_and_diff(tmp_path):
+    """--fix applies the safe fixes only; the unsafe ones (a misspelt status
+    made the nearest one, a tag rewritten beyond its case) wait for
+    --unsafe-fixes, and the summary says how many were left."""
     text = ("---\nid: THEORY-001  # the id\ntitle: 'A theory'\nstatus: Propsed\n"
-            "tags: [Representation_Learning, 'camelCase', ok]\nsource: LIT-001\n"
+            "tags: [Representation_Learning, 'camelCase', Ok]\nsource: LIT-001\n"
             "promote_when:\n  summary: s\n---\n## What is asserted\nx\n## What would confirm or reject it\ny")
     write(tmp_path, "records/THEORY-001.md", text)
     write(tmp_path, "records/LIT-001.md", "---\nid: LIT-001\ntitle: t\nstatus: queued\nauthors: Someone\nyear: 2020\n---\n")
@@ -175,14 +178,25 @@ def test_fix_and_diff(tmp_path):
     before = p.read_bytes()
     diff = run_cli("lint", "--diff", cwd=tmp_path)
     assert p.read_bytes() == before
-    assert "-status: Propsed" in diff.stdout and "+status: proposed" in diff.stdout
+    assert "+tags: [Representation_Learning, 'camelCase', ok]" in diff.stdout
+    assert "-status: Propsed" not in diff.stdout
+    unsafe_diff = run_cli("lint", "--diff", "--unsafe-fixes", cwd=tmp_path)
+    assert "-status: Propsed" in unsafe_diff.stdout and "+status: proposed" in unsafe_diff.stdout
     fixed = run_cli("lint", "--fix", cwd=tmp_path)
-    assert "Fixed" in fixed.stderr
+    assert fixed.stderr.startswith("Fixed 3 diagnostics (3 unsafe fixes not applied"), fixed.stderr
+    assert "No fixes available (3 hidden fixes can be enabled with the `--unsafe-fixes` option)." in fixed.stdout
+    assert p.read_text() == ("---\nid: THEORY-001  # the id\ntitle: 'A theory'\nstatus: Propsed\n"
+                             "tags: [Representation_Learning, 'camelCase', ok]\nsource: LIT-001\n"
+                             "promote_when:\n  summary: s\n---\n## What is asserted\nx\n"
+                             "## What would confirm or reject it\ny\n")
+    assert (tmp_path / "records" / "LIT-001.md").read_text().splitlines()[4] == "authors: [Someone]"
+    unsafe = run_cli("lint", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert unsafe.stderr.startswith("Fixed 3 diagnostics."), unsafe.stderr
     assert p.read_text() == ("---\nid: THEORY-001  # the id\ntitle: 'A theory'\nstatus: proposed\n"
                              "tags: [representation-learning, 'camel-case', ok]\nsource: LIT-001\n"
-                             "promote_when:\n  summary: s\n---\n## What is asserted\nx\n## What would confirm or reject it\ny\n")
-    assert (tmp_path / "records" / "LIT-001.md").read_text().splitlines()[4] == "authors: [Someone]"
-    again = run_cli("lint", "--fix", cwd=tmp_path)
+                             "promote_when:\n  summary: s\n---\n## What is asserted\nx\n"
+                             "## What would confirm or reject it\ny\n")
+    again = run_cli("lint", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert "Fixed" not in again.stderr
 
 

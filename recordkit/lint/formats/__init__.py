@@ -22,6 +22,7 @@ class FormatInfo:
     cached: bool = False                             # the diagnostics came from the lint cache
     quiet: bool = False                              # diagnostics only, no summary
     text_of: Callable = lambda path: None            # path -> the file's text, or None
+    unsafe_fixes: bool = False                       # --unsafe-fixes: unsafe fixes count as available
 
     def rule_info(self, code: str) -> dict:
         r = self.rules.get(code)
@@ -43,12 +44,13 @@ def render(name: str, diags, info: FormatInfo) -> str:
     return formats()[name].render(diags, info)
 
 
-def format_statistics(diags, rule_info) -> str:
-    """``--statistics``: how many diagnostics of each rule, most first."""
+def format_statistics(diags, rule_info, unsafe_fixes: bool = False) -> str:
+    """``--statistics``: how many diagnostics of each rule, most first;
+    ``[*]`` marks a rule with a fix ``--fix`` would apply."""
     counts: dict[str, int] = {}
     for d in diags:
         counts[d.code] = counts.get(d.code, 0) + 1
-    fixable = {d.code for d in diags if d.fix is not None}
+    fixable = {d.code for d in diags if d.fix is not None and (d.fix.safe or unsafe_fixes)}
     lines = []
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         info = rule_info(code)

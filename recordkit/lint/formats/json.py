@@ -20,10 +20,10 @@ def _fix_json(d, text_of):
         return None
     text = text_of(d.path)
     if text is None:
-        return {"message": d.fix.message, "applicability": "safe", "edits": []}
+        return {"message": d.fix.message, "applicability": d.fix.applicability, "edits": []}
     sl, sc = line_col(text, d.fix.start)
     el, ec = line_col(text, d.fix.end)
-    return {"message": d.fix.message, "applicability": "safe",
+    return {"message": d.fix.message, "applicability": d.fix.applicability,
             "edits": [{"content": d.fix.content, "location": {"row": sl, "column": sc},
                        "end_location": {"row": el, "column": ec}}]}
 

@@ -5,6 +5,7 @@ import json
 
 from ...common.paths import display_path
 from ...common.text import path_text
+from ...common.textpos import line_col
 from ...version import __version__
 
 NAME = "sarif"
@@ -12,10 +13,29 @@ SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def render(diags, info) -> str:
-    return format_sarif(diags, info.rules) + "\n"
+    return format_sarif(diags, info.rules, info.text_of) + "\n"
 
 
-def format_sarif(diags, rules: dict) -> str:
+def _fixes(d, text_of) -> list[dict]:
+    """The diagnostic's fix as a SARIF ``fix``: the replacement, with its
+    applicability (``safe``/``unsafe``) in the property bag."""
+    f = d.fix
+    if f is None:
+        return []
+    fix = {"description": {"text": f.message or d.message}, "properties": {"applicability": f.applicability},
+           "artifactChanges": []}
+    text = text_of(d.path)
+    if text is not None:
+        sl, sc = line_col(text, f.start)
+        el, ec = line_col(text, f.end)
+        fix["artifactChanges"].append({
+            "artifactLocation": {"uri": display_path(d.path)},
+            "replacements": [{"deletedRegion": {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec},
+                              "insertedContent": {"text": f.content}}]})
+    return [fix]
+
+
+def format_sarif(diags, rules: dict, text_of=lambda path: None) -> str:
     used = sorted({d.code for d in diags} | set(rules))
     rule_index = {c: i for i, c in enumerate(used)}
     driver_rules = []
@@ -28,9 +48,11 @@ def format_sarif(diags, rules: dict) -> str:
             "fullDescription": {"text": r.doc if r else c},
             "helpUri": r.url if r else None,
             "defaultConfiguration": {"level": SARIF_LEVEL.get(r.severity if r else "error", "error")},
+            "properties": {"fix": r.fix if r else None},
         })
     results = []
     for d in diags:
+        fixes = _fixes(d, text_of)
         results.append({
             "ruleId": d.code,
             "ruleIndex": rule_index[d.code],
@@ -40,6 +62,7 @@ def format_sarif(diags, rules: dict) -> str:
                 "artifactLocation": {"uri": display_path(d.path)},
                 "region": {"startLine": d.line, "startColumn": d.col,
                            "endLine": d.end_line or d.line, "endColumn": d.end_col or d.col}}}],
+            **({"fixes": fixes} if fixes else {}),
         })
     doc = {
         "version": "2.1.0",

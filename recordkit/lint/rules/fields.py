@@ -17,7 +17,7 @@ def _kind(ctx, rec):
     return ctx.schema.kinds.get(rec.kind) if rec.kind else None
 
 
-def _scalar_fix(rec, path, new_value: str, message: str) -> Fix | None:
+def _scalar_fix(rec, path, new_value: str, message: str, applicability: str = "safe") -> Fix | None:
     """Replace the scalar at ``path`` by ``new_value``, keeping its quotes."""
     line, col, end_line, end_col = rec.value_pos(*path)
     start = offset_of(rec.text, line, col)
@@ -26,8 +26,23 @@ def _scalar_fix(rec, path, new_value: str, message: str) -> Fix | None:
     if not old or old[0] in "|>&*!":
         return None
     if old[0] in "'\"" and old[-1] == old[0] and len(old) >= 2:
-        return Fix(start + 1, end - 1, new_value, message)
-    return Fix(start, end, new_value, message)
+        return Fix(start + 1, end - 1, new_value, message, applicability)
+    return Fix(start, end, new_value, message, applicability)
+
+
+def _same_but_case(old: str, new: str) -> bool:
+    """Whether ``new`` is ``old`` but for case and surrounding whitespace:
+    the only rewrite of a word that cannot change what it names."""
+    return old.strip().casefold() == new.casefold()
+
+
+def _reads_as(text: str, value) -> bool:
+    """Whether ``text`` is YAML for ``value`` (a fix's result read back)."""
+    import yaml
+    try:
+        return yaml.safe_load(text) == value
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return False
 
 
 @rule("RK201", "missing-required-field", "error", local=True)
@@ -91,7 +106,7 @@ def _type_errors(ctx, rec, kind):
     return errs
 
 
-@rule("RK202", "wrong-field-type", "error", fixable=True, local=True)
+@rule("RK202", "wrong-field-type", "error", fix="sometimes", local=True)
 def wrong_field_type(ctx, rec):
     """A field has the wrong type.
 
@@ -99,7 +114,11 @@ def wrong_field_type(ctx, rec):
     Validates each front-matter field against its JSON Schema type in the
     schema (`year` an integer, `authors` a list of strings, `promote_when` a
     mapping with a `summary`, ...).  A single string where the schema wants a
-    list is fixable: `--fix` wraps it in a flow list.
+    list is fixable: `--fix` wraps it in a flow list when the list holds
+    just that string (safe); when the brackets would split it (`authors:
+    Smith, J.` would become two authors) the fix is unsafe.  A value of an
+    enumeration that differs only in case (`strength: Strong`) is fixed
+    safely.
 
     ## Why is this bad
     Every consumer of the field (the graph, the site, `show`) reads it by its
@@ -147,7 +166,9 @@ def wrong_field_type(ctx, rec):
             end = offset_of(rec.text, end_line, end_col)
             old = rec.text[start:end]
             if old and old[0] not in "|>&*!" and "\n" not in old:
-                fix = Fix(start, end, f"[{old}]", f"wrap `{top}` in a list")
+                # safe when the list holds exactly the string: `a, b` in brackets is two items
+                how = "safe" if _reads_as(f"[{old}]", [value]) else "unsafe"
+                fix = Fix(start, end, f"[{old}]", f"wrap `{top}` in a list", how)
         if e.validator == "type":
             want = e.validator_value
             want = " or ".join(_TYPE_WORDS.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
@@ -248,14 +269,18 @@ def unknown_field(ctx, rec):
     return out
 
 
-@rule("RK204", "invalid-status", "error", fixable=True, local=True)
+@rule("RK204", "invalid-status", "error", fix="sometimes", local=True)
 def invalid_status(ctx, rec):
     """`status` is not in the kind's vocabulary (with the closest one).
 
     ## What it does
     Checks the status against the statuses the schema gives the record's
-    kind, and suggests the closest.  `--fix` rewrites a status that differs
-    only in case (`Active`) or is an unambiguous misspelling (`propsed`).
+    kind, and suggests the closest.  A status that differs only in case or
+    surrounding spaces (`Active` where `active` is allowed) has a safe fix.
+    An unambiguous misspelling (`propsed`: one close status, with the same
+    first letter) has an unsafe fix, applied only with `--unsafe-fixes`: a
+    status is a word of the record's own vocabulary, and the nearest one by
+    spelling may mean something else (`Done` is never made `none`).
 
     ## Why is this bad
     The lifecycle, the site's status badges and `promote` all read the
@@ -279,11 +304,13 @@ def invalid_status(ctx, rec):
         return None
     cands = list(kind.statuses)
     low = status.strip().lower()
-    exact = [s for s in cands if s.lower() == low]
+    exact = [s for s in cands if _same_but_case(status, s)]
     near = exact or near_words(low, cands, n=2, for_fix=True)
     fix = None
-    if exact or (len(near) == 1):
-        fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}")
+    if len(exact) == 1:
+        fix = _scalar_fix(rec, ("status",), exact[0], f"status: {status} → {exact[0]}")
+    elif not exact and len(near) == 1 and near[0][:1].lower() == low[:1]:
+        fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}", "unsafe")
     hint = f" (did you mean {near[0]}?)" if near else ""
     return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for a {kind.name}{hint}",
                      rec, rec.value_pos("status"), fix=fix)]
@@ -340,14 +367,68 @@ def kebab(tag: str) -> str:
     return s
 
 
-@rule("RK206", "tag-not-kebab-case", "warning", fixable=True, local=True)
+def _kebab_parts(tag: str) -> str:
+    """``tag`` made kebab-case part by part, keeping its ``/`` and ``.``
+    separators (a nested tag stays nested: ``Type/Big_Report`` →
+    ``type/big-report``)."""
+    return "".join(p if p in ("/", ".") else kebab(p) for p in re.split(r"([/.])", tag.strip()))
+
+
+def tag_re(schema) -> re.Pattern:
+    """The schema's tag pattern (``tags.pattern``; kebab-case by default)."""
+    return schema._memo("tag_re", "", lambda _: _schema_tag_re(schema))
+
+
+def _schema_tag_re(schema) -> re.Pattern:
+    """``tags.pattern`` as the schema parsed it (a compiled pattern or its
+    text), else as its raw data holds it; the default: kebab-case.  (The
+    schema validates the pattern when it loads; one that does not compile
+    here is left to that check, and kebab-case used.)"""
+    for attr in ("tag_re", "tags_re", "tag_pattern", "tags_pattern"):
+        got = getattr(schema, attr, None)
+        if isinstance(got, re.Pattern):
+            return got
+        if isinstance(got, str) and got:
+            break
+    else:
+        got = ((schema.raw or {}).get("tags") or {}).get("pattern") if isinstance(
+            (schema.raw or {}).get("tags"), dict) else None
+    if not isinstance(got, str) or not got or got == KEBAB_RE.pattern:
+        return KEBAB_RE
+    try:
+        return re.compile(got)
+    except re.error:
+        return KEBAB_RE
+
+
+def tag_fix(tag: str, pattern: re.Pattern) -> tuple[str, str] | None:
+    """The tag ``tag`` should be under ``pattern``, and whether the rewrite
+    is ``safe`` (only case and surrounding spaces change) or ``unsafe``;
+    None when no rewrite matches.  Tried in order: the tag trimmed, made
+    kebab-case part by part (``/`` and ``.`` kept: a nested or dotted tag is
+    never flattened when the pattern allows it), made kebab-case whole, in
+    lower case (``camelCase`` is offered as ``camel-case``, unsafe, rather
+    than ``camelcase``, where its word break would be lost)."""
+    for new in (tag.strip(), _kebab_parts(tag), kebab(tag), tag.strip().lower()):
+        if new and new != tag and pattern.fullmatch(new):
+            return new, "safe" if _same_but_case(tag, new) else "unsafe"
+    return None
+
+
+@rule("RK206", "tag-not-kebab-case", "warning", fix="sometimes", local=True)
 def tag_not_kebab_case(ctx, rec):
-    """A tag is not kebab-case.
+    """A tag is not kebab-case (or does not match the schema's `tags.pattern`).
 
     ## What it does
-    Checks each tag is lower-case words joined by hyphens.  `--fix` rewrites
-    `Representation_Learning` or `representationLearning` to
-    `representation-learning`.
+    Checks each tag against the schema's tag pattern: by default lower-case
+    words joined by hyphens; a schema may allow more (`tags: {pattern:
+    ...}`), such as nested `type/report` or dotted `lang.python` tags.
+    `--fix` rewrites a tag that differs from a good one only in case
+    (`Representation-Learning` → `representation-learning`, safe).  Any
+    other rewrite (`Representation_Learning` or `representationLearning` →
+    `representation-learning`) is unsafe, applied only with
+    `--unsafe-fixes`; a nested or dotted tag keeps its `/` and `.` when the
+    pattern allows them.
 
     ## Why is this bad
     Tags are matched as strings: `Representation Learning` and
@@ -363,6 +444,8 @@ def tag_not_kebab_case(ctx, rec):
     tags: [representation-learning]
     ```
     """
+    if not rec.kind:
+        return None    # a record without a kind has no field rules (RK110 reports it)
     tags = rec.meta.get("tags")
     if isinstance(tags, str):
         items = [((("tags",)), tags)]
@@ -370,13 +453,16 @@ def tag_not_kebab_case(ctx, rec):
         items = [(("tags", i), t) for i, t in enumerate(tags)]
     else:
         return None
+    pattern = tag_re(ctx.schema)
+    kebab_only = pattern.pattern == KEBAB_RE.pattern
     out = []
     for path, t in items:
-        if not isinstance(t, str) or KEBAB_RE.match(t):
+        if not isinstance(t, str) or pattern.fullmatch(t):
             continue
-        k = kebab(t)
-        fix = _scalar_fix(rec, path, k, f"tag {t} → {k}") if KEBAB_RE.match(k) else None
-        out.append(ctx.diag("RK206", f"tag {shown(t)} is not kebab-case" + (f" (use `{k}`)" if fix else ""),
+        got = tag_fix(t, pattern)
+        fix = _scalar_fix(rec, path, got[0], f"tag {t} → {got[0]}", got[1]) if got else None
+        what = "is not kebab-case" if kebab_only else f"does not match the tag pattern `{pattern.pattern}`"
+        out.append(ctx.diag("RK206", f"tag {shown(t)} {what}" + (f" (use `{got[0]}`)" if fix else ""),
                             rec, rec.value_pos(*path), fix=fix))
     return out
 
@@ -433,7 +519,7 @@ def _final_eol(text: str) -> str:
     return "\n" if eol == "\r\n" and text.endswith("\r") else eol
 
 
-@rule("RK208", "missing-final-newline", "warning", fixable=True, local=True)
+@rule("RK208", "missing-final-newline", "warning", fix="safe", local=True)
 def missing_final_newline(ctx, rec):
     """The file does not end with a newline.
 

@@ -283,3 +283,87 @@ def unknown_kind(ctx, rec):
         hint = f" (did you mean {near[0]}?)" if near else ""
         return [ctx.diag("RK108", f"kind {m.group('kind')} is not in the schema{hint}", rec, rec.value_pos("id"))]
     return None
+
+
+def _kind_explained(schema, rec) -> bool:
+    """Whether another rule already says why ``rec`` has no kind: its id
+    does not match the schema's id pattern (RK105), or the pattern's
+    ``kind`` group names a kind the schema lacks (RK108)."""
+    id_re = getattr(schema, "id_re", None)
+    rid = rec.meta.get("id")
+    if id_re is None or not isinstance(rid, str) or not rid.strip():
+        return False
+    uses_pattern = any(isinstance(src, dict) and "pattern" in src for src in _kind_from(schema))
+    if not uses_pattern:
+        return False
+    m = id_re.match(rid)
+    return m is None or ("kind" in id_re.groupindex and m.group("kind") not in schema.kinds)
+
+
+def _kind_from(schema) -> list:
+    """The schema's ``kind_from`` sources (default: the id pattern's ``kind`` group)."""
+    got = getattr(schema, "kind_from", None)
+    if got is None:
+        got = (schema.raw or {}).get("kind_from")
+    if not got:
+        return [{"pattern": "kind"}]
+    return [g if isinstance(g, dict) else getattr(g, "__dict__", {}) for g in got]
+
+
+#: how many of the files without a kind the summary names
+KINDLESS_NAMED = 3
+
+
+@rule("RK110", "records-without-kind", "warning", scope="corpus")
+def records_without_kind(ctx):
+    """Records have no kind: one summary for all of them (set `kind_from`).
+
+    ## What it does
+    Counts the records to which the schema's `kind_from` gives no kind (no
+    source it lists yields a kind the schema knows), and reports them
+    once, at the first such file, naming a few: "412 records have no kind".
+    A record whose id already says why (RK105, RK108) is not counted.
+    Such a record is still loaded, is a node of the graph, can be linked to
+    and links out; but no field, status or relation rule of a kind applies
+    to it, so none reports it file by file.
+
+    ## Why is this bad
+    The kind decides a record's statuses, fields and relations: a record
+    without one is checked for nothing.  In a vault whose notes carry
+    their type in a field, a folder or a name prefix, a schema that does
+    not say so leaves every note unchecked.
+
+    ## Example
+    With `kind_from: [{field: type, map: {paper: LIT, reading: NOTE}}]` in
+    the schema, a note that says nothing of its type:
+    ```yaml
+    id: relative-representations
+    title: Relative representations
+    status: draft
+    ```
+
+    ## Use instead
+    Say how a record's kind is found: give the notes their field, or list
+    more sources in the schema, tried in order (the folder, a prefix of
+    the id, a default):
+    ```yaml title="schema.yaml"
+    kind_from:
+      - {field: type, map: {paper: LIT, reading: NOTE}}
+      - {folder: 1, map: {literature: LIT}}
+      - {default: NOTE}
+    ```
+    """
+    schema = ctx.schema
+    kindless = [rec for rec in ctx.corpus.files
+                if rec.ok and not rec.kind and not _kind_explained(schema, rec)]
+    if not kindless:
+        return []
+    n = len(kindless)
+    first = kindless[0]
+    names = ", ".join(r.relpath for r in kindless[:KINDLESS_NAMED])
+    more = f", and {n - KINDLESS_NAMED} more" if n > KINDLESS_NAMED else ""
+    what = "1 record has no kind" if n == 1 else f"{n} records have no kind"
+    msg = (f"{what}: set `kind_from` in the schema (a field such as `type:`, the folder, a prefix of the id, "
+           f"or a default) so that its fields and relations are checked ({names}{more})")
+    about = tuple(sorted({r.id for r in kindless if r.id}))
+    return [ctx.diag("RK110", msg, first, (1, 1, 1, 4), about=about)]

@@ -302,7 +302,7 @@ def builds_on_broken(ctx, rec):
     Re-ground the record on what still stands, or retire it too.
     """
     broken = set(ctx.schema.broken_statuses)
-    if not broken or rec.status in broken:
+    if not broken or rec.status in broken or not rec.kind:
         return []
     out = []
     records = ctx.records

@@ -76,11 +76,13 @@ def relation_kind_not_allowed(ctx, rec):
     extends: [THEORY-175]
     ```
     """
+    if not rec.kind:
+        return None    # the schema's relations are not checked on a record without a kind (RK110)
     out = []
     records = ctx.records
     for rel_name, targets in rec.relations.items():
         rel = ctx.schema.relations.get(rel_name)
-        if rel is None or not rel.allows_source(rec.kind or ""):
+        if rel is None or not rel.allows_source(rec.kind):
             continue
         for t in targets:
             tgt = records.get(t.id)
@@ -110,6 +112,8 @@ def self_relation(ctx, rec):
     ## Use instead
     Ground the claim on the theory, note or work it rests on.
     """
+    if not rec.kind:
+        return None    # the schema's relations are not checked on a record without a kind (RK110)
     return [ctx.diag("RK303", f"`{rel}` names the record itself", rec, t.pos)
             for rel, targets in rec.relations.items() for t in targets if t.id == rec.id]
 
@@ -146,6 +150,8 @@ def relation_cycle(ctx):
         succ: dict[str, dict] = {}   # dicts as ordered sets: the cycle named is the same every run
         pos = {}
         for rid, rec in records.items():
+            if not rec.kind:
+                continue    # relations of a record without a kind are not checked (RK110)
             for t in rec.relations.get(name, ()):
                 if t.id in records and t.id != rid:
                     succ.setdefault(rid, {})[t.id] = None
@@ -225,6 +231,8 @@ def too_many_targets(ctx, rec):
     paper: LIT-849
     ```
     """
+    if not rec.kind:
+        return None    # the schema's relations are not checked on a record without a kind (RK110)
     out = []
     for rel_name, targets in rec.relations.items():
         rel = ctx.schema.relations.get(rel_name)

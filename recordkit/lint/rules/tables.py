@@ -1,4 +1,5 @@
-"""RK6xx: the claims table of a NOTE."""
+"""RK6xx: the claims table of the kinds the schema's ``claims_table.kinds``
+names (a NOTE's by default)."""
 from __future__ import annotations
 
 from ...common.didyoumean import near_words
@@ -7,12 +8,30 @@ from ...corpus.sections import first_table, section_text
 from ..registry import rule
 
 
+def claims_kinds(schema) -> tuple[str, ...]:
+    """The kinds whose records hold a claims table: the schema's
+    ``claims_table.kinds`` (default: NOTE)."""
+    return schema._memo("claims_kinds", "", lambda _: _claims_kinds(schema))
+
+
+def _claims_kinds(schema) -> tuple[str, ...]:
+    got = getattr(schema, "claims_kinds", None)
+    if got is None:
+        ct = (schema.raw or {}).get("claims_table")
+        got = ct.get("kinds") if isinstance(ct, dict) else None
+    if got is None:
+        got = ["NOTE"]
+    if isinstance(got, str):
+        got = [got]
+    return tuple(k for k in got if isinstance(k, str))
+
+
 def _claims_table(ctx, rec):
     key = id(rec)
     if key in ctx.claims_tables:
         return ctx.claims_tables[key]
     found = None
-    if rec.kind == "NOTE" or rec.kind in ctx.claims_kinds:
+    if rec.kind and rec.kind in claims_kinds(ctx.schema):
         sec = section_text(rec, ctx.schema.claims_section)
         if sec is not None:
             found = first_table(*sec)
@@ -22,12 +41,14 @@ def _claims_table(ctx, rec):
 
 @rule("RK601", "claims-table-columns", "warning", local=True)
 def claims_table_columns(ctx, rec):
-    """A NOTE's Claims table lacks the columns id, claim, strength, support.
+    """A Claims table lacks the columns id, claim, strength, support.
 
     ## What it does
-    Finds the first table under a NOTE's "Claims" heading and checks its
-    header has the columns `id`, `claim`, `strength` and `support` (case is
-    ignored; other columns may follow).
+    Finds the first table under the "Claims" heading of a record whose kind
+    has a claims table (the schema's `claims_table.kinds`: NOTE by default)
+    and checks its header has the columns `id`, `claim`, `strength` and
+    `support` (the schema's `claims_table.columns`; case is ignored; other
+    columns may follow).
 
     ## Why is this bad
     Each row of the table is a claim the note makes about its paper, with how
@@ -69,8 +90,9 @@ def claims_table_strength(ctx, rec):
     """A Claims-table strength is not strong, moderate or weak.
 
     ## What it does
-    Checks the `strength` cell of each row of a NOTE's claims table is one of
-    the schema's strengths (strong, moderate, weak by default).
+    Checks the `strength` cell of each row of a claims table (a NOTE's, or
+    of the kinds the schema's `claims_table.kinds` names) is one of the
+    schema's strengths (strong, moderate, weak by default).
 
     ## Why is this bad
     Strength is how much weight the record may put on the claim; a free-form
