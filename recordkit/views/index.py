@@ -15,6 +15,7 @@ from ..graph.build import iter_edges
 from ..graph.queries import all_backlinks
 from ..lifecycle import standings
 from ..numeric.store import load_results
+from ..schema import valid_color
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
            "#9c755f", "#bab0ac"]
@@ -23,12 +24,39 @@ PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#e
 
 
 def kind_color(schema, kind: str) -> str:
+    """The colour of ``kind``: the schema's (``kinds.K.color``), else one of
+    :data:`PALETTE` chosen by the name (the same every run and on every
+    machine)."""
     k = schema.kinds.get(kind)
     if k is not None and k.color:
         return k.color
     import hashlib
     h = int(hashlib.sha1(kind.encode()).hexdigest()[:8], 16)
     return PALETTE[h % len(PALETTE)]
+
+
+def status_looks(schema) -> dict[str, list[str]]:
+    """How the graph page draws a record by its status, from the schema:
+    ``faded`` (faint) are the ``broken_statuses`` and the graph's
+    ``faded_statuses``, ``tentative`` (lighter) the graph's
+    ``tentative_statuses`` (``graph:`` in the schema; the research schema
+    fades set-aside and dropped, lightens queued and draft).  Each list is
+    in the order the statuses appear in the schema's kinds, and holds only
+    statuses some kind has."""
+    graph = (schema.raw or {}).get("graph")
+    graph = graph if isinstance(graph, dict) else {}
+
+    def names(value) -> set[str]:
+        return {x for x in value if isinstance(x, str)} if isinstance(value, (list, tuple)) else set()
+
+    faded = set(schema.broken_statuses) | names(graph.get("faded_statuses"))
+    tentative = names(graph.get("tentative_statuses")) - faded
+    order: list[str] = []
+    for k in schema.kinds.values():
+        for st in k.statuses:
+            if st not in order:
+                order.append(st)
+    return {"faded": [s for s in order if s in faded], "tentative": [s for s in order if s in tentative]}
 
 
 def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str | None = None,
@@ -84,19 +112,25 @@ def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
         })
     links = [{"source": u, "target": v, "relation": d["relation"], "origin": d["origin"]}
              for u, v, d in iter_edges(g)]
+    # the schema's kinds only: a record whose kind the schema lacks (or that
+    # has none) is drawn as "no kind", never as a kind made up from its id
     kinds = {name: {"color": kind_color(schema, name), "statuses": list(k.statuses),
                     "description": k.description} for name, k in schema.kinds.items()}
-    for n in nodes:  # kinds the schema lacks still get a colour
-        if n["kind"] and n["kind"] not in kinds:
-            kinds[n["kind"]] = {"color": kind_color(schema, n["kind"]), "statuses": [], "description": ""}
-    relations = {name: {"label": r.label, "from": list(r.sources), "to": list(r.targets)}
-                 for name, r in schema.relations.items()}
+    raw_relations = (schema.raw or {}).get("relations") or {}
+    relations = {}
+    for name, r in schema.relations.items():
+        relations[name] = {"label": r.label, "from": list(r.sources), "to": list(r.targets)}
+        color = (raw_relations.get(name) or {}).get("color") if isinstance(raw_relations.get(name), dict) else None
+        if valid_color(color):
+            relations[name]["color"] = color
     relations[schema.mention_relation] = {"label": schema.mention_label, "from": ["*"], "to": ["*"]}
+    looks = status_looks(schema)
     meta = {
         "title": title or corpus.config.site_title,
         "root": str(corpus.root.name),
         "generated": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         "kinds": kinds, "relations": relations, "site": bool(site_urls),
+        "faded_statuses": looks["faded"], "tentative_statuses": looks["tentative"],
         "counts": {"nodes": len(nodes), "links": len(links)},
     }
     return {"meta": meta, "nodes": nodes, "links": links}

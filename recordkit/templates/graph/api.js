@@ -31,6 +31,10 @@ var api = {
   select: function (id) { var j = id == null ? -1 : indexOf(id); select(j); return j >= 0 ? nodes[j].id : null; },
   selected: function () { return selected >= 0 ? nodes[selected].id : null; },
   hovered: function () { return hovered >= 0 ? nodes[hovered].id : null; },
+  // the legend's kind of a record ("(no kind)" when it has none), and how
+  // it is drawn by its status: "faded", "tentative" or "normal"
+  kindOf: function (id) { var j = indexOf(id); return j >= 0 ? kindNames[nodeKind[j]] : null; },
+  statusLook: function (id) { var j = indexOf(id); return j >= 0 ? ["normal", "tentative", "faded"][nodeAlphaLevel[j]] : null; },
   isVisible: function (id) { var j = indexOf(id); return j >= 0 && nodeVisible[j] === 1; },
   screenPosition: function (id) {
     var j = indexOf(id);

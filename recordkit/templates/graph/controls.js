@@ -26,7 +26,10 @@ function checkbox(group, idx, checked, label, swatch, count, extra) {
     (swatch || "") + "<span>" + esc(label) + '</span><span class="rk-n">' + fmt(count) + "</span></label>";
 }
 function buildControls() {
+  // the legend lists what the record uses: a kind, status or relation of
+  // the schema that no record has is left out
   document.getElementById("rk-f-kind").innerHTML = kindNames.map(function (k, j) {
+    if (!kindCounts[j]) return "";
     return checkbox("kind", j, kindOn[j], k, dotSwatch(kindColors[j], 1), kindCounts[j], ' data-kind="' + esc(k) + '"');
   }).join("");
   var html = "", lastKind = null;
@@ -42,7 +45,7 @@ function buildControls() {
   tagSel.innerHTML = tagNames.map(function (t) { return '<option value="' + esc(t) + '">' + esc(t) + " (" + fmt(tagCounts.get(t)) + ")</option>"; }).join("");
   document.getElementById("rk-tag-count").textContent = tagNames.length ? "(" + fmt(tagNames.length) + ")" : "";
   document.getElementById("rk-f-rel").innerHTML = relNames.map(function (r, j) {
-    if (!relCounts[j] && !(META.relations || {})[r]) return "";
+    if (!relCounts[j]) return "";
     return checkbox("rel", j, relOn[j], r.replace(/_/g, " "), swatchLine(relColors[j], []), relCounts[j], ' data-rel="' + esc(r) + '"');
   }).join("");
   document.getElementById("rk-f-origin").innerHTML = ORIGINS.map(function (o, j) {
@@ -53,7 +56,21 @@ function buildControls() {
     '<div class="rk-note" id="rk-dense-note" hidden>With over ' + fmt(DENSE_EDGES) + " links shown, all are drawn as plain lines and mentions fainter; hover a record for its links' styles.</div>");
   document.getElementById("rk-legend-standing").innerHTML = STANDINGS.map(function (s) {
     return "<div>" + standingSwatch(s) + "<span>" + esc(STANDING_LABELS[s]) + "</span></div>";
-  }).join("") + '<div class="rk-note">Faint: set aside, retired, rejected, refuted, dropped; lighter: queued, draft.</div>';
+  }).join("") + statusNote();
+}
+// "Faint: set aside, retired; lighter: draft." for the statuses the record
+// uses that the schema draws faint or lighter (nothing when none).
+function statusNote() {
+  var used = Object.create(null);
+  statusKeys.forEach(function (key, j) { if (statusCounts[j]) used[key.slice(key.indexOf(":") + 1)] = 1; });
+  function words(list) {
+    return (Array.isArray(list) ? list : []).filter(function (s) { return used[s]; })
+      .map(function (s) { return String(s).replace(/[-_]/g, " "); });
+  }
+  var faint = words(META.faded_statuses), light = words(META.tentative_statuses), parts = [];
+  if (faint.length) parts.push("Faint: " + faint.join(", "));
+  if (light.length) parts.push((parts.length ? "lighter: " : "Lighter: ") + light.join(", "));
+  return parts.length ? '<div class="rk-note" id="rk-status-note">' + esc(parts.join("; ")) + ".</div>" : "";
 }
 
 function onFilterChange(relationChanged) {

@@ -18,8 +18,20 @@ var DEFAULT_REL_COLORS = {
   grounds: "#59a14f", about: "#b6992d", answered_by: "#2a9d8f", promoted_by: "#e15759",
   cites: "#6f8fb3", contradicts: "#d62728", mention: "#8c959f", mentions: "#8c959f"
 };
-var FADED_STATUSES = { "set-aside": 1, retired: 1, rejected: 1, refuted: 1, dropped: 1 };
-var TENTATIVE_STATUSES = { queued: 1, draft: 1 };
+// Statuses drawn faint and lighter: the schema's, passed in the index
+// (meta.faded_statuses: its broken_statuses and graph.faded_statuses;
+// meta.tentative_statuses: graph.tentative_statuses), never written here.
+function statusSet(list) {
+  var out = Object.create(null);
+  (Array.isArray(list) ? list : []).forEach(function (s) { out[String(s)] = 1; });
+  return out;
+}
+var FADED_STATUSES = statusSet(META.faded_statuses);
+var TENTATIVE_STATUSES = statusSet(META.tentative_statuses);
+// A record with no kind (or one the schema lacks) is drawn as this, never
+// under a kind made up from its id.
+var NO_KIND = "(no kind)";
+var NO_KIND_COLOR = "#8c959f";
 var ORIGINS = ["frontmatter", "body", "derived", "other"];
 var ORIGIN_LABELS = { frontmatter: "front matter", body: "body mention", derived: "derived", other: "other" };
 var ORIGIN_DASH = { frontmatter: [], body: [5, 3], derived: [1.5, 2.5], other: [8, 3, 1.5, 3] };
@@ -71,11 +83,13 @@ var nodeKind = new Uint16Array(N);
 for (var i0 = 0; i0 < N; i0++) {
   var nd = nodes[i0];
   idIndex.set(String(nd.id), i0);
-  nodeKind[i0] = kindCode(nd.kind || String(nd.id).split("-")[0]);
+  var known = nd.kind != null && Object.prototype.hasOwnProperty.call(META.kinds || {}, String(nd.kind));
+  nodeKind[i0] = kindCode(known ? nd.kind : NO_KIND);
 }
 // A kind's colour is the schema's, passed in the index (meta.kinds[k].color);
 // only a kind the index gives no colour gets one made from its name.
 var kindColors = kindNames.map(function (k) {
+  if (k === NO_KIND && !Object.prototype.hasOwnProperty.call(META.kinds || {}, k)) return NO_KIND_COLOR;
   var m = (META.kinds || {})[k];
   if (m && validColor(m.color)) return m.color;
   return fallbackColor(k);
