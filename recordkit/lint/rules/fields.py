@@ -30,6 +30,14 @@ def _scalar_fix(rec, path, new_value: str, message: str, applicability: str = "s
     return Fix(start, end, new_value, message, applicability)
 
 
+def _written(rec, path) -> str | None:
+    """The text of the scalar at ``path`` as the file spells it (one line)."""
+    line, col, end_line, end_col = rec.value_pos(*path)
+    if line != end_line:
+        return None
+    return rec.line_text(line)[col - 1:end_col - 1].strip() or None
+
+
 def _same_but_case(old: str, new: str) -> bool:
     """Whether ``new`` is ``old`` but for case and surrounding whitespace:
     the only rewrite of a word that cannot change what it names."""
@@ -355,8 +363,12 @@ def invalid_date(ctx, rec):
             except ValueError:
                 pass
         what = "" if isinstance(v, str) or isinstance(v, dict) else f" ({kind_of(v)})"
-        out.append(ctx.diag("RK205", f"`{name}` is {shown(v)}{what}, not a date (YYYY-MM-DD)", rec,
-                            rec.value_pos(name)))
+        written = _written(rec, (name,)) if not isinstance(v, (str, dict, list)) else None
+        if written and written != yaml_text(v):   # `12:30` is the integer 750 to YAML: quote what the file says
+            msg = f"`{name}` is `{written}`, which YAML reads as {kind_of(v)} ({yaml_text(v)}), not a date (YYYY-MM-DD)"
+        else:
+            msg = f"`{name}` is {shown(v)}{what}, not a date (YYYY-MM-DD)"
+        out.append(ctx.diag("RK205", msg, rec, rec.value_pos(name)))
     return out
 
 
