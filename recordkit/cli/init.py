@@ -1,0 +1,137 @@
+"""``recordkit init [FOLDER] [--infer] [--preset NAME]``: a configuration
+and a schema for an existing folder of notes (docs/init.md)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..common.text import path_text
+from .context import pass_ctx
+
+
+@click.command("init")
+@click.argument("folder", required=False, type=click.Path(file_okay=False))
+@click.option("--infer", is_flag=True,
+              help="Infer kinds, statuses, field types, the id shape and the link style from the notes.")
+@click.option("--preset", default=None, metavar="NAME",
+              help="Start from a preset: obsidian, foam, dendron, madr, research (docs/presets.md).")
+@click.option("--schema-file", default="recordkit.schema.yaml", show_default=True,
+              help="Name of the schema file to write, beside recordkit.toml.")
+@click.option("--dry-run", is_flag=True, help="Print what would be written, and write nothing.")
+@pass_ctx
+def command(ctx, folder, infer, preset, schema_file, dry_run):
+    """Write recordkit.toml and a schema file for the notes in FOLDER.
+
+    FOLDER is the record's folder (default: --root, else the current
+    folder).  The files are written in the current folder, never over an
+    existing file.  With --infer the schema is inferred from the notes and
+    what was found is printed."""
+    from ..config import ConfigError
+    from ..schema import SchemaError, load_schema, preset_names
+    from ..schema import infer as inferring
+    folder = Path(folder or ctx.root_opt or ".")
+    if not folder.is_dir():
+        raise ConfigError(f"{path_text(str(folder))} is not a folder: give the folder that holds the notes")
+    if preset is not None:
+        preset = preset.removeprefix("preset:").strip()
+        if preset not in preset_names():
+            raise ConfigError(f"unknown preset {preset}: the presets are {', '.join(preset_names())}")
+    here = Path.cwd()
+    toml_path = here / "recordkit.toml"
+    schema_path = here / schema_file
+    for p in (toml_path, schema_path):
+        if p.exists() or p.is_symlink():
+            raise ConfigError(f"{path_text(str(p))} exists: recordkit init never overwrites a file "
+                              "(move it away, or edit it)")
+    root_text = os.path.relpath(folder.resolve(), here.resolve()).replace(os.sep, "/")
+    if infer:
+        inference = inferring.infer(_samples(folder, preset), preset=None if preset == "research" else preset)
+        schema_text = inference.schema_yaml()
+        for line in inference.report():
+            click.echo(line)
+    else:
+        schema_text = inferring.starter_yaml(preset)
+    toml_text = inferring.toml_text(root_text, schema_file)
+    if dry_run:
+        click.echo(f"--- {schema_file}\n{schema_text}--- recordkit.toml\n{toml_text}", nl=False)
+        return
+    written = []
+    try:
+        _create(schema_path, schema_text)
+        written.append(schema_path)
+        try:
+            load_schema(schema_path)
+        except SchemaError as exc:   # what init writes must load: say so rather than leave a broken file
+            raise click.ClickException(f"the schema written does not load (a recordkit bug, please report it): {exc}")
+        _create(toml_path, toml_text)
+        written.append(toml_path)
+    except BaseException:
+        for p in written:
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        raise
+    click.echo(f"Wrote {schema_file} and recordkit.toml (root = {root_text}); next: recordkit lint", err=True)
+
+
+def _samples(folder: Path, preset: str | None):
+    """One :class:`~recordkit.schema.infer.Sample` per file of ``folder``,
+    read by the loader (every file, those it could not read included)."""
+    from ..config import Config
+    from ..corpus.identity import first_h1
+    from ..corpus.loader import load
+    from ..schema import load_schema
+    from ..schema.infer import Sample
+    schema = load_schema(f"preset:{preset}" if preset else None)
+    corpus = load(folder, config=Config(base=Path.cwd(), root=folder), schema=schema)
+    for rec in corpus.files:
+        body = rec.body if rec.text else ""
+        yield Sample(rec.relpath, rec.meta if rec.ok else None, body, first_h1(body, rec.code) if body else None)
+
+
+def _create(path: Path, text: str) -> None:
+    """Write ``path`` whole, atomically, only if it does not exist: the text
+    goes to a temporary file that is then linked into place (a link fails
+    when the name is taken, where a rename would replace)."""
+    import tempfile
+    from ..common.writes import fsync_dir
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise click.ClickException(f"{path_text(str(path))} appeared while init ran: not overwritten")
+        except OSError:   # a file system without hard links: create exclusively
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            try:
+                out = os.open(path, flags, 0o666)
+            except FileExistsError:
+                raise click.ClickException(f"{path_text(str(path))} appeared while init ran: not overwritten")
+            with os.fdopen(out, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        fsync_dir(path.parent)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _umask() -> int:
+    from ..common.writes import umask
+    return umask()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(command())
