@@ -364,6 +364,6 @@ def records_without_kind(ctx):
     more = f", and {n - KINDLESS_NAMED} more" if n > KINDLESS_NAMED else ""
     what = "1 record has no kind" if n == 1 else f"{n} records have no kind"
     msg = (f"{what}: set `kind_from` in the schema (a field such as `type:`, the folder, a prefix of the id, "
-           f"or a default) so that its fields and relations are checked ({names}{more})")
+           f"or a default) so that {'its' if n == 1 else 'their'} fields and relations are checked ({names}{more})")
     about = tuple(sorted({r.id for r in kindless if r.id}))
     return [ctx.diag("RK110", msg, first, (1, 1, 1, 4), about=about)]
