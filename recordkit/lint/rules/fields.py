@@ -182,10 +182,12 @@ def wrong_field_type(ctx, rec):
             want = " or ".join(_TYPE_WORDS.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
             msg = f"`{dotted}` must be {want}, not {kind_of(value)}"
         elif e.validator == "enum":
-            near = near_words(str(value), [str(x) for x in e.validator_value])
+            allowed = [yaml_text(x) for x in e.validator_value]
+            near = near_words(yaml_text(value), allowed)
             hint = f" (did you mean {near[0]}?)" if near else ""
-            msg = f"`{dotted}` is {shown(value)}, not one of {', '.join(map(str, e.validator_value))}{hint}"
-            if near and str(value).strip().lower() == near[0].lower() and len(path) == 1:
+            msg = f"`{dotted}` is {shown(value)}, not one of {', '.join(allowed)}{hint}"
+            if (near and isinstance(value, str) and near[0] in e.validator_value and len(path) == 1
+                    and _same_but_case(value, near[0])):
                 fix = _scalar_fix(rec, path, near[0], f"`{dotted}`: {value} → {near[0]}")
         else:   # the rest, in words (jsonschema's own messages quote Python reprs)
             msg = _schema_message(dotted, e)

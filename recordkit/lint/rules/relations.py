@@ -88,7 +88,8 @@ def relation_kind_not_allowed(ctx, rec):
             continue
         for t in targets:
             tgt = records.get(t.id)
-            if tgt is not None and tgt is not rec and not rel.allows_target(tgt.kind or ""):
+            # (a target without a kind cannot be checked: RK110 reports it)
+            if tgt is not None and tgt is not rec and tgt.kind and not rel.allows_target(tgt.kind):
                 out.append(ctx.diag("RK302", f"`{rel_name}` may point at {', '.join(rel.targets)}, "
                                              f"not at {t.id} (a {tgt.kind})", rec, t.pos, about=(t.id,)))
     return out
