@@ -44,6 +44,7 @@ def test_one_record_without_a_kind_is_said_in_the_singular(tmp_path):
     write(tmp_path, "recordkit.toml", 'root = "vault"\nschema = "schema.yaml"\n')
     write(tmp_path, "schema.yaml", KIND_BY_TYPE)
     write(tmp_path, "vault/a.md", "---\nid: a\ntitle: A\nstatus: x\n---\n")
+    write(tmp_path, "vault/b.md", "---\nid: b\ntitle: B\nstatus: draft\ntype: reading\n---\n")   # a NOTE
     msgs = [x["message"] for x in lint_json(tmp_path) if x["code"] == "RK110"]
     assert msgs == ["1 record has no kind: set `kind_from` in the schema (a field such as `type:`, the folder, "
                     "a prefix of the id, or a default) so that its fields and relations are checked (a.md)"]

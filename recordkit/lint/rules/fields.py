@@ -390,29 +390,7 @@ def _kebab_parts(tag: str) -> str:
 
 def tag_re(schema) -> re.Pattern:
     """The schema's tag pattern (``tags.pattern``; kebab-case by default)."""
-    return schema._memo("tag_re", "", lambda _: _schema_tag_re(schema))
-
-
-def _schema_tag_re(schema) -> re.Pattern:
-    """``tags.pattern`` as the schema parsed it (a compiled pattern or its
-    text), else as its raw data holds it; the default: kebab-case.  (The
-    schema validates the pattern when it loads; one that does not compile
-    here is left to that check, and kebab-case used.)"""
-    for attr in ("tag_re", "tags_re", "tag_pattern", "tags_pattern"):
-        got = getattr(schema, attr, None)
-        if isinstance(got, re.Pattern):
-            return got
-        if isinstance(got, str) and got:
-            break
-    else:
-        got = ((schema.raw or {}).get("tags") or {}).get("pattern") if isinstance(
-            (schema.raw or {}).get("tags"), dict) else None
-    if not isinstance(got, str) or not got or got == KEBAB_RE.pattern:
-        return KEBAB_RE
-    try:
-        return re.compile(got)
-    except re.error:
-        return KEBAB_RE
+    return schema.tag_re
 
 
 def tag_fix(tag: str, pattern: re.Pattern) -> tuple[str, str] | None:
@@ -468,7 +446,7 @@ def tag_not_kebab_case(ctx, rec):
     else:
         return None
     pattern = tag_re(ctx.schema)
-    kebab_only = pattern.pattern == KEBAB_RE.pattern
+    kebab_only = pattern.pattern == KEBAB_RE.pattern   # (the research wording)
     out = []
     for path, t in items:
         if not isinstance(t, str) or pattern.fullmatch(t):
