@@ -21,7 +21,12 @@ class ConfigError(Exception):
 
 
 KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint", "check",
-              "site", "max_file_size", "queries"}
+              "site", "max_file_size", "queries", "skip_dirs"}
+#: the folders not walked when ``skip_dirs`` is not set: hidden ones (``.git``,
+#: ``.obsidian``, ``.foam``, ...), ``_``-prefixed ones (``_templates``, a
+#: site's ``_site``), and ``node_modules``.  A name pattern (fnmatch) matches
+#: a folder's name; one with a ``/`` its path under the root.
+DEFAULT_SKIP_DIRS = (".*", "_*", "node_modules")
 #: the largest record file read when ``max_file_size`` is not set (4 MB)
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
 LINT_KEYS = {"select", "ignore", "extend-select", "severity", "per-file-ignores", "exclude"}
@@ -44,6 +49,7 @@ class Config:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE    # bytes; a larger file is RK109, not read
+    skip_dirs: list[str] = field(default_factory=lambda: list(DEFAULT_SKIP_DIRS))   # folders not walked
     raw: dict = field(default_factory=dict)
 
 
@@ -130,6 +136,12 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
         if not isinstance(table["templates"], str) or not table["templates"].strip():
             raise ConfigError(f"{path}: templates must be the path of a folder, not {table['templates']}")
         cfg.templates = p(table["templates"])
+    if "skip_dirs" in table:
+        dirs = table["skip_dirs"]
+        if not isinstance(dirs, list) or not all(isinstance(d, str) and d.strip() for d in dirs):
+            raise ConfigError(f"{path}: skip_dirs must be a list of folder names or patterns, such as "
+                              f"[\".*\", \"_*\", \"node_modules\"]")
+        cfg.skip_dirs = [d.strip().rstrip("/") for d in dirs]
     if "max_file_size" in table:
         cfg.max_file_size = parse_size(table["max_file_size"], f"{path}: max_file_size")
     lint = table.get("lint", {}) or {}

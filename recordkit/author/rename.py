@@ -60,7 +60,7 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     check_new_id(schema, old, new)
     root = Path(config.root).resolve()
     if files is None:
-        files = iter_files(root, config.exclude)
+        files = iter_files(root, config.exclude, config.skip_dirs)
     recs = read_candidates(root, files, (old, new), schema)
     owners = [r for r in recs if r.ok and r.id == old]
     if not owners:

@@ -27,7 +27,7 @@ class Context:
         if self._files is None:
             from ..corpus.loader import iter_files
             root = Path(self.config.root).resolve()   # as the loader names them
-            self._files = iter_files(root, self.config.exclude) if root.is_dir() else []
+            self._files = iter_files(root, self.config.exclude, self.config.skip_dirs) if root.is_dir() else []
         return self._files
 
     @property

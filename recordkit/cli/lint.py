@@ -34,9 +34,11 @@ def _split(values) -> list[str]:
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the lint cache.")
 @click.option("--run-checks", is_flag=True, help="Run the numeric checks first, refreshing their results.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also say (on stderr) which folders were not walked (skip_dirs) and how many files were read.")
 @pass_ctx
 def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero, statistics, no_cache, run_checks,
-            quiet):
+            quiet, verbose):
     """Lint the record: report diagnostics (those that involve PATHs, when given).
 
     The whole record is linted (relations need it).  With PATHs, a
@@ -66,6 +68,8 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
         from ..numeric.runner import run_checks as _run
         _run(ctx.corpus, quiet=True)
 
+    if verbose:
+        _say_what_is_read(ctx.config)
     use_cache = not (no_cache or fix or diff)
     result = lint_root(ctx.config, select=select_l, ignore=ignore_l, use_cache=use_cache,
                        files=ctx.record_files(), loader=ctx.load_corpus, started_ns=started_ns)
@@ -91,6 +95,23 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
         click.echo(render(fmt, diags, info), nl=False)
     errors = sum(d.severity == "error" for d in diags)
     fast_exit(0 if exit_zero or errors == 0 else 1)
+
+
+def _say_what_is_read(config) -> None:
+    """``--verbose``: the record root, the folders ``skip_dirs`` kept out
+    (those found under the root, and the patterns), the files read."""
+    from ..common.paths import display_path
+    from ..common.text import terminal_safe
+    from ..corpus.loader import iter_files
+    root = Path(config.root)
+    skipped: list[str] = []
+    files = iter_files(root, config.exclude, config.skip_dirs, skipped=skipped) if root.is_dir() else []
+    pats = "[" + ", ".join(f'"{p}"' for p in config.skip_dirs) + "]"
+    click.echo(terminal_safe(f"recordkit: reading {len(files)} file{'s' if len(files) != 1 else ''} under "
+                             f"{display_path(root)}"), err=True)
+    where = f"{config.file.name}: skip_dirs" if config.file is not None else "skip_dirs"
+    click.echo(terminal_safe(f"recordkit: folders not walked ({where} = {pats}): "
+                             + (", ".join(skipped) if skipped else "none found")), err=True)
 
 
 def _check_results(corpus):

@@ -98,13 +98,13 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
     promote it (status: active, promoted_by) when every requirement holds,
     else refuse with the reasons (exit 1) and leave the file as it is.
     """
-    from ..lifecycle.words import lifecycle_noun
+    from ..lifecycle.words import lifecycle_noun, with_article
     corpus = ctx.corpus
     a = lc.analyze(corpus)
     if record_id is None:
         if apply_ or show_diff or by:
-            click.echo(f"recordkit promote: --apply, --diff and --by need a "
-                       f"{lifecycle_noun(corpus.schema, many=False)} ID", err=True)
+            click.echo(f"recordkit promote: --apply, --diff and --by need "
+                       f"{with_article(lifecycle_noun(corpus.schema, many=False))} ID", err=True)
             sys.exit(2)
         data = lc.listing(a)
         if fmt == "json":

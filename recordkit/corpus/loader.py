@@ -90,12 +90,36 @@ class Corpus:
         return index.nearest(target, exclude, n)
 
 
-def iter_files(root: Path, exclude: list[str] | None = None) -> list[Path]:
-    """Every ``*.md`` file under ``root``, in a stable order; hidden folders
-    and files are skipped."""
+def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
+               skipped: list | None = None) -> list[Path]:
+    """Every ``*.md`` file under ``root``, in a stable order; hidden files
+    are skipped, and the folders ``skip_dirs`` matches (default:
+    :data:`recordkit.config.DEFAULT_SKIP_DIRS`); ``skipped`` receives the
+    root-relative paths of the folders skipped."""
+    import fnmatch
+    from ..config import DEFAULT_SKIP_DIRS
+    pats = list(DEFAULT_SKIP_DIRS if skip_dirs is None else skip_dirs)
+    by_name = [p for p in pats if "/" not in p]
+    by_path = [p for p in pats if "/" in p]
+
+    def skip(folder: str, name: str) -> bool:
+        if any(fnmatch.fnmatchcase(name, p) for p in by_name):
+            return True
+        if by_path:
+            rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+            return any(fnmatch.fnmatchcase(rel, p) for p in by_path)
+        return False
+
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+        keep = []
+        for d in sorted(dirnames):
+            if skip(dirpath, d):
+                if skipped is not None:
+                    skipped.append(os.path.relpath(os.path.join(dirpath, d), root).replace(os.sep, "/"))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
         folder = Path(dirpath)
         for name in sorted(filenames):
             if name.endswith(".md") and not name.startswith("."):
@@ -136,7 +160,7 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         raise ConfigError(f"record root {root} is not a folder")
     prefix = len(str(root)) + 1
     if files is None:
-        files = iter_files(root, config.exclude)
+        files = iter_files(root, config.exclude, config.skip_dirs)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
     with gc_paused():
         parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze,

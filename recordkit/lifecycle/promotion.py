@@ -133,7 +133,8 @@ def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle 
     if by == record_id:
         raise PromotionRefused([f"--by {by}: a record cannot promote itself"])
     if rel is not None and not rel.allows_target(target.kind):
-        raise PromotionRefused([f"--by {by}: promoted_by may name a {' or '.join(rel.targets)}, not a {target.kind}"])
+        what = f"a {target.kind}" if target.kind else "a record without a kind"
+        raise PromotionRefused([f"--by {by}: promoted_by may name a {' or '.join(rel.targets)}, not {what}"])
     new = promotion_edit(rec, by)
     _verify(corpus, rec, new, by)
     return new, by

@@ -52,3 +52,13 @@ def lifecycle_noun(schema, *, many: bool = True) -> str:
         return "records" if many else "record"
     words = [plural(k) if many else singular(k) for k in kinds]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def with_article(word: str) -> str:
+    """``word`` after "a" or "an" as it is said: "a theory", "an idea",
+    "an ADR" (an abbreviation is read letter by letter)."""
+    if not word:
+        return word
+    if word.isupper() and not _is_word(word):
+        return ("an " if word[0] in "AEFHILMNORSX" else "a ") + word
+    return ("an " if word[0].lower() in "aeiou" else "a ") + word

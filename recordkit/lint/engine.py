@@ -317,7 +317,7 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     root = Path(config.root).resolve()
     if files is None:
         from ..corpus.loader import iter_files
-        files = iter_files(root, config.exclude) if root.is_dir() else []
+        files = iter_files(root, config.exclude, config.skip_dirs) if root.is_dir() else []
     options = {"select": list(select or []), "ignore": list(ignore or [])}
     if use_cache:
         hashes = cache.unchanged_hashes(files, config.cache_dir)

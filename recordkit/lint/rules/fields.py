@@ -183,10 +183,12 @@ def wrong_field_type(ctx, rec):
             want = " or ".join(_TYPE_WORDS.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
             msg = f"`{dotted}` must be {want}, not {kind_of(value)}"
         elif e.validator == "enum":
-            near = near_words(str(value), [str(x) for x in e.validator_value])
+            allowed = [yaml_text(x) for x in e.validator_value]
+            near = near_words(yaml_text(value), allowed)
             hint = f" (did you mean {near[0]}?)" if near else ""
-            msg = f"`{dotted}` is {shown(value)}, not one of {', '.join(map(str, e.validator_value))}{hint}"
-            if near and str(value).strip().lower() == near[0].lower() and len(path) == 1:
+            msg = f"`{dotted}` is {shown(value)}, not one of {', '.join(allowed)}{hint}"
+            if (near and isinstance(value, str) and near[0] in e.validator_value and len(path) == 1
+                    and _same_but_case(value, near[0])):
                 fix = _scalar_fix(rec, path, near[0], f"`{dotted}`: {value} → {near[0]}")
         else:   # the rest, in words (jsonschema's own messages quote Python reprs)
             msg = _schema_message(dotted, e)
@@ -393,29 +395,7 @@ def _kebab_parts(tag: str) -> str:
 
 def tag_re(schema) -> re.Pattern:
     """The schema's tag pattern (``tags.pattern``; kebab-case by default)."""
-    return schema._memo("tag_re", "", lambda _: _schema_tag_re(schema))
-
-
-def _schema_tag_re(schema) -> re.Pattern:
-    """``tags.pattern`` as the schema parsed it (a compiled pattern or its
-    text), else as its raw data holds it; the default: kebab-case.  (The
-    schema validates the pattern when it loads; one that does not compile
-    here is left to that check, and kebab-case used.)"""
-    for attr in ("tag_re", "tags_re", "tag_pattern", "tags_pattern"):
-        got = getattr(schema, attr, None)
-        if isinstance(got, re.Pattern):
-            return got
-        if isinstance(got, str) and got:
-            break
-    else:
-        got = ((schema.raw or {}).get("tags") or {}).get("pattern") if isinstance(
-            (schema.raw or {}).get("tags"), dict) else None
-    if not isinstance(got, str) or not got or got == KEBAB_RE.pattern:
-        return KEBAB_RE
-    try:
-        return re.compile(got)
-    except re.error:
-        return KEBAB_RE
+    return schema.tag_re
 
 
 def tag_fix(tag: str, pattern: re.Pattern) -> tuple[str, str] | None:
@@ -471,7 +451,7 @@ def tag_not_kebab_case(ctx, rec):
     else:
         return None
     pattern = tag_re(ctx.schema)
-    kebab_only = pattern.pattern == KEBAB_RE.pattern
+    kebab_only = pattern.pattern == KEBAB_RE.pattern   # (the research wording)
     out = []
     for path, t in items:
         if not isinstance(t, str) or pattern.fullmatch(t):

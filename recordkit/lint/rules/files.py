@@ -352,27 +352,35 @@ def unknown_kind(ctx, rec):
 
 def _kind_explained(schema, rec) -> bool:
     """Whether another rule already says why ``rec`` has no kind: its id
-    does not match the schema's id pattern (RK105), or the pattern's
-    ``kind`` group names a kind the schema lacks (RK108)."""
+    does not match the schema's id pattern (RK105), or the pattern's kind
+    group names a kind the schema lacks (RK108), while ``kind_from`` reads
+    the kind from the id."""
     id_re = getattr(schema, "id_re", None)
-    rid = rec.meta.get("id")
+    rid = rec.id
     if id_re is None or not isinstance(rid, str) or not rid.strip():
         return False
-    uses_pattern = any(isinstance(src, dict) and "pattern" in src for src in _kind_from(schema))
-    if not uses_pattern:
+    groups = [arg for source, arg in _kind_from(schema) if source == "pattern"]
+    if not groups:
         return False
     m = id_re.match(rid)
-    return m is None or ("kind" in id_re.groupindex and m.group("kind") not in schema.kinds)
+    if m is None:
+        return True
+    return any(g in id_re.groupindex and m.group(g) not in schema.kinds for g in groups)
 
 
-def _kind_from(schema) -> list:
-    """The schema's ``kind_from`` sources (default: the id pattern's ``kind`` group)."""
+def _kind_from(schema) -> list[tuple[str, object]]:
+    """The schema's ``kind_from`` sources as ``(source, arg)`` (default: the
+    id pattern's ``kind`` group)."""
     got = getattr(schema, "kind_from", None)
     if got is None:
-        got = (schema.raw or {}).get("kind_from")
-    if not got:
-        return [{"pattern": "kind"}]
-    return [g if isinstance(g, dict) else getattr(g, "__dict__", {}) for g in got]
+        got = (schema.raw or {}).get("kind_from") or [{"pattern": "kind"}]
+    out = []
+    for g in got:
+        if isinstance(g, dict):
+            out.extend((k, v) for k, v in g.items() if k != "map")
+        else:
+            out.append((getattr(g, "source", None), getattr(g, "arg", None)))
+    return out
 
 
 #: how many of the files without a kind the summary names
@@ -429,6 +437,6 @@ def records_without_kind(ctx):
     more = f", and {n - KINDLESS_NAMED} more" if n > KINDLESS_NAMED else ""
     what = "1 record has no kind" if n == 1 else f"{n} records have no kind"
     msg = (f"{what}: set `kind_from` in the schema (a field such as `type:`, the folder, a prefix of the id, "
-           f"or a default) so that its fields and relations are checked ({names}{more})")
+           f"or a default) so that {'its' if n == 1 else 'their'} fields and relations are checked ({names}{more})")
     about = tuple(sorted({r.id for r in kindless if r.id}))
     return [ctx.diag("RK110", msg, first, (1, 1, 1, 4), about=about)]

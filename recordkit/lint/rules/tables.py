@@ -8,30 +8,12 @@ from ...corpus.sections import first_table, section_text
 from ..registry import rule
 
 
-def claims_kinds(schema) -> tuple[str, ...]:
-    """The kinds whose records hold a claims table: the schema's
-    ``claims_table.kinds`` (default: NOTE)."""
-    return schema._memo("claims_kinds", "", lambda _: _claims_kinds(schema))
-
-
-def _claims_kinds(schema) -> tuple[str, ...]:
-    got = getattr(schema, "claims_kinds", None)
-    if got is None:
-        ct = (schema.raw or {}).get("claims_table")
-        got = ct.get("kinds") if isinstance(ct, dict) else None
-    if got is None:
-        got = ["NOTE"]
-    if isinstance(got, str):
-        got = [got]
-    return tuple(k for k in got if isinstance(k, str))
-
-
 def _claims_table(ctx, rec):
     key = id(rec)
     if key in ctx.claims_tables:
         return ctx.claims_tables[key]
     found = None
-    if rec.kind and rec.kind in claims_kinds(ctx.schema):
+    if rec.kind and rec.kind in ctx.schema.claims_kinds:
         sec = section_text(rec, ctx.schema.claims_section)
         if sec is not None:
             found = first_table(*sec)
