@@ -366,6 +366,9 @@ def resolve_links(corpus: "Corpus") -> None:
     default = settings.is_default
     resolver = resolver_for(corpus)
     schema = corpus.schema
+    for rule in schema.derive:
+        if isinstance(rule, dict) and "pattern" in rule:
+            derive_pattern(rule)    # a bad pattern is a configuration error, said at load
     for rec in corpus.files:
         if not rec.ok:
             continue
@@ -392,6 +395,33 @@ def resolve_links(corpus: "Corpus") -> None:
             rec.mentions = mentions
 
 
+_DERIVE_PATTERNS: dict[str, re.Pattern] = {}
+
+
+def derive_pattern(rule: dict) -> re.Pattern:
+    """The compiled ``pattern`` of a ``{relation, field, pattern}`` derive
+    rule (compiled once); a bad one is a :class:`SchemaError` naming it."""
+    pattern = rule.get("pattern")
+    got = _DERIVE_PATTERNS.get(pattern) if isinstance(pattern, str) else None
+    if got is not None:
+        return got
+    from ..schema import SchemaError
+    name = f"derive rule for `{rule.get('relation')}`"
+    if not isinstance(pattern, str):
+        raise SchemaError(f"{name}: pattern must be a regular expression written as a string")
+    if not isinstance(rule.get("field"), str) or not isinstance(rule.get("relation"), str):
+        raise SchemaError(f"{name}: a pattern rule needs `relation` and `field` (the field whose value it reads)")
+    try:
+        got = re.compile(pattern)
+    except re.error as exc:
+        raise SchemaError(f"{name}: pattern is not a valid regular expression: {exc}") from exc
+    if "target" not in got.groupindex:
+        raise SchemaError(f"{name}: pattern {pattern} has no group named target: name the part that names the "
+                          "record, as in (?i)superseded by\\s+(?P<target>.+)")
+    _DERIVE_PATTERNS[pattern] = got
+    return got
+
+
 def find_record(corpus: "Corpus", text: str) -> Resolution:
     """The record a command's argument names: an id, a path (relative to
     the root or to the working folder, with or without ``.md``), a file
@@ -412,3 +442,14 @@ def find_record(corpus: "Corpus", text: str) -> Resolution:
         folded = LinkSettings(order, False, settings.wikilink_order, settings.markdown_links, settings.mentions)
         got = Resolver(records, folded, order).resolve(text)
     return got
+
+
+def candidates_text(corpus: "Corpus", res: Resolution) -> str:
+    """The candidates of an ambiguous resolution, for a message:
+    ``a/Note (a/Note.md), b/Note (b/Note.md)``."""
+    records = corpus.records
+    out = []
+    for c in res.candidates:
+        r = records.get(c)
+        out.append(f"{c} ({r.relpath})" if r is not None and _strip_md(r.relpath) != c else c)
+    return ", ".join(out)
