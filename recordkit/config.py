@@ -33,7 +33,7 @@ class Config:
     file: Path | None = None
     root: Path = Path("records")
     checks: Path = Path("checks")
-    schema: Path | None = None
+    schema: Path | str | None = None            # a schema file, or "preset:NAME"
     site_title: str = "recordkit"
     site_url: str | None = None
     cache_dir: Path = Path(".recordkit")
@@ -117,7 +117,12 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
 
     cfg.root = p(table.get("root", "records"))
     cfg.checks = p(table.get("checks", "checks"))
-    cfg.schema = p(table["schema"]) if table.get("schema") else None
+    if table.get("schema"):
+        value = table["schema"]
+        if not isinstance(value, str):
+            raise ConfigError(f"{path}: schema must be a string: the path of a schema file, or preset:NAME")
+        # ``preset:NAME`` names a schema shipped with recordkit (checked when it loads)
+        cfg.schema = value.strip() if value.strip().startswith("preset:") else p(value)
     cfg.site_title = str(table.get("site_title", cfg.site_title))
     cfg.site_url = table.get("site_url")
     cfg.cache_dir = p(table.get("cache_dir", ".recordkit"))

@@ -37,6 +37,9 @@ def test_every_package_is_in_the_wheel(wheel_names):
 
 def test_wheel_contains_schema_and_templates(wheel_names):
     assert "recordkit/schema/default.yaml" in wheel_names
+    presets = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "recordkit" / "schema" / "presets").glob("*.yaml"))
+    assert "recordkit/schema/presets/research.yaml" in presets
+    assert [p for p in presets if p not in wheel_names] == []
     templates = REPO / "recordkit" / "templates"
     files = [p.relative_to(REPO).as_posix() for p in templates.rglob("*")
              if p.is_file() and "__pycache__" not in p.parts]

@@ -26,6 +26,12 @@ def next_id(corpus, kind: str, taken_names: set[str] = frozenset()) -> str:
     record's ids are (to the fewest digits its ids of that kind have, else
     of any kind, else three); a number whose file name is taken is skipped."""
     schema = corpus.schema
+    rx = schema.id_re
+    if rx is None or not {"kind", "number"} <= set(rx.groupindex):
+        raise AuthorError("`recordkit new` numbers a new record's id by the `kind` and `number` groups of the "
+                          "schema's id_pattern, and "
+                          + ("the schema has no id_pattern" if rx is None else f"id_pattern {rx.pattern} lacks them"),
+                          usage=True)
     numbers, widths, all_widths = [], [], []
     ids = set(corpus.records) | {r.path.stem for r in corpus.files}
     for rid in ids:

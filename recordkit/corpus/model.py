@@ -58,8 +58,15 @@ class Record:
     mention_targets: list[str] = field(default_factory=list)
     _mentions: list[Mention] | None = field(default=None, repr=False)
     suppressions: dict[int, frozenset] = field(default_factory=dict)  # line -> codes ignored on it
+    #: the kind (``kind_from``), None when no source yields a kind
     kind: str | None = None
+    #: the id (``id_from``; the file's stem when no source yields one)
     id: str | None = None
+    #: the title (``title_from``; "" when no source yields one) and where it
+    #: came from: "field", "h1", "stem", or None.  A record not made by the
+    #: loader has ``_title`` None: its title is its ``title`` field's
+    _title: str | None = field(default=None, repr=False)
+    title_source: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
     digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
     stat: tuple | None = None                # (mtime_ns, size, inode, ctime_ns) when it was read
@@ -163,8 +170,29 @@ class Record:
 
     @property
     def title(self) -> str:
-        t = self.get("title")
-        return t if isinstance(t, str) else ""
+        t = self._title
+        if t is None:
+            t = self.get("title")
+            return t if isinstance(t, str) else ""
+        return t
+
+    @title.setter
+    def title(self, value: str) -> None:
+        self._title = value
+
+    @property
+    def aliases(self) -> list[str]:
+        """The ``aliases`` field's strings (one string counts as one alias)."""
+        a = self.get("aliases")
+        if isinstance(a, str):
+            return [a.strip()] if a.strip() else []
+        return [x.strip() for x in a if isinstance(x, str) and x.strip()] if isinstance(a, list) else []
+
+    @property
+    def path_id(self) -> str:
+        """The path relative to the root without ``.md``, '/'-separated."""
+        r = self.relpath
+        return r[:-3] if r.endswith(".md") else r
 
     @property
     def status(self) -> str | None:

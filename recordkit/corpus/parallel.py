@@ -58,6 +58,8 @@ class ParsedRecord(NamedTuple):
     suppressions: dict
     kind: str | None
     id: str | None
+    title: str | None                  # Record._title
+    title_source: str | None
     relations: dict                    # relation -> [(target id, pos)]
     code: list | None
     fence_infos: list | None
@@ -75,7 +77,7 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
     raw = rec.file_bytes
     return tuple(ParsedRecord(str(rec.path), rec.relpath, raw if raw is not None else rec.text, rec.meta,
                         rec.fm_line, rec.fm_end_line, rec.body_offset, rec.body_line, rec.mention_targets,
-                        rec.suppressions, rec.kind, rec.id,
+                        rec.suppressions, rec.kind, rec.id, rec._title, rec.title_source,
                         {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
                         rec.code, rec.fence_infos, rec.analysis, rec.digest, rec.stat, rec.no_fix,
                         [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags]))
@@ -91,6 +93,7 @@ def _unflat(t: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
                  meta=f.meta, fm_line=f.fm_line, fm_end_line=f.fm_end_line, _body=None,
                  body_line=f.body_line, body_offset=f.body_offset, mention_targets=f.mention_targets,
                  suppressions=f.suppressions, kind=f.kind, id=f.id,
+                 _title=f.title, title_source=f.title_source,
                  relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
                  digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,
                  mention_re=mention_re, analysis=f.analysis, no_fix=f.no_fix)

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
+from .identity import is_research_identity, record_id, record_kind, record_title
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
 from .mentions import code_ranges, mention_targets, scan_suppressions
 from .model import Diagnostic, Record, Target
@@ -71,11 +72,28 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
                       "(it holds a line break other than \\n or \\r\\n)")
     rec.meta = data
     rec.keys, rec.values = keys, values
-    rid = data.get("id")
-    rec.id = rid if isinstance(rid, str) and rid else path.stem
-    rec.kind = schema.kind_of(rec.id) if isinstance(rec.id, str) else None
+    _identify(rec, data, schema)
     _collect_relations(rec, schema)
     return rec, diags
+
+
+def _identify(rec: Record, data: dict, schema) -> None:
+    """The record's id, kind and title, as the schema's ``id_from``,
+    ``kind_from`` and ``title_from`` say."""
+    stem = rec.path.stem
+    if is_research_identity(schema):   # the research record's way, at the cost of today's
+        rid = data.get("id")
+        rec.id = rid if isinstance(rid, str) and rid else stem
+        rec.kind = schema.kind_of(rec.id)
+        t = data.get("title")
+        if isinstance(t, str) and t.strip():
+            rec.title, rec.title_source = t, "field"
+        else:
+            rec.title, rec.title_source = t if isinstance(t, str) else "", None
+        return
+    rec.id = record_id(data, rec.relpath, stem, schema.id_from)
+    rec.kind = record_kind(rec.id, data, rec.relpath, schema)
+    rec.title, rec.title_source = record_title(data, lambda: rec.body, lambda: rec.code, stem, schema.title_from)
 
 
 def _scan_body(rec: Record, schema) -> None:

@@ -123,12 +123,10 @@ def store_hashes(corpus, cache_dir: Path, started_ns: int) -> dict[str, str]:
 
 def schema_fingerprint(config) -> dict:
     """What the schema is made of: the default schema and the user's file."""
+    from ..schema import schema_fingerprint_texts
     raw = {"default": default_schema_raw()}
     if config.schema is not None:
-        try:
-            raw["user"] = config.schema.read_text(encoding="utf-8")
-        except OSError:
-            raw["user"] = None
+        raw["user"] = schema_fingerprint_texts(config.schema)   # the file and what it extends
     return raw
 
 

@@ -273,7 +273,7 @@ def path_keys(paths: list[Path], *, root: Path, checks: Path, schema, use_git: b
         if not p.exists() and (head is None or not any(h.is_relative_to(p) for h in head)):
             if unknown is not None:
                 unknown.append(p)
-            m = schema.id_re.match(p.stem) if p.suffix == ".md" else None
+            m = schema.id_re.match(p.stem) if p.suffix == ".md" and schema.id_re is not None else None
             if m and m.end() == len(p.stem):
                 keys.add(p.stem)
     return keys

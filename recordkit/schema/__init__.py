@@ -128,7 +128,23 @@ class Schema:
     kinds: dict[str, Kind] = field(init=False)
     relations: dict[str, Relation] = field(init=False)
     common_fields: dict[str, dict] = field(init=False)
-    id_re: re.Pattern = field(init=False, repr=False)
+    #: the compiled ``id_pattern``, or None when the schema has none
+    id_re: re.Pattern | None = field(init=False, repr=False)
+    #: ``id_from``: ordered (source, argument) pairs: ("field", NAME), ("stem", None), ("path", None)
+    id_from: tuple = field(init=False)
+    #: ``kind_from``: ordered :class:`KindSource` entries
+    kind_from: tuple = field(init=False)
+    #: ``title_from``: ordered (source, argument) pairs: ("field", NAME), ("h1", None), ("stem", None)
+    title_from: tuple = field(init=False)
+    #: ``links``: how link text is matched to records (the resolver reads it)
+    links: "LinkSettings" = field(init=False)
+    #: ``tags.pattern``, compiled (RK206)
+    tag_re: re.Pattern = field(init=False, repr=False)
+    #: ``claims_table.kinds``: the kinds whose records hold a claims table
+    claims_kinds: tuple[str, ...] = field(init=False)
+    #: the new ``derive`` form: relations derived from a field's value by a
+    #: pattern with a ``target`` group (``derive`` keeps the older form)
+    derive_patterns: list = field(init=False)
     mention_relation: str = field(init=False)
     mention_label: str = field(init=False)
     derive: list = field(init=False)
@@ -147,16 +163,7 @@ class Schema:
 
     def __post_init__(self) -> None:
         raw = self.raw
-        pattern = raw.get("id_pattern", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$")
-        if not isinstance(pattern, str):
-            raise SchemaError("id_pattern must be a regular expression written as a string")
-        try:
-            self.id_re = re.compile(pattern)
-        except re.error as exc:
-            raise SchemaError(f"id_pattern is not a valid regular expression: {exc}") from exc
-        if "kind" not in self.id_re.groupindex:
-            raise SchemaError(f"id_pattern {pattern} has no group named kind: name the part of an id that "
-                              "gives its kind, as in ^(?P<kind>[A-Z]+)-(?P<number>[0-9]{3,})$")
+        self.id_re = _id_pattern(raw)
         self.common_fields = dict(raw.get("fields") or {})
         self.kinds = {}
         for name, k in (raw.get("kinds") or {}).items():
@@ -193,9 +200,15 @@ class Schema:
                 required=bool(r.get("required", False)),
                 required_when=tuple(r.get("required_when") or ()), acyclic=bool(r.get("acyclic", False)),
                 symmetric=bool(r.get("symmetric", False)), builds_on=bool(r.get("builds_on", False)))
+        self.id_from = _sources(raw, "id_from", ("field", "stem", "path"), [("field", "id")])
+        self.title_from = _sources(raw, "title_from", ("field", "h1", "stem"), [("field", "title")])
+        self.kind_from = _kind_sources(raw, self.kinds)
+        self.links = _links(raw.get("links"))
+        self.tag_re = _tag_pattern(raw.get("tags"))
+        self.derive, self.derive_patterns = _derive(raw.get("derive"))
+        self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
         self.mention_relation = (raw.get("mention") or {}).get("relation", "mentions")
         self.mention_label = (raw.get("mention") or {}).get("label", "Mentioned by")
-        self.derive = list(raw.get("derive") or [])
         self.broken_statuses = tuple(raw.get("broken_statuses") or ())
         ct = raw.get("claims_table") or {}
         self.claims_section = ct.get("section", "Claims")
@@ -217,9 +230,24 @@ class Schema:
 
     # -- lookups -----------------------------------------------------------
     def kind_of(self, record_id: str) -> str | None:
-        """The kind named by an id's prefix, or None when the id is malformed."""
-        m = self.id_re.match(record_id) if isinstance(record_id, str) else None
-        return m.group("kind") if m else None
+        """The kind named by the ``kind`` group of ``id_pattern`` in an id, or
+        None (a malformed id, no pattern, or a pattern without that group)."""
+        m = self.id_re.match(record_id) if isinstance(record_id, str) and self.id_re is not None else None
+        if m is None or "kind" not in self.id_re.groupindex:
+            return None
+        return m.group("kind")
+
+    def id_matches(self, record_id) -> bool:
+        """Whether ``record_id`` is of the schema's id pattern (always, when
+        the schema has none)."""
+        if self.id_re is None:
+            return isinstance(record_id, str)
+        return isinstance(record_id, str) and self.id_re.match(record_id) is not None
+
+    @property
+    def id_pattern(self) -> str | None:
+        """``id_pattern`` as written, or None."""
+        return self.id_re.pattern if self.id_re is not None else None
 
     def _memo(self, what: str, kind: str, compute):
         # per-kind lookups run for every record on every lint: worked out once
@@ -314,6 +342,279 @@ class Schema:
         return copy.deepcopy(self.raw)
 
 
+DEFAULT_ID_PATTERN = r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"
+#: today's tag rule (RK206): kebab case
+DEFAULT_TAG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+LINK_SOURCES = ("id", "path", "stem", "title", "aliases")
+WIKILINK_ORDERS = ("target-first", "label-first")
+
+
+def _show(value) -> str:
+    from ..common.text import yaml_text
+    return yaml_text(value)
+
+
+def _id_pattern(raw: dict) -> re.Pattern | None:
+    if "id_pattern" not in raw or raw["id_pattern"] is None:
+        return None
+    pattern = raw["id_pattern"]
+    if not isinstance(pattern, str) or not pattern:
+        raise SchemaError(f"id_pattern must be a regular expression written as a string, not {_show(pattern)}")
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise SchemaError(f"id_pattern {pattern} is not a valid regular expression: {exc}") from exc
+
+
+def _sources(raw: dict, key: str, allowed: tuple[str, ...], default: list) -> tuple:
+    """``id_from`` / ``title_from``: a list of ``field:NAME`` or a plain source
+    name, as ``(source, argument)`` pairs."""
+    value = raw.get(key)
+    if value is None:
+        return tuple(default)
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise SchemaError(f"{key} must be a list of sources ({', '.join(_source_forms(allowed))}), "
+                          f"not {_show(value)}")
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise SchemaError(f"{key}[{i}]: {_show(item)} is not a source: use one of "
+                              f"{', '.join(_source_forms(allowed))}")
+        name, sep, arg = item.partition(":")
+        name, arg = name.strip(), arg.strip()
+        if name == "field" and "field" in allowed:
+            if not arg:
+                raise SchemaError(f"{key}[{i}]: `field:` needs the name of a front-matter field, as in field:id")
+            out.append(("field", arg))
+        elif name in allowed and name != "field" and not sep:
+            out.append((name, None))
+        else:
+            raise SchemaError(f"{key}[{i}]: {_show(item)} is not a source: use one of "
+                              f"{', '.join(_source_forms(allowed))}")
+    return tuple(out)
+
+
+def _source_forms(allowed) -> list[str]:
+    return ["field:NAME" if a == "field" else a for a in allowed]
+
+
+@dataclass(frozen=True)
+class KindSource:
+    """One entry of ``kind_from``.  ``source``: "pattern" (``arg`` the group
+    of ``id_pattern``), "field" (``arg`` the field name), "folder" (``arg``
+    the folder's depth, 1 = top level), "prefix" (``arg`` the separator) or
+    "default" (``arg`` the kind).  ``map``: lower-cased value -> kind."""
+    source: str
+    arg: object
+    map: dict | None = None
+
+
+_KIND_SOURCE_KEYS = ("pattern", "field", "folder", "prefix", "default")
+
+
+def _kind_sources(raw: dict, kinds: dict) -> tuple:
+    value = raw.get("kind_from")
+    if value is None:
+        value = [{"pattern": "kind"}]
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"kind_from must be a list of sources ({{pattern: GROUP}}, {{field: NAME, map: ...}}, "
+                          f"{{folder: N, map: ...}}, {{prefix: SEP, map: ...}}, {{default: KIND}}), not {_show(value)}")
+    known = ", ".join(kinds) or "none"
+    out = []
+    for i, item in enumerate(value):
+        where = f"kind_from[{i}]"
+        if not isinstance(item, dict):
+            raise SchemaError(f"{where}: {_show(item)} is not a source: write a mapping such as {{field: type}}")
+        sources = [k for k in _KIND_SOURCE_KEYS if k in item]
+        extra = sorted(set(item) - set(_KIND_SOURCE_KEYS) - {"map"})
+        if len(sources) != 1 or extra:
+            what = f"unknown key(s) {', '.join(map(str, extra))}" if extra else (
+                "more than one source" if sources else "no source")
+            raise SchemaError(f"{where}: {what}: name one of {', '.join(_KIND_SOURCE_KEYS)} (and, but for "
+                              "pattern and default, an optional map)")
+        src = sources[0]
+        arg = item[src]
+        if src == "pattern":
+            if not isinstance(arg, str) or not arg.isidentifier():
+                raise SchemaError(f"{where}.pattern must name a group of id_pattern, such as kind, "
+                                  f"not {_show(arg)}")
+        elif src == "field":
+            if not isinstance(arg, str) or not arg.strip():
+                raise SchemaError(f"{where}.field must be the name of a front-matter field, not {_show(arg)}")
+        elif src == "folder":
+            if isinstance(arg, bool) or not isinstance(arg, int) or arg < 1:
+                raise SchemaError(f"{where}.folder must be a folder depth, 1 for the top-level folder under "
+                                  f"the root, not {_show(arg)}")
+        elif src == "prefix":
+            if not isinstance(arg, str) or not arg:
+                raise SchemaError(f"{where}.prefix must be the separator that ends the prefix, such as '.', "
+                                  f"not {_show(arg)}")
+        elif src == "default":
+            if not isinstance(arg, str) or arg not in kinds:
+                raise SchemaError(f"{where}.default: {_show(arg)} is not a kind of the schema (kinds: {known})")
+        mapping = None
+        if "map" in item:
+            if src in ("pattern", "default"):
+                raise SchemaError(f"{where}: a map is for field, folder and prefix sources, not {src}")
+            m = item["map"]
+            if not isinstance(m, dict):
+                raise SchemaError(f"{where}.map must be a mapping of values to kinds, not {_show(m)}")
+            mapping = {}
+            for k, v in m.items():
+                if not isinstance(v, str) or v not in kinds:
+                    raise SchemaError(f"{where}.map: {_show(k)}: {_show(v)} is not a kind of the schema "
+                                      f"(kinds: {known})")
+                mapping[str(k).strip().lower()] = v
+        out.append(KindSource(src, arg, mapping))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """``links``: how a link's text is matched to a record (the resolver's
+    settings).  The defaults are the research record's: ids only, exact."""
+    resolve: tuple[str, ...] = ("id",)
+    case_sensitive: bool = True
+    wikilink_order: str = "target-first"
+    markdown_links: bool = False
+    mentions: bool = True
+
+
+def _links(value) -> LinkSettings:
+    if value is None:
+        return LinkSettings()
+    if not isinstance(value, dict):
+        raise SchemaError(f"links must be a mapping (resolve, case_sensitive, wikilink_order, markdown_links, "
+                          f"mentions), not {_show(value)}")
+    known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions")
+    extra = sorted(str(k) for k in value if k not in known)
+    if extra:
+        raise SchemaError(f"links: unknown key(s) {', '.join(extra)} (known: {', '.join(known)})")
+    kw = {}
+    if "resolve" in value:
+        r = value["resolve"]
+        if isinstance(r, str):
+            r = [r]
+        if not isinstance(r, list) or not r or any(x not in LINK_SOURCES for x in r):
+            raise SchemaError(f"links.resolve must be a list of {', '.join(LINK_SOURCES)}, not {_show(value['resolve'])}")
+        if len(set(r)) != len(r):
+            raise SchemaError(f"links.resolve names a source twice: {_show(r)}")
+        kw["resolve"] = tuple(r)
+    for key in ("case_sensitive", "markdown_links", "mentions"):
+        if key in value:
+            if not isinstance(value[key], bool):
+                raise SchemaError(f"links.{key} must be true or false, not {_show(value[key])}")
+            kw[key] = value[key]
+    if "wikilink_order" in value:
+        if value["wikilink_order"] not in WIKILINK_ORDERS:
+            raise SchemaError(f"links.wikilink_order must be {' or '.join(WIKILINK_ORDERS)}, "
+                              f"not {_show(value['wikilink_order'])}")
+        kw["wikilink_order"] = value["wikilink_order"]
+    return LinkSettings(**kw)
+
+
+def _tag_pattern(value) -> re.Pattern:
+    if value is None:
+        return re.compile(DEFAULT_TAG_PATTERN)
+    if not isinstance(value, dict):
+        raise SchemaError(f"tags must be a mapping (pattern), not {_show(value)}")
+    extra = sorted(str(k) for k in value if k != "pattern")
+    if extra:
+        raise SchemaError(f"tags: unknown key(s) {', '.join(extra)} (known: pattern)")
+    pattern = value.get("pattern", DEFAULT_TAG_PATTERN)
+    if not isinstance(pattern, str) or not pattern:
+        raise SchemaError(f"tags.pattern must be a regular expression written as a string, not {_show(pattern)}")
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise SchemaError(f"tags.pattern {pattern} is not a valid regular expression: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class DerivePattern:
+    """A relation derived from a field's value: where ``regex`` (with a
+    ``target`` group) matches the value of ``field`` (a string, or each
+    string of a list), the target's text is resolved as a link."""
+    relation: str
+    field: str
+    regex: re.Pattern
+
+
+def _derive(value) -> tuple[list, list]:
+    """``derive``: (the entries of the older form, as dicts; the
+    :class:`DerivePattern` entries of the new form)."""
+    if value is None:
+        return [], []
+    if not isinstance(value, list):
+        raise SchemaError(f"derive must be a list of rules, not {_show(value)}")
+    old, new = [], []
+    for i, item in enumerate(value):
+        where = f"derive[{i}]"
+        if not isinstance(item, dict):
+            raise SchemaError(f"{where}: {_show(item)} is not a rule: write a mapping")
+        rel = item.get("relation")
+        if not isinstance(rel, str) or not rel:
+            raise SchemaError(f"{where}.relation must name the relation the rule makes, not {_show(rel)}")
+        if "pattern" in item or "field" in item:
+            extra = sorted(str(k) for k in item if k not in ("relation", "field", "pattern"))
+            if extra:
+                raise SchemaError(f"{where}: unknown key(s) {', '.join(extra)} (a pattern rule has relation, "
+                                  "field, pattern)")
+            f, pattern = item.get("field"), item.get("pattern")
+            if not isinstance(f, str) or not f:
+                raise SchemaError(f"{where}.field must name a front-matter field, not {_show(f)}")
+            if not isinstance(pattern, str) or not pattern:
+                raise SchemaError(f"{where}.pattern must be a regular expression written as a string, "
+                                  f"not {_show(pattern)}")
+            try:
+                regex = re.compile(pattern)
+            except re.error as exc:
+                raise SchemaError(f"{where}.pattern {pattern} is not a valid regular expression: {exc}") from exc
+            if "target" not in regex.groupindex:
+                raise SchemaError(f"{where}.pattern {pattern} has no group named target: name the part that "
+                                  "names the record, as in (?P<target>.+)")
+            new.append(DerivePattern(rel, f, regex))
+        else:
+            extra = sorted(str(k) for k in item if k not in ("relation", "from_field", "match_fields", "kind"))
+            if extra:
+                raise SchemaError(f"{where}: unknown key(s) {', '.join(extra)} (a rule has relation, from_field, "
+                                  "match_fields, kind; or relation, field, pattern)")
+            ff, mf = item.get("from_field"), item.get("match_fields")
+            if not isinstance(ff, str) or not ff:
+                raise SchemaError(f"{where}.from_field must name a front-matter field, not {_show(ff)}")
+            if not isinstance(mf, list) or not mf or not all(isinstance(x, str) for x in mf):
+                raise SchemaError(f"{where}.match_fields must be a list of field names, not {_show(mf)}")
+            if item.get("kind") is not None and not isinstance(item["kind"], str):
+                raise SchemaError(f"{where}.kind must be a kind's name, not {_show(item['kind'])}")
+            old.append(dict(item))
+    return old, new
+
+
+def _claims_kinds(ct, kinds: dict) -> tuple[str, ...]:
+    if ct is None:
+        ct = {}
+    if not isinstance(ct, dict):
+        raise SchemaError(f"claims_table must be a mapping (section, columns, strengths, kinds), not {_show(ct)}")
+    if "kinds" not in ct:
+        return tuple(k for k in ("NOTE",) if k in kinds)
+    value = ct["kinds"]
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"claims_table.kinds must be a list of kinds, not {_show(value)}")
+    for k in value:
+        if not isinstance(k, str) or k not in kinds:
+            raise SchemaError(f"claims_table.kinds: {_show(k)} is not a kind of the schema "
+                              f"(kinds: {', '.join(kinds) or 'none'})")
+    return tuple(value)
+
+
 def _mentions_date(spec) -> bool:
     if isinstance(spec, dict):
         t = spec.get("type")
@@ -325,31 +626,127 @@ def _mentions_date(spec) -> bool:
     return False
 
 
+PRESET_PREFIX = "preset:"
+
+
 def default_schema_raw() -> dict:
     text = resources.files("recordkit.schema").joinpath("default.yaml").read_text(encoding="utf-8")
     return yaml.load(text, Loader=SafeLoader)
 
 
+def preset_names() -> list[str]:
+    """The presets shipped with recordkit (``recordkit/schema/presets/NAME.yaml``)."""
+    folder = resources.files("recordkit.schema").joinpath("presets")
+    try:
+        return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    except (OSError, FileNotFoundError):  # pragma: no cover - a broken install
+        return []
+
+
+def is_preset(spec) -> bool:
+    return isinstance(spec, str) and spec.startswith(PRESET_PREFIX)
+
+
+def _preset_text(spec: str) -> str:
+    name = spec[len(PRESET_PREFIX):].strip()
+    names = preset_names()
+    if name not in names:
+        raise SchemaError(f"unknown preset {_show(spec)}: the presets are "
+                          f"{', '.join(PRESET_PREFIX + n for n in names) or 'none'}")
+    return resources.files("recordkit.schema").joinpath("presets", name + ".yaml").read_text(encoding="utf-8")
+
+
+def _layer(spec, where: str) -> tuple[str, str, dict]:
+    """(name, text, mapping) of one schema file or preset."""
+    if is_preset(spec):
+        text = _preset_text(spec)
+        name = spec.strip()
+    else:
+        p = Path(spec)
+        name = str(p)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from exc
+    try:
+        data = yaml.load(text, Loader=SafeLoader)
+    except yaml.YAMLError as exc:
+        raise SchemaError(f"{name}: the schema file is not valid YAML: {exc}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SchemaError(f"{name}: the schema file must be a mapping")
+    return name, text, data
+
+
+def schema_layers(spec) -> list[tuple[str, str, dict]]:
+    """The files a schema is made of, the base first: ``spec`` (a path or
+    ``preset:NAME``) and what its ``extends:`` names, transitively.  Each is
+    (name, text, mapping).  The default schema is not listed."""
+    chain = []
+    seen = set()
+    where = ""
+    while spec is not None:
+        key = spec.strip() if is_preset(spec) else str(Path(spec).resolve())
+        if key in seen:
+            raise SchemaError(f"extends: {' -> '.join(n for n, _, _ in reversed(chain))} -> {spec} goes round "
+                              "in a circle")
+        seen.add(key)
+        name, text, data = _layer(spec, where)
+        chain.append((name, text, data))
+        ext = data.get("extends")
+        if ext is None:
+            break
+        if not isinstance(ext, str) or not ext.strip():
+            raise SchemaError(f"{name}: extends must name a preset (preset:NAME) or a schema file, "
+                              f"not {_show(ext)}")
+        if is_preset(ext):
+            spec = ext.strip()
+        else:
+            base = Path(name).parent if not is_preset(name) else Path.cwd()
+            q = Path(ext)
+            spec = q if q.is_absolute() else base / q
+        where = f" (named by extends: in {name})"
+    return list(reversed(chain))
+
+
+def schema_fingerprint_texts(spec) -> list:
+    """The texts of every file the schema ``spec`` is made of (for a cache
+    key): a changed base file changes it."""
+    if spec is None:
+        return []
+    try:
+        return [[name, text] for name, text, _ in schema_layers(spec)]
+    except SchemaError as exc:
+        return [["<error>", str(exc)]]
+
+
 def load_schema(path: str | Path | None = None) -> Schema:
-    """The default schema, with the user file at ``path`` merged over it."""
+    """The default schema, with the user file at ``path`` merged over it.
+
+    ``path`` may also be ``preset:NAME``, a schema shipped in
+    ``recordkit/schema/presets/``.  A file (or preset) that says
+    ``extends: preset:NAME`` (or ``extends: FILE``) is merged over that one,
+    which is merged over the default schema; ``replace: true`` in a file
+    starts it from an empty schema instead of what it extends."""
     raw = default_schema_raw()
     source = "default"
     if path:
-        p = Path(path)
-        try:
-            user = yaml.load(p.read_text(encoding="utf-8"), Loader=SafeLoader) or {}
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SchemaError(f"{p}: cannot read the schema file: {exc}") from exc
-        except yaml.YAMLError as exc:
-            raise SchemaError(f"{p}: the schema file is not valid YAML: {exc}") from exc
-        if not isinstance(user, dict):
-            raise SchemaError(f"{p}: the schema file must be a mapping")
-        if user.pop("replace", False):
-            raw = user
-        else:
-            raw = _merge(raw, user)
-        source = str(p)
-    return Schema(raw, source=source)
+        for name, _text, user in schema_layers(path):
+            user = dict(user)
+            user.pop("extends", None)
+            replace = user.pop("replace", False)
+            if replace not in (True, False):
+                raise SchemaError(f"{name}: replace must be true or false, not {_show(replace)}")
+            raw = user if replace else _merge(raw, user)
+        source = str(path)
+    try:
+        return Schema(raw, source=source)
+    except SchemaError as exc:
+        if path and source not in str(exc):
+            raise SchemaError(f"{source}: {exc}") from None
+        raise
 
 
-__all__ = ["Schema", "SchemaError", "Relation", "Kind", "Section", "load_schema"]
+__all__ = ["Schema", "SchemaError", "Relation", "Kind", "Section", "KindSource", "LinkSettings", "DerivePattern",
+           "load_schema", "preset_names", "schema_layers"]

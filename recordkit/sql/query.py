@@ -59,10 +59,8 @@ def _key(config, hashes: dict[str, str]) -> str:
     h.update(f"recordkit {__version__} query-db 2\0".encode())
     h.update(json.dumps(default_schema_raw(), sort_keys=True, default=str).encode())
     if config.schema is not None:
-        try:
-            h.update(Path(config.schema).read_bytes())
-        except OSError:
-            h.update(b"<no schema file>")
+        from ..schema import schema_fingerprint_texts
+        h.update(json.dumps(schema_fingerprint_texts(config.schema)).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
     h.update(str(config.root).encode())
     for k in sorted(hashes):

@@ -149,7 +149,11 @@ def invalid_id(ctx, rec):
 
     ## What it does
     Checks that the front matter has an `id` that matches the schema's id
-    pattern: an upper-case kind, a hyphen, at least three digits.
+    pattern: an upper-case kind, a hyphen, at least three digits.  With
+    another `id_pattern` the message names that pattern; with an `id_from`
+    that falls back to the file's name or path, a missing `id` is not
+    reported and the id taken from the file is checked instead; with no
+    `id_pattern`, only a missing or non-text `id` is reported.
 
     ## Why is this bad
     The id is how every other record and every body mention names this one.
@@ -165,23 +169,74 @@ def invalid_id(ctx, rec):
     id: THEORY-002
     ```
     """
-    rid = rec.meta.get("id")
-    expected = f" (expected {rec.stem} from the file name)" if ctx.schema.id_re.match(rec.stem) else ""
-    if rid is None and "id" not in rec.meta:
-        return [ctx.diag("RK105", f"`id` is missing{expected}", rec, rec.key_pos())]
-    if rid is None or (isinstance(rid, str) and not rid.strip()):
-        return [ctx.diag("RK105", f"`id` is empty{expected}", rec, rec.value_pos("id"))]
+    schema = ctx.schema
+    name, alone = _id_field(schema)
+    rx = schema.id_re
+    if name is None or name not in rec.meta or not _field_gave_id(rec, name):
+        # the id came from the file's name or path: only the pattern applies
+        if name is not None and alone:
+            return _missing_id(ctx, rec, name)
+        if rx is not None and not rx.match(rec.id):
+            where = "the file's path" if rec.id != rec.stem else "the file name"
+            return [ctx.diag("RK105", f"id `{rec.id}` (from {where}) {_not_of_pattern(schema)}", rec,
+                             rec.key_pos())]
+        return None
+    rid = rec.meta.get(name)
     if not isinstance(rid, str):
-        # `id: 001` is the integer 1 to YAML, `id: 2026-01-01` a date: say so,
-        # quoting what the file says rather than what YAML made of it
-        written = _written(rec, ("id",)) or yaml_text(rid)
-        return [ctx.diag("RK105", f"`id` `{written}` is read by YAML as {kind_of(rid)}, not as text: quote it "
-                                  f"(`id: \"{written}\"`); an id is KIND-NNN (at least three digits){expected}",
-                         rec, rec.value_pos("id"))]
-    if not ctx.schema.id_re.match(rid):
-        return [ctx.diag("RK105", f"`id` `{yaml_text(rid)}` is not of the form KIND-NNN (at least three digits)",
-                         rec, rec.value_pos("id"))]
+        written = _written(rec, (name,)) or yaml_text(rid)
+        return [ctx.diag("RK105", f"`{name}` `{written}` is read by YAML as {kind_of(rid)}, not as text: quote it "
+                                  f"(`{name}: \"{written}\"`){_id_shape(schema)}{_expected(schema, rec)}",
+                         rec, rec.value_pos(name))]
+    if rx is not None and not rx.match(rid):
+        return [ctx.diag("RK105", f"`{name}` `{yaml_text(rid)}` {_not_of_pattern(schema)}", rec, rec.value_pos(name))]
     return None
+
+
+def _id_field(schema) -> tuple[str | None, bool]:
+    """The front-matter field ``id_from`` reads first (None when its first
+    source is not a field), and whether nothing but fields follows it (so
+    a missing field leaves the record with no id of its own)."""
+    src = schema.id_from
+    if not src or src[0][0] != "field":
+        return None, False
+    return src[0][1], all(s == "field" for s, _ in src)
+
+
+def _field_gave_id(rec, name) -> bool:
+    v = rec.meta.get(name)
+    return not (v is None or (isinstance(v, str) and not v.strip()))
+
+
+def _missing_id(ctx, rec, name):
+    rid = rec.meta.get(name)
+    expected = _expected(ctx.schema, rec)
+    if rid is None and name not in rec.meta:
+        return [ctx.diag("RK105", f"`{name}` is missing{expected}", rec, rec.key_pos())]
+    return [ctx.diag("RK105", f"`{name}` is empty{expected}", rec, rec.value_pos(name))]
+
+
+def _expected(schema, rec) -> str:
+    rx = schema.id_re
+    return f" (expected {rec.stem} from the file name)" if rx is not None and rx.match(rec.stem) else ""
+
+
+def _is_research_pattern(schema) -> bool:
+    from ...schema import DEFAULT_ID_PATTERN
+    return schema.id_pattern == DEFAULT_ID_PATTERN
+
+
+def _not_of_pattern(schema) -> str:
+    if _is_research_pattern(schema):
+        return "is not of the form KIND-NNN (at least three digits)"
+    return f"does not match the id pattern {schema.id_pattern}"
+
+
+def _id_shape(schema) -> str:
+    if schema.id_re is None:
+        return ""
+    if _is_research_pattern(schema):
+        return "; an id is KIND-NNN (at least three digits)"
+    return f"; an id matches the id pattern {schema.id_pattern}"
 
 
 def _written(rec, path) -> str | None:
@@ -206,15 +261,24 @@ def id_file_mismatch(ctx, rec):
     after it.  A record whose file says one id and whose front matter another
     is found under the wrong name.
 
+    Only an id read from the front matter (the first `id_from` source) that
+    matches the schema's `id_pattern` is compared; a schema with no
+    `id_pattern` does not ask for it.
+
     ## Example
     `records/theory/THEORY-798.md` with `id: THEORY-799`.
 
     ## Use instead
     Rename the file, or correct the id.
     """
-    rid = rec.meta.get("id")
-    if isinstance(rid, str) and ctx.schema.id_re.match(rid) and rid != rec.stem:
-        return [ctx.diag("RK106", f"`id` {rid} differs from the file name {rec.path.name}", rec, rec.value_pos("id"))]
+    schema = ctx.schema
+    name, _ = _id_field(schema)
+    if name is None or schema.id_re is None:   # no id field, or no id shape a file name could be checked by
+        return None
+    rid = rec.meta.get(name)
+    if isinstance(rid, str) and schema.id_re.match(rid) and rid != rec.stem:
+        return [ctx.diag("RK106", f"`{name}` {rid} differs from the file name {rec.path.name}", rec,
+                         rec.value_pos(name))]
     return None
 
 
@@ -277,8 +341,9 @@ def unknown_kind(ctx, rec):
     rid = rec.meta.get("id")
     if not isinstance(rid, str):
         return None
-    m = ctx.schema.id_re.match(rid)
-    if m and m.group("kind") not in ctx.schema.kinds:
+    rx = ctx.schema.id_re
+    m = rx.match(rid) if rx is not None and "kind" in rx.groupindex else None
+    if m and m.group("kind") is not None and m.group("kind") not in ctx.schema.kinds:
         near = near_words(m.group("kind"), ctx.schema.kinds)
         hint = f" (did you mean {near[0]}?)" if near else ""
         return [ctx.diag("RK108", f"kind {m.group('kind')} is not in the schema{hint}", rec, rec.value_pos("id"))]
