@@ -366,9 +366,6 @@ def resolve_links(corpus: "Corpus") -> None:
     default = settings.is_default
     resolver = resolver_for(corpus)
     schema = corpus.schema
-    for rule in schema.derive:
-        if isinstance(rule, dict) and "pattern" in rule:
-            derive_pattern(rule)    # a bad pattern is a configuration error, said at load
     for rec in corpus.files:
         if not rec.ok:
             continue
@@ -393,33 +390,6 @@ def resolve_links(corpus: "Corpus") -> None:
                 if res.target is not None:
                     m.target = res.target
             rec.mentions = mentions
-
-
-_DERIVE_PATTERNS: dict[str, re.Pattern] = {}
-
-
-def derive_pattern(rule: dict) -> re.Pattern:
-    """The compiled ``pattern`` of a ``{relation, field, pattern}`` derive
-    rule (compiled once); a bad one is a :class:`SchemaError` naming it."""
-    pattern = rule.get("pattern")
-    got = _DERIVE_PATTERNS.get(pattern) if isinstance(pattern, str) else None
-    if got is not None:
-        return got
-    from ..schema import SchemaError
-    name = f"derive rule for `{rule.get('relation')}`"
-    if not isinstance(pattern, str):
-        raise SchemaError(f"{name}: pattern must be a regular expression written as a string")
-    if not isinstance(rule.get("field"), str) or not isinstance(rule.get("relation"), str):
-        raise SchemaError(f"{name}: a pattern rule needs `relation` and `field` (the field whose value it reads)")
-    try:
-        got = re.compile(pattern)
-    except re.error as exc:
-        raise SchemaError(f"{name}: pattern is not a valid regular expression: {exc}") from exc
-    if "target" not in got.groupindex:
-        raise SchemaError(f"{name}: pattern {pattern} has no group named target: name the part that names the "
-                          "record, as in (?i)superseded by\\s+(?P<target>.+)")
-    _DERIVE_PATTERNS[pattern] = got
-    return got
 
 
 def find_record(corpus: "Corpus", text: str) -> Resolution:

@@ -32,11 +32,9 @@ def derived_edges(corpus: "Corpus") -> list:
 def _derived(corpus: "Corpus"):
     """(source, target, derive rule, field, index in it, reference) of every
     derived edge, without positions (which may cost a second YAML parse)."""
-    for rule in corpus.schema.derive:
+    schema = corpus.schema
+    for rule in schema.derive:
         kind = rule.get("kind")
-        if "pattern" in rule:
-            yield from _derived_by_pattern(corpus, rule)
-            continue
         index: dict[str, str] = {}
         for rid, r in corpus.records.items():
             if kind and r.kind != kind:
@@ -61,25 +59,24 @@ def _derived(corpus: "Corpus"):
                 target = index.get(normalize_ref(str(ref)))
                 if target and target != rid and target not in declared:
                     yield rid, target, rule, src_field, i, ref
+    for rule in schema.derive_patterns:
+        yield from _derived_by_pattern(corpus, rule)
 
 
-def _derived_by_pattern(corpus: "Corpus", rule: dict):
-    """The edges of a ``{relation, field, pattern}`` derive rule: each match
+def _derived_by_pattern(corpus: "Corpus", rule):
+    """The edges of a ``{relation, field, pattern}`` derive rule (the
+    schema's ``DerivePattern``): each match
     of ``pattern`` in the field's value (a string, or each string of a list)
     names its target in the group ``target``: an id, a ``[[wikilink]]`` or a
     Markdown link, resolved by the corpus's resolver."""
-    from ..corpus.resolve import derive_pattern, link_settings, resolver_for, value_link
-    pattern = derive_pattern(rule)
-    kind = rule.get("kind")
-    field_name = rule["field"]
-    relation = rule["relation"]
+    from ..corpus.resolve import link_settings, resolver_for, value_link
+    pattern, field_name, relation = rule.regex, rule.field, rule.relation
+    as_dict = {"relation": relation, "field": field_name, "pattern": pattern.pattern}
     settings = link_settings(corpus.schema)
     settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
                               settings.mentions)
     resolver = resolver_for(corpus)
     for rid, r in corpus.records.items():
-        if kind and r.kind != kind:
-            continue
         values = r.get(field_name)
         if isinstance(values, str):
             values = [values]
@@ -100,7 +97,7 @@ def _derived_by_pattern(corpus: "Corpus", rule: dict):
                 if declared is None:
                     declared = {t.id for t in r.relations.get(relation, [])}
                 if target not in declared:
-                    yield rid, target, rule, field_name, i, ref.strip()
+                    yield rid, target, as_dict, field_name, i, ref.strip()
 
 
 _REF_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "https://doi.org/",

@@ -271,7 +271,7 @@ def test_bad_derive_pattern_is_a_configuration_error(tmp_path):
                  {"a.md": "---\nid: NOTE-001\n---\n"})
     p = run_cli("lint", cwd=root)
     assert p.returncode == 2
-    assert "derive rule for `cites`: pattern is not a valid regular expression" in p.stderr
+    assert "derive[0].pattern superseded (by is not a valid regular expression" in p.stderr
     assert "Traceback" not in p.stderr
     root2 = vault(tmp_path / "2", "derive:\n  - {relation: cites, field: status, pattern: 'superseded by (.+)'}\n",
                   {"a.md": "---\nid: NOTE-001\n---\n"})
