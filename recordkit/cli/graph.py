@@ -26,6 +26,9 @@ def command(ctx, html_file, fmt, output, focus, depth):
         click.echo("recordkit: give --html FILE or --format FORMAT", err=True)
         sys.exit(2)
     corpus = ctx.corpus
+    if focus:
+        from .show import record_argument
+        focus = record_argument(corpus, focus, "recordkit", "--focus ")
     if focus and focus not in corpus.records:
         click.echo(f"recordkit: --focus {focus}: no such record", err=True)
         sys.exit(2)

@@ -112,12 +112,16 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         else:
             click.echo(terminal_safe(format_listing(data, lifecycle_noun(corpus.schema))))
         return
+    from .show import record_argument
+    record_id = record_argument(corpus, record_id, "recordkit promote")
     rec = corpus.get(record_id)
     if rec is None:
         from ..common.didyoumean import hint
         click.echo(f"recordkit promote: no record {record_id} under {corpus.root}"
                    f"{hint(corpus.near_ids(record_id, n=3))}", err=True)
         sys.exit(2)
+    if by is not None:
+        by = record_argument(corpus, by, "recordkit promote", "--by ")
     if by is not None and by not in corpus.records:
         click.echo(f"recordkit promote: --by {by}: no such record", err=True)
         sys.exit(2)

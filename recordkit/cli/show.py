@@ -18,6 +18,7 @@ def command(ctx, record_id, fmt):
     """One record: fields, relations, typed backlinks, mentions, checks."""
     from ..views.describe import describe
     corpus = ctx.corpus
+    record_id = record_argument(corpus, record_id, "recordkit show")
     info = describe(corpus, record_id)
     if info is None:
         from ..common.didyoumean import hint
@@ -32,6 +33,20 @@ def command(ctx, record_id, fmt):
         click.echo(json_text(info, indent=2))
     else:
         click.echo(format_text(info) + format_query_blocks(blocks))
+
+
+def record_argument(corpus, text: str, prog: str, option: str = "") -> str:
+    """The id of the record a command's argument names: an id, a path, a
+    file name, a title or an alias (through the corpus's resolver).  An
+    ambiguous one exits 2 listing the records it may mean; an unknown one
+    is returned as given, for the command's own "no record" message."""
+    from ..corpus.resolve import candidates_text, find_record
+    res = find_record(corpus, text)
+    if res.ambiguous:
+        click.echo(terminal_safe(f"{prog}: {option}{text} matches {len(res.candidates)} records by {res.by}: "
+                                 f"{candidates_text(corpus, res)}; give one of their ids or paths"), err=True)
+        sys.exit(2)
+    return res.target if res.target is not None else text
 
 
 def format_text(info: dict, width: int = 100) -> str:

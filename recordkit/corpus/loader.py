@@ -15,6 +15,7 @@ from ..schema import Schema, load_schema
 from .model import Diagnostic, Record
 from .parallel import parse_parallel
 from .parse import parse_text
+from .resolve import resolve_links
 
 if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
     import networkx as nx
@@ -171,6 +172,7 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
             corpus.diagnostics.extend(diags)
             if rec.ok and rec.id not in corpus.records:
                 corpus.records[rec.id] = rec
+        resolve_links(corpus)
     return corpus
 
 
@@ -190,4 +192,5 @@ def with_texts(base: Corpus, texts: dict[Path, str]) -> Corpus:
             c.diagnostics.extend(d for d in base.diagnostics if d.path == rec.path)
         if rec.ok and rec.id not in c.records:
             c.records[rec.id] = rec
+    resolve_links(c)
     return c

@@ -15,18 +15,25 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import chain
+from urllib.parse import unquote
 
 
 
 @dataclass(slots=True)
 class Mention:
-    """An id named in a record's body: a bare ``KIND-NNN`` or a ``[[wikilink]]``."""
+    """A record named in a body: a bare ``KIND-NNN``, a ``[[wikilink]]``, an
+    ``![[embed]]`` or a Markdown link to a ``.md`` file.  ``target`` is the
+    record's id once the corpus's links are resolved
+    (:func:`recordkit.corpus.resolve.resolve_links`), else the link's target
+    as written; ``text``: the link's target as written (its syntax taken
+    off), when it may differ from ``target``."""
     target: str
     line: int
     col: int
     end_col: int
-    form: str = "bare"          # "bare" or "wikilink"
+    form: str = "bare"          # "bare", "wikilink", "embed" or "markdown"
     label: str | None = None
+    text: str | None = None
 
 
 _BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}|\t)[^\n]*)")
@@ -34,7 +41,15 @@ _LEADING_INDENT_RE = re.compile(r"(?:[ \t]*\n)*(?= {4}|\t)")
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _TICKS_RE = re.compile(r"``*")  # a literal first char lets re search fast
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+# ``[[target#heading|label]]``, ``[[target^block]]``: group 1 the target, 2 the label
+_WIKI_RE = re.compile(r"\[\[([^\[\]|#^\n]+?)(?:[#^][^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+# Dendron's order, ``[[label|target#heading]]``: group 1 the label, 2 the target
+_WIKI_LABEL_FIRST_RE = re.compile(r"\[\[(?:([^\[\]|\n]*)\|)?([^\[\]|#^\n]+?)(?:[#^][^\[\]|\n]*)?\]\]")
+# the destination of a Markdown link or image, ``](dest "title")``; bounded
+# lengths keep a line of unclosed ``](`` linear
+_MD_DEST_RE = re.compile(r"\]\([ \t]*(<[^<>\n]{0,2048}>|[^()\s]{1,2048})(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'))?[ \t]*\)")
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_MD_TEXT_BACK = 1024   # how far back the link text's ``[`` is looked for
 #: how far a fence may be indented (CommonMark allows 3 spaces; more inside
 #: nested list items): a bound keeps a long line of backtick runs linear
 _MAX_FENCE_INDENT = 40
@@ -315,19 +330,24 @@ def _breaks_paragraph(body: str, a: int, b: int) -> bool:
     return _HEADING_LINE_RE.match(body, body.rfind("\n", 0, a) + 1) is not None
 
 
-def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1, code: list | None = None) -> list[Mention]:
+def scan_mentions(body: str, id_re: re.Pattern | None, first_line: int = 1, code: list | None = None,
+                  links=None) -> list[Mention]:
     """Every mention in ``body``; lines are counted from ``first_line``.
-    ``code`` is :func:`code_ranges` of the body, when the caller has it."""
+    ``code`` is :func:`code_ranges` of the body, when the caller has it.
+    ``id_re``: the bare ``KIND-NNN`` tokens to find, or None for none.
+    ``links``: the schema's link settings
+    (:class:`recordkit.corpus.resolve.LinkSettings`), or None for the
+    research defaults (wikilinks target first, no Markdown links)."""
     # Two searches, each with a pattern a literal leads, merged in order: an
     # alternation of both is 5x slower than the two together.  The loop is
     # written out flat because it runs once per mention of the whole record.
-    wikis = list(_WIKI_RE.finditer(body)) if "[[" in body else []
+    wikis = _links(body, links)
     if code is None:
         code = code_ranges(body)
     nc = len(code)
     nw = len(wikis)
     ci = wi = 0
-    next_wiki = wikis[0].start() if nw else -1
+    next_wiki = wikis[0][0] if nw else -1
     wiki_end = -1
     out: list[Mention] = []
     append = out.append
@@ -337,30 +357,32 @@ def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1, code: list 
     count = body.count
     rfind = body.rfind
     end_of_body = len(body) + 1
-    for m in chain(id_re.finditer(body), (None,)):
+    ids = id_re.finditer(body) if id_re is not None else ()
+    for m in chain(ids, (None,)):
         s = end_of_body if m is None else m.start()
         if m is not None and s:
             c = body[s - 1]
             if c.isalnum() or c == "_" or c == "-":
                 continue
-        while 0 <= next_wiki <= s:   # wikilinks that start before this id
-            w = wikis[wi]
+        while 0 <= next_wiki <= s:   # links that start before this id
+            ws, we, target, label, form = wikis[wi]
             wi += 1
-            next_wiki = wikis[wi].start() if wi < nw else -1
-            ws = w.start()
+            next_wiki = wikis[wi][0] if wi < nw else -1
+            if ws < wiki_end:
+                continue   # inside the link just emitted (a wikilink in a Markdown link's text)
             if nc:
                 while ci < nc and code[ci][1] <= ws:
                     ci += 1
                 if ci < nc and code[ci][0] <= ws:
                     continue
-            wiki_end = w.end()
+            wiki_end = we
             n = count("\n", last, ws)
             if n:
                 line += n
                 line_start = rfind("\n", last, ws) + 1
             last = ws
             col = ws - line_start + 1
-            append(Mention(w.group(1).strip(), line, col, col + (wiki_end - ws), "wikilink", w.group(2)))
+            append(Mention(target, line, col, col + (we - ws), form, label))
         if m is None:
             break
         if s < wiki_end:
@@ -377,6 +399,48 @@ def scan_mentions(body: str, id_re: re.Pattern, first_line: int = 1, code: list 
         last = s
         col = s - line_start + 1
         append(Mention(m.group(), line, col, col + (m.end() - s)))
+    return out
+
+
+def _links(body: str, links) -> list[tuple]:
+    """(start, end, target, label, form) of every wikilink, embed and (when
+    ``links.markdown_links``) Markdown link to a ``.md`` file in ``body``,
+    code or not, in order of their start."""
+    out: list[tuple] = []
+    if "[[" in body:
+        label_first = links is not None and links.wikilink_order == "label-first"
+        if label_first:
+            for w in _WIKI_LABEL_FIRST_RE.finditer(body):
+                ws = w.start()
+                form = "wikilink"
+                if links is not None and ws and body[ws - 1] == "!":
+                    ws -= 1
+                    form = "embed"
+                out.append((ws, w.end(), w.group(2).strip(), w.group(1), form))
+        else:
+            for w in _WIKI_RE.finditer(body):
+                ws = w.start()
+                form = "wikilink"
+                if links is not None and ws and body[ws - 1] == "!":
+                    ws -= 1
+                    form = "embed"
+                out.append((ws, w.end(), w.group(1).strip(), w.group(2), form))
+    if links is not None and links.markdown_links and "](" in body:
+        md = []
+        for d in _MD_DEST_RE.finditer(body):
+            target = markdown_target(d.group(1))
+            if target is None:
+                continue
+            s = d.start()
+            k = body.rfind("[", max(0, s - _MD_TEXT_BACK), s)
+            if k < 0 or body.find("\n\n", k, s) >= 0:
+                continue     # no link text: not a link
+            label = body[k + 1:s]
+            if k and body[k - 1] == "!":
+                k -= 1
+            md.append((k, d.end(), target, label, "markdown"))
+        if md:
+            out = sorted(out + md) if out else md
     return out
 
 
@@ -424,6 +488,25 @@ def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None)
     for *kinds, num in findall(body, pos):
         out.append("".join(kinds) + "-" + num)
     return out
+
+
+def markdown_target(href: str) -> str | None:
+    """The file a Markdown link's destination names, URL-decoded, without
+    its ``#anchor`` or query; None for an external address (``https:``,
+    ``mailto:``, any scheme) or a destination that is not a ``.md`` file."""
+    href = href.strip()
+    if href.startswith("<") and href.endswith(">"):
+        href = href[1:-1].strip()
+    if not href or _SCHEME_RE.match(href) or href.startswith(("#", "//")):
+        return None
+    for sep in ("#", "?"):
+        k = href.find(sep)
+        if k >= 0:
+            href = href[:k]
+    href = unquote(href)
+    if not href.lower().endswith(".md"):
+        return None
+    return href
 
 
 def scan_suppressions(text: str) -> dict[int, frozenset]:

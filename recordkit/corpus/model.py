@@ -19,9 +19,13 @@ Pos = tuple  # (line, col, end_line, end_col), 1-based
 
 @dataclass(slots=True)
 class Target:
-    """One target of a front-matter relation, with the position of its item."""
+    """One target of a front-matter relation, with the position of its item.
+    ``id``: the record it names once the corpus's links are resolved
+    (:func:`recordkit.corpus.resolve.resolve_links`), else the value as
+    written; ``text``: the value as written, when it may differ from ``id``."""
     id: str
     pos: Pos
+    text: str | None = None
 
 
 @dataclass(eq=False, slots=True)

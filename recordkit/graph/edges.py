@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 def derived_edges(corpus: "Corpus") -> list:
     """Edges the schema derives from fields: by default a LIT's
     ``references`` that match another LIT's ``arxiv`` or ``doi`` become
-    ``cites`` edges."""
+    ``cites`` edges; a rule with ``field`` and ``pattern`` makes an edge of
+    every match of its pattern in the field's value, to the record the
+    pattern's ``target`` group names (resolved as any link is)."""
     out = []
     for rid, target, rule, field_name, i, ref in _derived(corpus):
         pos = corpus.records[rid].value_pos(field_name, i)
@@ -30,7 +32,8 @@ def derived_edges(corpus: "Corpus") -> list:
 def _derived(corpus: "Corpus"):
     """(source, target, derive rule, field, index in it, reference) of every
     derived edge, without positions (which may cost a second YAML parse)."""
-    for rule in corpus.schema.derive:
+    schema = corpus.schema
+    for rule in schema.derive:
         kind = rule.get("kind")
         index: dict[str, str] = {}
         for rid, r in corpus.records.items():
@@ -56,6 +59,45 @@ def _derived(corpus: "Corpus"):
                 target = index.get(normalize_ref(str(ref)))
                 if target and target != rid and target not in declared:
                     yield rid, target, rule, src_field, i, ref
+    for rule in schema.derive_patterns:
+        yield from _derived_by_pattern(corpus, rule)
+
+
+def _derived_by_pattern(corpus: "Corpus", rule):
+    """The edges of a ``{relation, field, pattern}`` derive rule (the
+    schema's ``DerivePattern``): each match
+    of ``pattern`` in the field's value (a string, or each string of a list)
+    names its target in the group ``target``: an id, a ``[[wikilink]]`` or a
+    Markdown link, resolved by the corpus's resolver."""
+    from ..corpus.resolve import link_settings, resolver_for, value_link
+    pattern, field_name, relation = rule.regex, rule.field, rule.relation
+    as_dict = {"relation": relation, "field": field_name, "pattern": pattern.pattern}
+    settings = link_settings(corpus.schema)
+    settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
+                              settings.mentions)
+    resolver = resolver_for(corpus)
+    for rid, r in corpus.records.items():
+        values = r.get(field_name)
+        if isinstance(values, str):
+            values = [values]
+        if not isinstance(values, list):
+            continue
+        declared = None
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                continue
+            for m in pattern.finditer(value):
+                ref = m.group("target")
+                if not ref or not ref.strip():
+                    continue
+                text, form = value_link(ref.strip(), settings)
+                target = resolver.resolve(text, from_path=r.relpath, form=form).target
+                if target is None or target == rid:
+                    continue
+                if declared is None:
+                    declared = {t.id for t in r.relations.get(relation, [])}
+                if target not in declared:
+                    yield rid, target, as_dict, field_name, i, ref.strip()
 
 
 _REF_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:", "https://doi.org/",

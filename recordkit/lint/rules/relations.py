@@ -1,6 +1,7 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
+from ...corpus.resolve import mention_resolution, target_resolution
 from ...graph.cycles import cycles
 from ..involve import links_key
 from ..registry import rule
@@ -47,6 +48,8 @@ def dangling_relation(ctx, rec):
             continue
         for t in targets:
             if t.id not in records and t.id != rec.id:
+                if t.text is not None and not target_resolution(ctx.corpus, rec, t).missing:
+                    continue   # ambiguous: RK308 says which records it may mean
                 out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos,
                                     about=(t.id,)))
     return out
@@ -203,10 +206,83 @@ def dangling_mention(ctx, rec):
         return out   # (the positions are worked out only for a record that has a dangling mention)
     for m in rec.mentions:
         if m.target not in records:
-            what = "wikilink" if m.form == "wikilink" else "mention"
-            out.append(ctx.diag("RK305", f"{what} of {m.target}, which does not exist{_near(ctx, m.target, rec.id)}",
-                                rec, (m.line, m.col, m.line, m.end_col), about=(m.target,)))
+            if m.text is not None and not mention_resolution(ctx.corpus, rec, m).missing:
+                continue   # ambiguous: RK308 says which records it may mean
+            if m.form == "markdown":
+                msg = f"link to {m.target}, which does not exist"
+            else:
+                what = "mention" if m.form == "bare" else m.form
+                msg = f"{what} of {m.target}, which does not exist{_near(ctx, m.target, rec.id)}"
+            out.append(ctx.diag("RK305", msg, rec, (m.line, m.col, m.line, m.end_col), about=(m.target,)))
     return out
+
+
+@rule("RK308", "ambiguous-link", "warning")
+def ambiguous_link(ctx, rec):
+    """A link matches more than one record.
+
+    ## What it does
+    Checks every front-matter relation value and every link of the body
+    (wikilink, embed, Markdown link, bare id) that names no record by
+    itself: when its text matches two or more records equally well (two
+    files of the same name in different folders, two notes with the same
+    title or alias) it reports the link and lists the records it may mean.
+    The keys a link is matched against, and in which order, are the
+    schema's `links.resolve` (`id`, `path`, `stem`, `title`, `aliases`).
+
+    ## Why is this bad
+    recordkit cannot tell which record is meant, so the link is left out of
+    the graph, backlinks and the site; an editor may pick one of them
+    silently, and another tool the other.
+
+    ## Example
+    ```markdown
+    <!-- projects/alpha/Meeting.md and projects/beta/Meeting.md both exist -->
+    See [[Meeting]] for the decision.
+    ```
+
+    ## Use instead
+    Write as much of the path as tells them apart (the shortest unambiguous
+    path, as Obsidian and Foam write it):
+    ```markdown
+    See [[alpha/Meeting]] for the decision.
+    ```
+    """
+    records = ctx.records
+    out = []
+    corpus = ctx.corpus
+    for rel, targets in rec.relations.items():
+        for t in targets:
+            if t.id in records or t.text is None:
+                continue
+            res = target_resolution(corpus, rec, t)
+            if res.ambiguous:
+                out.append(ctx.diag("RK308", f"`{rel}` target {t.id} is ambiguous: {_candidates(ctx, res)}",
+                                    rec, t.pos, about=res.candidates))
+    for t in rec.mention_targets:
+        if t not in records:
+            break
+    else:
+        return out
+    for m in rec.mentions:
+        if m.target in records or m.text is None:
+            continue
+        res = mention_resolution(corpus, rec, m)
+        if res.ambiguous:
+            what = "link" if m.form == "markdown" else "mention" if m.form == "bare" else m.form
+            out.append(ctx.diag("RK308", f"{what} {m.target} is ambiguous: {_candidates(ctx, res)}",
+                                rec, (m.line, m.col, m.line, m.end_col), about=res.candidates))
+    return out
+
+
+def _candidates(ctx, res) -> str:
+    """"it matches the stem of a/Note.md and b/Note.md"."""
+    records = ctx.records
+    paths = [records[c].relpath if c in records else c for c in res.candidates]
+    what = {"id": "the id", "path": "the end of the path", "stem": "the file name", "title": "the title",
+            "aliases": "an alias"}.get(res.by, "")
+    shown = ", ".join(paths[:-1]) + " and " + paths[-1] if len(paths) > 1 else "".join(paths)
+    return f"it matches {what} of {shown}; write more of the path to say which"
 
 
 @rule("RK306", "too-many-targets", "error", local=True)

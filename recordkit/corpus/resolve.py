@@ -1,0 +1,425 @@
+"""Which record a link names: the resolver, built once per corpus.
+
+A link's text (a front-matter relation value, a ``[[wikilink]]``, a bare
+``KIND-NNN``, a Markdown link to a ``.md`` file, the argument of ``recordkit
+show``) is matched against the records' keys in the order the schema's
+``links.resolve`` gives:
+
+- ``id``: the record's id;
+- ``path``: its path under the root without ``.md``, or the shortest
+  unambiguous end of it (``[[sub/Note]]`` matches ``a/sub/Note.md``, as
+  Obsidian and Foam do);
+- ``stem``: its file name without ``.md``;
+- ``title``: its title;
+- ``aliases``: the strings of its ``aliases`` field.
+
+The first key that matches decides: one record is the target, two or more
+make the link ambiguous (the candidates are kept for the diagnostic), none
+at all makes it missing.  With ``links.case_sensitive: false`` keys and links
+are compared case-insensitively and with runs of blanks folded to one space
+(as Obsidian does; ``-`` and ``_`` are not folded).
+
+Every index is a dictionary built in one pass over the records (the path
+index holds every end of every path: linear in the total path depth), and
+every answer is cached, so resolving a link costs a dictionary look-up, never
+a scan of the records.
+
+With the research defaults (``resolve: [id]``, case-sensitive) a link
+resolves exactly when its text is an id, as before the resolver existed:
+:func:`resolve_links` then leaves the records as they were loaded.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from .mentions import Mention, markdown_target, scan_mentions
+
+if TYPE_CHECKING:
+    from .loader import Corpus
+    from .model import Record
+
+#: the keys a link may be matched against, in the default order of a vault
+KEYS = ("id", "path", "stem", "title", "aliases")
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSettings:
+    """The schema's ``links:`` settings (defaults: today's research record)."""
+    resolve: tuple[str, ...] = ("id",)
+    case_sensitive: bool = True
+    wikilink_order: str = "target-first"
+    markdown_links: bool = False
+    mentions: bool = True
+
+    @property
+    def is_default(self) -> bool:
+        """Whether links resolve as they did before the resolver: by id only,
+        exactly as written, bare mentions on, no Markdown links."""
+        return self == _DEFAULT
+
+
+_DEFAULT = LinkSettings()
+
+
+def link_settings(schema) -> LinkSettings:
+    """The ``links:`` settings of ``schema``: its ``links`` attribute when it
+    has one (a mapping or an object with the same names), else the ``links``
+    mapping of its raw data, each missing key at its research default.
+    Values of the wrong type fall back to the default (the schema's
+    validation reports them)."""
+    got = getattr(schema, "links", None)
+    if got is None:
+        raw = getattr(schema, "raw", None)
+        got = raw.get("links") if isinstance(raw, dict) else None
+    if got is None:
+        return _DEFAULT
+    if not isinstance(got, dict):
+        got = {k: getattr(got, k) for k in ("resolve", "case_sensitive", "wikilink_order", "markdown_links",
+                                               "mentions") if hasattr(got, k)}
+    order = got.get("resolve", _DEFAULT.resolve)
+    if isinstance(order, str):
+        order = [order]
+    if not isinstance(order, (list, tuple)) or not order:
+        order = _DEFAULT.resolve
+    order = tuple(k for k in order if k in KEYS) or _DEFAULT.resolve
+    wl = got.get("wikilink_order", _DEFAULT.wikilink_order)
+    return LinkSettings(
+        resolve=order,
+        case_sensitive=_bool(got.get("case_sensitive"), _DEFAULT.case_sensitive),
+        wikilink_order=wl if wl in ("target-first", "label-first") else _DEFAULT.wikilink_order,
+        markdown_links=_bool(got.get("markdown_links"), _DEFAULT.markdown_links),
+        mentions=_bool(got.get("mentions"), _DEFAULT.mentions))
+
+
+def _bool(value, default: bool) -> bool:
+    return value if isinstance(value, bool) else default
+
+
+class Resolution(NamedTuple):
+    """What a link names: ``target`` (a record id) when exactly one record
+    matches; else ``target`` is None and ``candidates`` holds the ids of the
+    records that match equally well (two or more: ambiguous) or nothing
+    (missing).  ``by``: the key that matched (``id``, ``path``, ``stem``,
+    ``title``, ``aliases``), or None."""
+    target: str | None
+    candidates: tuple[str, ...] = ()
+    by: str | None = None
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.target is None and len(self.candidates) > 1
+
+    @property
+    def missing(self) -> bool:
+        return self.target is None and not self.candidates
+
+
+_MISSING = Resolution(None)
+
+
+# -- link text ----------------------------------------------------------------
+_FM_WIKI_RE = re.compile(r"\s*!?\[\[([^\[\]\n]*)\]\]\s*")
+_MD_LINK_RE = re.compile(r"\s*!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)\s*")
+
+
+def wikilink_target(inner: str, order: str = "target-first") -> str:
+    """The target of a wikilink's inner text (``target#heading|label``,
+    ``target^block``; ``label|target`` when ``order`` is ``label-first``)."""
+    if "|" in inner:
+        if order == "label-first":
+            inner = inner.rsplit("|", 1)[1]
+        else:
+            inner = inner.split("|", 1)[0]
+    for sep in ("#", "^"):
+        k = inner.find(sep)
+        if k >= 0:
+            inner = inner[:k]
+    return inner.strip()
+
+
+def value_link(text: str, settings: LinkSettings = _DEFAULT) -> tuple[str, str]:
+    """A front-matter value as a link: (target text, form).  ``"[[Note]]"``,
+    ``"[[Note|alias]]"`` and ``"![[Note]]"`` are wikilinks, ``"[t](a.md)"`` a
+    Markdown link when ``markdown_links`` is on; anything else is the text
+    itself (form ``"value"``)."""
+    if "[[" in text:
+        m = _FM_WIKI_RE.fullmatch(text)
+        if m:
+            return wikilink_target(m.group(1), settings.wikilink_order), "wikilink"
+    if settings.markdown_links and "](" in text:
+        m = _MD_LINK_RE.fullmatch(text)
+        if m:
+            href = markdown_target(m.group(1))
+            if href is not None:
+                return href, "markdown"
+    return text.strip(), "value"
+
+
+# -- the resolver -----------------------------------------------------------------
+def _fold(text: str) -> str:
+    """A key compared case- and space-insensitively: Unicode NFC (a name
+    written by macOS is decomposed), case-folded, blank runs made one space."""
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _strip_md(path: str) -> str:
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+class Resolver:
+    """Matches links to records (see the module's documentation).
+
+    ``records``: id -> Record (a corpus's ``records``); ``settings``: the
+    schema's :class:`LinkSettings`.  The indexes of the keys the settings
+    name are built on first use, each in one pass over the records."""
+
+    def __init__(self, records: dict, settings: LinkSettings = _DEFAULT, order: tuple[str, ...] | None = None):
+        self.records = records
+        self.settings = settings
+        self.order = tuple(order) if order is not None else settings.resolve
+        self.norm = _same if settings.case_sensitive else _fold
+        self._index: dict[str, dict[str, list[str]]] = {}
+        self._cache: dict[tuple, Resolution] = {}
+
+    # indexes: normalised key -> ids, in record order
+    def index(self, key: str) -> dict[str, list[str]]:
+        got = self._index.get(key)
+        if got is None:
+            got = self._index[key] = self._build(key)
+        return got
+
+    def _build(self, key: str) -> dict[str, list[str]]:
+        norm = self.norm
+        out: dict[str, list[str]] = {}
+
+        def add(k, rid):
+            if not k:
+                return
+            ids = out.get(k)
+            if ids is None:
+                out[k] = [rid]
+            elif ids[-1] != rid:
+                ids.append(rid)
+
+        records = self.records
+        if key == "id":
+            for rid in records:
+                add(norm(rid), rid)
+        elif key == "path":
+            # every end of every path: ``a/sub/Note`` is found as ``Note``,
+            # ``sub/Note`` and ``a/sub/Note``
+            for rid, r in records.items():
+                parts = norm(_strip_md(r.relpath)).split("/")
+                for i in range(len(parts)):
+                    add("/".join(parts[i:]), rid)
+        elif key == "stem":
+            for rid, r in records.items():
+                add(norm(r.path.stem), rid)
+        elif key == "title":
+            for rid, r in records.items():
+                t = r.title
+                if isinstance(t, str):
+                    add(norm(t), rid)
+        elif key == "aliases":
+            for rid, r in records.items():
+                for a in _aliases(r):
+                    add(norm(a), rid)
+        return out
+
+    def resolve(self, text: str, *, from_path: str | None = None, form: str = "value") -> Resolution:
+        """What ``text`` (a link's target, already taken out of its syntax)
+        names.  ``from_path``: the root-relative path of the linking file,
+        against which a Markdown link (``form="markdown"``) is read."""
+        if form == "markdown":
+            return self._resolve_markdown(text, from_path)
+        key = text
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = self._lookup(text)
+        return got
+
+    def _lookup(self, text: str) -> Resolution:
+        if self.order[0] == "id" and text in self.records:
+            return Resolution(text, (text,), "id")   # the common case, as written
+        t = self.norm(text.strip())
+        if not t:
+            return _MISSING
+        for key in self.order:
+            if key == "path":
+                p = t.lstrip("/")
+                if p.startswith("./"):
+                    p = p[2:]
+                p = _strip_md(p)
+                if "/" not in p:
+                    continue    # a bare name is a stem, not a path
+                ids = self.index("path").get(p)
+            elif key == "stem":
+                ids = self.index("stem").get(_strip_md(t))
+            else:
+                ids = self.index(key).get(t)
+            if ids:
+                if len(ids) == 1:
+                    return Resolution(ids[0], (ids[0],), key)
+                return Resolution(None, tuple(ids), key)
+        return _MISSING
+
+    def _resolve_markdown(self, href: str, from_path: str | None) -> Resolution:
+        """A Markdown link's destination: relative to the linking file's
+        folder (or to the root when it starts with ``/``), an exact path;
+        then, when no file is there, matched as any link is."""
+        base = posixpath.dirname(from_path) if from_path else ""
+        joined = href.lstrip("/") if href.startswith("/") else posixpath.join(base, href)
+        path = posixpath.normpath(joined)
+        key = ("md", path)
+        got = self._cache.get(key)
+        if got is not None:
+            return got
+        got = _MISSING
+        if not path.startswith("../") and path != "..":
+            ids = self._full_paths().get(self.norm(_strip_md(path)))
+            if ids:
+                got = Resolution(ids[0], (ids[0],), "path") if len(ids) == 1 else \
+                    Resolution(None, tuple(ids), "path")
+        if got.missing:
+            name = _strip_md(href)
+            got = self._lookup(name)
+            if got.missing and "/" in name:
+                got = self._lookup(posixpath.basename(name))
+                if got.by not in (None, "stem", "path"):
+                    got = _MISSING   # a path's last part matched only as a title: not a file link
+        self._cache[key] = got
+        return got
+
+    def _full_paths(self) -> dict[str, list[str]]:
+        got = self._index.get("fullpath")
+        if got is None:
+            got = {}
+            for rid, r in self.records.items():
+                got.setdefault(self.norm(_strip_md(r.relpath)), []).append(rid)
+            self._index["fullpath"] = got
+        return got
+
+
+def _aliases(rec) -> list[str]:
+    a = getattr(rec, "aliases", None)
+    if a is None:
+        a = rec.get("aliases") if hasattr(rec, "get") else None
+    if isinstance(a, str):
+        return [a]
+    if isinstance(a, list):
+        return [x for x in a if isinstance(x, str)]
+    return []
+
+
+# -- the corpus's links, resolved ---------------------------------------------------
+_resolvers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def resolver_for(corpus: "Corpus") -> Resolver:
+    """The corpus's resolver (built once, kept beside the corpus)."""
+    got = _resolvers.get(corpus)
+    if got is None or got.records is not corpus.records:
+        got = Resolver(corpus.records, link_settings(corpus.schema))
+        _resolvers[corpus] = got
+    return got
+
+
+def resolution(corpus: "Corpus", rec: "Record", text: str, form: str = "value") -> Resolution:
+    """What the link ``text`` of ``rec`` names (``text``: a Target's or a
+    Mention's ``text``, the link as written, its syntax taken off)."""
+    return resolver_for(corpus).resolve(text, from_path=rec.relpath, form=form)
+
+
+def target_resolution(corpus: "Corpus", rec: "Record", t) -> Resolution:
+    """What a front-matter Target names."""
+    text = t.text if getattr(t, "text", None) is not None else t.id
+    settings = link_settings(corpus.schema)
+    target, form = value_link(text, settings)
+    return resolver_for(corpus).resolve(target, from_path=rec.relpath, form=form)
+
+
+def mention_resolution(corpus: "Corpus", rec: "Record", m: Mention) -> Resolution:
+    """What a body Mention names."""
+    text = m.text if m.text is not None else m.target
+    return resolver_for(corpus).resolve(text, from_path=rec.relpath,
+                                        form="markdown" if m.form == "markdown" else "value")
+
+
+def resolve_links(corpus: "Corpus") -> None:
+    """Point every front-matter relation and body link of the corpus at the
+    record it names: a Target's ``id`` and a Mention's ``target`` become the
+    record's id when the link resolves to exactly one record, else the link's
+    target as written (its syntax taken off); ``text`` keeps the link as
+    written, so that resolving again (a corpus re-read after an edit) starts
+    from it.  With the research defaults and no ``[[`` in a relation value
+    nothing changes and this costs a look at each relation value."""
+    settings = link_settings(corpus.schema)
+    default = settings.is_default
+    resolver = resolver_for(corpus)
+    schema = corpus.schema
+    for rec in corpus.files:
+        if not rec.ok:
+            continue
+        rels = rec.relations
+        if rels:
+            for targets in rels.values():
+                for t in targets:
+                    text = t.text if t.text is not None else t.id
+                    if default and "[[" not in text:
+                        continue
+                    target, form = value_link(text, settings)
+                    res = resolver.resolve(target, from_path=rec.relpath, form=form)
+                    t.text = text
+                    t.id = res.target if res.target is not None else target
+        if not default:
+            mentions = scan_mentions(rec.body, schema.mention_re if settings.mentions else None,
+                                     rec.body_line, rec.code, settings)
+            for m in mentions:
+                m.text = m.target
+                res = resolver.resolve(m.text, from_path=rec.relpath,
+                                       form="markdown" if m.form == "markdown" else "value")
+                if res.target is not None:
+                    m.target = res.target
+            rec.mentions = mentions
+
+
+def find_record(corpus: "Corpus", text: str) -> Resolution:
+    """The record a command's argument names: an id, a path (relative to
+    the root or to the working folder, with or without ``.md``), a file
+    stem, a title or an alias, compared as written and then
+    case-insensitively.  The configured ``links.resolve`` order comes first,
+    then the remaining keys."""
+    records = corpus.records
+    if text in records:
+        return Resolution(text, (text,), "id")
+    if text.lower().endswith(".md"):
+        rec = corpus.by_path(text) or corpus.by_path(corpus.root / text)
+        if rec is not None and rec.ok and records.get(rec.id) is rec:
+            return Resolution(rec.id, (rec.id,), "path")
+    settings = link_settings(corpus.schema)
+    order = settings.resolve + tuple(k for k in KEYS if k not in settings.resolve)
+    got = Resolver(records, settings, order).resolve(text)
+    if got.missing and settings.case_sensitive:
+        folded = LinkSettings(order, False, settings.wikilink_order, settings.markdown_links, settings.mentions)
+        got = Resolver(records, folded, order).resolve(text)
+    return got
+
+
+def candidates_text(corpus: "Corpus", res: Resolution) -> str:
+    """The candidates of an ambiguous resolution, for a message:
+    ``a/Note (a/Note.md), b/Note (b/Note.md)``."""
+    records = corpus.records
+    out = []
+    for c in res.candidates:
+        r = records.get(c)
+        out.append(f"{c} ({r.relpath})" if r is not None and _strip_md(r.relpath) != c else c)
+    return ", ".join(out)
