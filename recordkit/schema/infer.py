@@ -434,8 +434,7 @@ def _field_type(name: str, counter: Counter, items: Counter, epoch: int) -> Fiel
         return FieldType(name, {"type": ["string", "null"]}, "always empty")
     dates = present.get("date", 0) + present.get("date-text", 0)
     if epoch and epoch >= 0.8 * total:
-        spec = {"type": "integer", "minimum": 0}
-        return FieldType(name, spec, "epoch milliseconds")
+        return FieldType(name, {"type": "date", "epoch": "ms"}, "date, in epoch milliseconds")
     if dates >= 0.8 * total and present.get("date", 0):
         # a date-like string that is no date (2026-02-30) is a defect RK205 reports
         return FieldType(name, {"type": "date"}, "date")
