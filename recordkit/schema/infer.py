@@ -135,7 +135,7 @@ class Inference:
         for name, ft in sorted(self.fields.items()):
             if ft.relation:
                 continue
-            comment = f"   # {ft.note}" if ft.note else ""
+            comment = f"   # {ft.note}" if ft.note and ft.note not in ("list", "date") else ""
             out.append(f"  {_key(name)}: {_flow(ft.spec)}{comment}")
         out += ["", "kinds:"]
         for name, k in self.kinds.items():
@@ -150,7 +150,7 @@ class Inference:
         rels_derived = [d["relation"] for d in self.derive]
         out += ["", "relations:" if rels or rels_derived else "relations: {}"]
         for ft in sorted(rels, key=lambda f: f.name):
-            out.append(f"  {_key(ft.name)}: {{label: {_q(ft.name + ' of')}}}   # {ft.note}")
+            out.append(f"  {_key(ft.name)}: {{label: {_q('Linked as ' + ft.name + ' by')}}}   # {ft.note}")
         for name in rels_derived:
             if name not in self.fields:
                 out.append(f"  {_key(name)}: {{max: 1, label: {_q('target of ' + name)}}}")
@@ -208,7 +208,7 @@ def infer(samples, preset: str | None = None) -> Inference:
     _infer_ids(inf, samples, metas, stems)
     ids = {s.relpath: _id_of(inf, s) for s in metas}
     _infer_kinds(inf, metas, ids)
-    _infer_fields(inf, metas)
+    _infer_fields(inf, metas, set(ids.values()) | set(stems))
     inf.title_from = ["field:title", "h1", "stem"]
     _infer_links(inf, samples, metas)
     _infer_tags(inf, metas)
@@ -318,6 +318,8 @@ def _infer_kinds(inf: Inference, metas, ids: dict) -> None:
     default = "NOTE"
     if inf.id_pattern and inf.id_pattern.startswith("^(?P<number>[0-9]{4})") and not kind_of:
         default = "ADR"    # NNNN-title.md files, MADR's layout
+    # a kind the notes already name in another case (`type: note`) is the default, not a second kind
+    default = next((k for k in set(kind_of.values()) if k.lower() == default.lower()), default)
     inf.default_kind = default
     if any(s.relpath not in kind_of for s in metas) or not entries:
         entries.append({"default": default})
@@ -334,6 +336,8 @@ def _infer_kinds(inf: Inference, metas, ids: dict) -> None:
             word = _status_word(st, inf)
             if word is not None:
                 k["statuses"][word] += 1
+    if {"default": default} in entries and default not in kinds:   # no note yet: the kind exists all the same
+        kinds[default] = {"count": 0, "statuses": Counter(), "description": ""}
     for name, k in kinds.items():
         k["description"] = f"{k['count']} note(s) when inferred"
     inf.kinds = dict(sorted(kinds.items()))
@@ -396,13 +400,18 @@ def _has_link(v) -> bool:
     return False
 
 
-_KNOWN_SCALARS = {"id": "string", "title": "string", "status": "string", "type": "string"}
+#: fields that name the note itself or describe it, never relations
+_NOT_RELATIONS = {"id", "title", "status", "type", "kind", "tags", "aliases", "alias", "desc", "description"}
 
 
-def _infer_fields(inf: Inference, metas) -> None:
+def _infer_fields(inf: Inference, metas, ids: set) -> None:
+    """Field types; a field whose values are links, or ids of other notes
+    (``grounds: [THEORY-175]``), is a relation."""
     types: dict[str, Counter] = defaultdict(Counter)
     items: dict[str, Counter] = defaultdict(Counter)
     links: Counter = Counter()
+    named: Counter = Counter()        # string values that are ids of notes
+    strings: Counter = Counter()      # string values (alone or in a list)
     epoch: Counter = Counter()
     for s in metas:
         for name, v in s.meta.items():
@@ -415,13 +424,23 @@ def _infer_fields(inf: Inference, metas) -> None:
             if t == "array":
                 for x in v:
                     items[name][_json_type(x)] += 1
-            if name != "status" and _has_link(v):
+            if name in _NOT_RELATIONS:
+                continue
+            if _has_link(v):
                 links[name] += 1
+            for x in (v if isinstance(v, list) else [v]):
+                if isinstance(x, str) and not _DATE_TEXT.match(x.strip()):   # a date names no note
+                    strings[name] += 1
+                    if x.strip() in ids:
+                        named[name] += 1
     for name, counter in types.items():
         total = sum(counter.values())
         present = total - counter.get("null", 0)
         if name in links and links[name] >= max(1, present // 2):
             inf.fields[name] = FieldType(name, {}, f"links in {links[name]} note(s)", relation=True)
+            continue
+        if named[name] and named[name] >= 0.8 * strings[name]:
+            inf.fields[name] = FieldType(name, {}, f"ids of other notes in {named[name]} value(s)", relation=True)
             continue
         inf.fields[name] = _field_type(name, counter, items.get(name, Counter()), epoch.get(name, 0))
 

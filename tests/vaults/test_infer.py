@@ -1,0 +1,105 @@
+"""recordkit.schema.infer on small hand-made inputs: each rule of the
+inference, and the schema text it writes loading as a schema."""
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import yaml
+
+from conftest import REPO, run_cli
+from recordkit.schema import Schema
+from recordkit.schema.infer import Sample, infer
+
+
+def load(inf) -> Schema:
+    raw = yaml.safe_load(inf.schema_yaml())
+    raw.pop("replace", None)
+    return Schema(raw)
+
+
+def test_statuses_leave_out_template_braces_and_fold_case_and_read_pointers():
+    samples = [Sample(f"{i:04d}-decision-{i}.md", {"status": st, "date": dt.date(2024, 1, 1 + i)}, f"# Decision {i}\n")
+               for i, st in enumerate(["accepted", "accepted", "Accepted", "proposed",
+                                       "{proposed | accepted | superseded by ADR-0123}",
+                                       "superseded by [ADR-0001](0001-decision-1.md)"])]
+    inf = infer(samples)
+    assert inf.id_pattern.startswith("^(?P<number>[0-9]{4})-") and list(inf.kinds) == ["ADR"]
+    from recordkit.schema.infer import _status_list
+    assert _status_list(inf.kinds["ADR"]["statuses"]) == ["accepted", "proposed", "superseded"]
+    assert inf.derive == [{"relation": "superseded_by", "field": "status",
+                           "pattern": r"(?i)^\s*superseded\s+by\s+(?P<target>.+?)\s*$"}]
+    schema = load(inf)
+    assert schema.kinds["ADR"].statuses == ("accepted", "proposed", "superseded")
+    assert "superseded_by" in schema.relations and schema.derive_patterns[0].field == "status"
+
+
+def test_fields_naming_other_notes_are_relations_and_dates_are_not():
+    samples = [
+        Sample("a.md", {"type": "note", "up": "b", "seen": "2026-01-02", "n": 3}, "# A\n"),
+        Sample("b.md", {"type": "Note", "up": ["c"], "seen": "2026-01-03", "n": 4.5}, ""),
+        Sample("c.md", {"type": "note", "up": "a", "seen": dt.date(2026, 1, 4), "n": None}, ""),
+        Sample("2026-01-02.md", {"type": "daily"}, ""),
+        Sample("2026-01-03.md", {"type": "daily"}, ""),
+    ]
+    inf = infer(samples)
+    assert inf.fields["up"].relation and not inf.fields["seen"].relation
+    assert inf.fields["seen"].spec == {"type": "date"}
+    assert inf.fields["n"].spec == {"type": ["number", "null"]}
+    # `note` and `Note` are one kind, and no second NOTE is made for it
+    assert set(inf.kinds) == {"note", "daily"}
+    schema = load(inf)
+    assert "up" in schema.relations and "note" in schema.kinds
+
+
+def test_ids_dendron_prefixes_and_label_first_links():
+    samples = [Sample(f"{name}.md", {"id": f"k{i:022d}", "created": 1767225600000 + i, "title": name.title()},
+                      body)
+               for i, (name, body) in enumerate([
+                   ("proj", "[[Audit|proj.audit]]"), ("proj.audit", "[[Plan|proj.audit.plan]] [[proj]]"),
+                   ("proj.audit.plan", "[[Audit|proj.audit]]"), ("task.2026.01.01.a", "[[Plan|proj.audit.plan]]"),
+                   ("daily.journal.2026.01.01", ""), ("root", "[[Proj|proj]]")])]
+    inf = infer(samples)
+    assert inf.id_from == ["stem"] and inf.id_pattern is None
+    assert inf.kind_from[0] == {"prefix": ".", "map": {"daily": "JOURNAL", "proj": "proj", "task": "TASK"}}
+    assert inf.links["wikilink_order"] == "label-first" and inf.links["resolve"] == ["stem"]
+    assert inf.fields["created"].spec == {"type": "date", "epoch": "ms"}
+    load(inf)
+
+
+def test_paths_when_file_names_repeat_and_shortest_paths_and_case():
+    samples = [Sample("p/alpha/Index.md", {"aliases": ["Alpha"]}, "[[beta/index]]"),
+               Sample("p/beta/Index.md", {}, "[[Alpha]] and [[alpha/Index#Top]]"),
+               Sample("Home.md", {}, "[x](p/alpha/Index.md)\n```\n[[not a link]]\n```\n")]
+    inf = infer(samples)
+    assert inf.id_from == ["path"]
+    assert inf.links["resolve"] == ["path", "stem", "aliases"] and inf.links["case_sensitive"] is False
+    assert inf.links["markdown_links"] is True
+    assert inf.link_counts["wikilinks"] == 3       # not the one in a code block
+
+
+def test_no_input_and_odd_input():
+    inf = infer([])
+    assert inf.files == 0 and load(inf).kinds
+    odd = infer([Sample("x.md", None, "no front matter"), Sample("y.md", {1: "a", "tags": {"a": 1}, "status": 3},
+                                                                    "[[" * 1000)])
+    assert odd.without_front_matter == ["x.md"]
+    load(odd)
+
+
+def test_init_infer_on_the_research_record(tmp_path):
+    """On the research record itself, the inferred schema finds its kinds,
+    statuses, KIND-NNN ids and its relations (plain ids in the front
+    matter), and the record lints under it with no error but the checks
+    the copy cannot find."""
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    proc = run_cli("init", "--infer", "records", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "kind from the KIND part of KIND-NNN ids" in proc.stdout
+    for rel in ("grounds", "extends", "paper", "bears_on", "promoted_by"):
+        assert rel in proc.stdout.split("relations:", 1)[1].split("\n", 1)[0]
+    lint = run_cli("lint", "--no-cache", "--select", "RK1,RK2,RK3", cwd=tmp_path)
+    errors = [line for line in lint.stdout.splitlines() if ": RK" in line and "RK307" not in line]
+    assert not errors, errors
+    assert Path(tmp_path / "recordkit.schema.yaml").read_text(encoding="utf-8").startswith("# recordkit schema")
