@@ -14,8 +14,9 @@ import yaml
 from ..config import DEFAULT_MAX_FILE_SIZE
 from .identity import is_research_identity, record_id, record_kind, record_title
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
-from .mentions import code_ranges, mention_targets, scan_suppressions
+from .mentions import code_ranges, scan_suppressions
 from .model import Diagnostic, Record, Target
+from .resolve import body_link_texts
 
 
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
@@ -101,7 +102,7 @@ def _scan_body(rec: Record, schema) -> None:
     code = code_ranges(rec.body, infos)
     rec.code = code                 # reused by the section rules
     rec.fence_infos = infos         # lets check discovery skip bodies with no check fence
-    rec.mention_targets = mention_targets(rec.body, schema.mention_targets_re, code)
+    rec.mention_targets = body_link_texts(rec.body, schema, code)
     rec.mention_re = schema.mention_re   # for the positions, when asked
     if "<!--" in rec.text:
         rec.suppressions = scan_suppressions(rec.text)
