@@ -117,8 +117,27 @@ def _collect_relations(rec: Record, schema) -> None:
         if isinstance(value, str):
             rec.relations[name] = [Target(value.strip(), rec.value_pos(name))]
         elif isinstance(value, list):
-            rec.relations[name] = [Target(v.strip(), rec.value_pos(name, i))
-                                   for i, v in enumerate(value) if isinstance(v, str)]
+            wiki = _unquoted_wikilink(value)
+            if wiki is not None:
+                rec.relations[name] = [Target(wiki, rec.value_pos(name))]
+                continue
+            out = []
+            for i, v in enumerate(value):
+                if not isinstance(v, str):
+                    v = _unquoted_wikilink(v)
+                    if v is None:
+                        continue
+                out.append(Target(v.strip(), rec.value_pos(name, i)))
+            rec.relations[name] = out
+
+
+def _unquoted_wikilink(value) -> str | None:
+    """``[[Note]]`` written unquoted in YAML is a list holding a list holding
+    ``Note``: the wikilink it was meant to be (the resolver reads it)."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1 \
+            and isinstance(value[0][0], str):
+        return f"[[{value[0][0]}]]"
+    return None
 
 
 class NotRead(Exception):

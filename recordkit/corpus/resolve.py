@@ -77,10 +77,12 @@ def link_settings(schema) -> LinkSettings:
     validation reports them)."""
     got = getattr(schema, "links", None)
     if got is not None and not isinstance(got, dict):
-        known = _SETTINGS.get(got)    # the schema's own (frozen) settings: converted once
-        if known is None:
-            known = _SETTINGS[got] = _settings_of(got)
-        return known
+        # the schema's own settings object: converted once (looked up by
+        # identity: hashing it would cost more than the look-up it saves)
+        known = _SETTINGS.get(id(got))
+        if known is None or known[0] is not got:
+            known = _SETTINGS[id(got)] = (got, _settings_of(got))
+        return known[1]
     return _settings_of(got if got is not None else
                         (schema.raw.get("links") if isinstance(getattr(schema, "raw", None), dict) else None))
 

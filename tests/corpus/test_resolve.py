@@ -399,3 +399,22 @@ def test_resolver_is_built_once_and_queried_from_its_indexes(tmp_path, monkeypat
         r.resolve("nothing at all")
         r.resolve("gamma/Notes")
     assert sorted(built) == ["aliases", "id", "path", "stem", "title"]   # each index once
+
+
+def test_front_matter_wikilinks_quoted_or_not(tmp_path):
+    """``up: "[[Home]]"``, ``up: [[Home]]`` (YAML reads a list in a list),
+    list items either way, with a label: each names its record."""
+    root = vault(tmp_path, OBSIDIAN_SCHEMA, {
+        "Home.md": "---\ntitle: Home\n---\n",
+        "Other.md": "---\ntitle: Other\n---\n",
+        "a.md": "---\nup: [[Home]]\nrelated: [[[Other|the other]], \"[[Home#top]]\", Other]\n---\n",
+        "b.md": "---\nup: '[[home|back home]]'\nrelated:\n  - [[Other]]\n  - \"![[Home]]\"\n---\n",
+    })
+    corpus = recordkit.load(root / "notes")
+    got = {rid: {rel: [t.id for t in ts] for rel, ts in corpus.records[rid].relations.items()} for rid in ("a", "b")}
+    assert got == {"a": {"up": ["Home"], "related": ["Other", "Home", "Other"]},
+                   "b": {"up": ["Home"], "related": ["Other", "Home"]}}
+    # the positions are those of the values
+    a = corpus.records["a"]
+    assert [t.pos[:2] for t in a.relations["related"]] == [(3, 11), (3, 32), (3, 48)]
+    assert not lint(corpus, select=["RK301", "RK308"]).diagnostics
