@@ -420,6 +420,13 @@ def body_link_texts(body: str, schema, code: list | None) -> list[str]:
                                         settings)]
 
 
+def texts_as_written(rec: "Record") -> list[str]:
+    """A record's link targets as it was loaded with them, before they were
+    resolved (what parsing its text again gives as ``mention_targets``)."""
+    scan = rec.mention_re
+    return list(scan.texts) if isinstance(scan, LinkScan) else rec.mention_targets
+
+
 def _form(text: str) -> str:
     """How a link target as written is read: a path ending in ``.md`` (a
     Markdown link's, or a wikilink naming the file) relative to the linking

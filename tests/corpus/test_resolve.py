@@ -418,3 +418,18 @@ def test_front_matter_wikilinks_quoted_or_not(tmp_path):
     a = corpus.records["a"]
     assert [t.pos[:2] for t in a.relations["related"]] == [(3, 11), (3, 32), (3, 48)]
     assert not lint(corpus, select=["RK301", "RK308"]).diagnostics
+
+
+def test_rename_in_a_vault_keeps_title_links(tmp_path):
+    """A vault whose bodies link by title: renaming an id rewrites what
+    names it and leaves the title links alone (they still resolve)."""
+    root = vault(tmp_path, "links: {resolve: [id, stem, title], case_sensitive: false}\nrelations:\n  up: {}\n", {
+        "NOTE-001.md": "---\nid: NOTE-001\ntitle: First note\n---\nSee [[second note]] and NOTE-002.\n",
+        "NOTE-002.md": "---\nid: NOTE-002\ntitle: Second note\nup: '[[First Note]]'\n---\nBack to [[NOTE-001]].\n",
+    })
+    p = run_cli("rename", "NOTE-002", "NOTE-003", cwd=root)
+    assert p.returncode == 0, p.stderr
+    text = (root / "notes" / "NOTE-001.md").read_text()
+    assert "[[second note]] and NOTE-003." in text
+    got = edges(root)
+    assert ("NOTE-001", "NOTE-003", "mentions", "body") in got and ("NOTE-003", "NOTE-001", "up", "frontmatter") in got
