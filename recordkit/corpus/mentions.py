@@ -416,18 +416,30 @@ def _links(body: str, links) -> list[tuple]:
             for w in _WIKI_LABEL_FIRST_RE.finditer(body):
                 ws = w.start()
                 form = "wikilink"
-                if links is not None and ws and body[ws - 1] == "!":
+                if ws and body[ws - 1] == "!":
                     ws -= 1
                     form = "embed"
-                out.append((ws, w.end(), w.group(2).strip(), w.group(1), form))
+                label = w.group(1)
+                target = w.group(2).strip()
+                if label and label[-1] == "\\":    # ``\|`` in a table
+                    label = label[:-1]
+                if _is_attachment(target):
+                    continue
+                out.append((ws, w.end(), target, label, form))
         else:
             for w in _WIKI_RE.finditer(body):
                 ws = w.start()
                 form = "wikilink"
-                if links is not None and ws and body[ws - 1] == "!":
-                    ws -= 1
-                    form = "embed"
-                out.append((ws, w.end(), w.group(1).strip(), w.group(2), form))
+                target = w.group(1).strip()
+                if links is not None:
+                    if ws and body[ws - 1] == "!":
+                        ws -= 1
+                        form = "embed"
+                    if target[-1:] == "\\":     # ``[[Note\|label]]``: Obsidian's bar escaped in a table
+                        target = target[:-1].rstrip()
+                    if _is_attachment(target):
+                        continue
+                out.append((ws, w.end(), target, w.group(2), form))
     if links is not None and links.markdown_links and "](" in body:
         md = []
         for d in _MD_DEST_RE.finditer(body):
@@ -510,6 +522,19 @@ def markdown_target(href: str) -> str | None:
     if not href.lower().endswith(".md"):
         return None
     return href
+
+
+#: file types a vault links to that are not notes (``![[figure.png]]``):
+#: such a link names an attachment, not a record
+ATTACHMENT_SUFFIXES = frozenset("""
+png jpg jpeg gif svg webp bmp tif tiff avif heic ico pdf mp3 mp4 m4a m4v wav ogg oga webm flac mov mkv avi
+canvas excalidraw csv tsv xls xlsx doc docx ppt pptx odt ods odp zip gz tar epub json yaml yml txt html htm
+""".split())
+
+
+def _is_attachment(target: str) -> bool:
+    k = target.rfind(".")
+    return k > 0 and target[k + 1:].lower() in ATTACHMENT_SUFFIXES
 
 
 def mention_links(body: str, targets_re: re.Pattern | None, code: list | None, links) -> list[tuple[str, str]]:

@@ -433,3 +433,19 @@ def test_rename_in_a_vault_keeps_title_links(tmp_path):
     assert "[[second note]] and NOTE-003." in text
     got = edges(root)
     assert ("NOTE-001", "NOTE-003", "mentions", "body") in got and ("NOTE-003", "NOTE-001", "up", "frontmatter") in got
+
+
+def test_attachments_and_escaped_bars(tmp_path):
+    """``![[figure.png]]`` and ``[[paper.pdf#page=3]]`` name attachments, not
+    records: no "does not exist"; ``[[Note\\|label]]`` (a bar escaped in a
+    table) names Note."""
+    root = vault(tmp_path, OBSIDIAN_SCHEMA, {
+        "Note.md": "---\ntitle: Note\n---\n",
+        "Table.md": "---\ntitle: Table\n---\n| a | b |\n| - | - |\n| [[Note\\|the note]] | ![[figure.png]] |\n\n"
+                    "[[paper.pdf#page=3]] [[Dendron.style.name]]\n",
+    })
+    corpus = recordkit.load(root / "notes")
+    assert [(m.target, m.label) for m in corpus.records["Table"].mentions] == [("Note", "the note"),
+                                                                             ("Dendron.style.name", None)]
+    assert [d.message for d in lint(corpus, select=["RK305"]).diagnostics] == [
+        "wikilink of Dendron.style.name, which does not exist"]
