@@ -399,8 +399,11 @@ def resolve_links(corpus: "Corpus") -> None:
             scan = rec.mention_re
             texts = scan.texts if isinstance(scan, LinkScan) else rec.mention_targets
             got = []
+            cached = resolver._cache.get     # (the loop runs once per link of the vault)
             for text in texts:
-                res = resolver.resolve(text, from_path=relpath, form=_form(text))
+                res = cached(text)
+                if res is None or text[-3:].lower() == ".md":
+                    res = resolver.resolve(text, from_path=relpath, form=_form(text))
                 got.append(res.target if res.target is not None else text)
             rec.mention_targets = got
             rec._mentions = None
