@@ -241,6 +241,8 @@ def _corpus_after(corpus, texts: dict, removed):
         c.files.append(rec)
         if rec.ok and rec.id not in c.records:
             c.records[rec.id] = rec
+    from ..corpus.resolve import resolve_links
+    resolve_links(c)     # links by path, title or alias, as the loader resolves them
     return c
 
 

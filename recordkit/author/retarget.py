@@ -109,6 +109,7 @@ def verify(rec, new_text: str, schema, pattern: re.Pattern, new: str) -> None:
         if after.meta != replace_deep(rec.meta, pattern, new):
             raise EditRefused(f"{rec.relpath}: the edited front matter would not read back as the old one "
                               f"with the id replaced (an escaped or split id?); edit it by hand")
-    want = [replace_deep(t, pattern, new) for t in rec.mention_targets]
+    from ..corpus.resolve import texts_as_written
+    want = [replace_deep(t, pattern, new) for t in texts_as_written(rec)]
     if after.mention_targets != want:
         raise EditRefused(f"{rec.relpath}: the edited body would not name the same records; edit it by hand")

@@ -330,14 +330,17 @@ def _breaks_paragraph(body: str, a: int, b: int) -> bool:
     return _HEADING_LINE_RE.match(body, body.rfind("\n", 0, a) + 1) is not None
 
 
-def scan_mentions(body: str, id_re: re.Pattern | None, first_line: int = 1, code: list | None = None,
+def scan_mentions(body: str, id_re: "re.Pattern | LinkScan | None", first_line: int = 1, code: list | None = None,
                   links=None) -> list[Mention]:
     """Every mention in ``body``; lines are counted from ``first_line``.
     ``code`` is :func:`code_ranges` of the body, when the caller has it.
-    ``id_re``: the bare ``KIND-NNN`` tokens to find, or None for none.
+    ``id_re``: the bare ``KIND-NNN`` tokens to find, or None for none, or
+    a record's :class:`LinkScan` (which then says how to scan).
     ``links``: the schema's link settings
     (:class:`recordkit.corpus.resolve.LinkSettings`), or None for the
     research defaults (wikilinks target first, no Markdown links)."""
+    if isinstance(id_re, LinkScan):
+        return id_re.scan(body, first_line, code)
     # Two searches, each with a pattern a literal leads, merged in order: an
     # alternation of both is 5x slower than the two together.  The loop is
     # written out flat because it runs once per mention of the whole record.
@@ -413,18 +416,30 @@ def _links(body: str, links) -> list[tuple]:
             for w in _WIKI_LABEL_FIRST_RE.finditer(body):
                 ws = w.start()
                 form = "wikilink"
-                if links is not None and ws and body[ws - 1] == "!":
+                if ws and body[ws - 1] == "!":
                     ws -= 1
                     form = "embed"
-                out.append((ws, w.end(), w.group(2).strip(), w.group(1), form))
+                label = w.group(1)
+                target = w.group(2).strip()
+                if label and label[-1] == "\\":    # ``\|`` in a table
+                    label = label[:-1]
+                if _is_attachment(target):
+                    continue
+                out.append((ws, w.end(), target, label, form))
         else:
             for w in _WIKI_RE.finditer(body):
                 ws = w.start()
                 form = "wikilink"
-                if links is not None and ws and body[ws - 1] == "!":
-                    ws -= 1
-                    form = "embed"
-                out.append((ws, w.end(), w.group(1).strip(), w.group(2), form))
+                target = w.group(1).strip()
+                if links is not None:
+                    if ws and body[ws - 1] == "!":
+                        ws -= 1
+                        form = "embed"
+                    if target[-1:] == "\\":     # ``[[Note\|label]]``: Obsidian's bar escaped in a table
+                        target = target[:-1].rstrip()
+                    if _is_attachment(target):
+                        continue
+                out.append((ws, w.end(), target, w.group(2), form))
     if links is not None and links.markdown_links and "](" in body:
         md = []
         for d in _MD_DEST_RE.finditer(body):
@@ -507,6 +522,90 @@ def markdown_target(href: str) -> str | None:
     if not href.lower().endswith(".md"):
         return None
     return href
+
+
+#: file types a vault links to that are not notes (``![[figure.png]]``):
+#: such a link names an attachment, not a record
+ATTACHMENT_SUFFIXES = frozenset("""
+png jpg jpeg gif svg webp bmp tif tiff avif heic ico pdf mp3 mp4 m4a m4v wav ogg oga webm flac mov mkv avi
+canvas excalidraw csv tsv xls xlsx doc docx ppt pptx odt ods odp zip gz tar epub json yaml yml txt html htm
+""".split())
+
+
+def _is_attachment(target: str) -> bool:
+    k = target.rfind(".")
+    return k > 0 and target[k + 1:].lower() in ATTACHMENT_SUFFIXES
+
+
+def mention_links(body: str, targets_re: re.Pattern | None, code: list | None, links) -> list[tuple[str, str]]:
+    """(target as written, form) of every mention :func:`scan_mentions`
+    finds with ``links`` settings, in the same order, without positions
+    (``tests/corpus/test_mentions.py`` checks the two agree): what the
+    resolver resolves for every record of a vault, the positions being
+    worked out only for a record whose mentions someone reads.
+    ``targets_re``: the schema's ``mention_targets_re``, or None when bare
+    mentions do not count."""
+    if code is None:
+        code = code_ranges(body)
+    nc = len(code)
+    ci = 0
+    kept = []
+    last_end = -1
+    for ws, we, target, _label, form in _links(body, links):
+        if ws < last_end:
+            continue
+        while ci < nc and code[ci][1] <= ws:
+            ci += 1
+        if ci < nc and code[ci][0] <= ws:
+            continue
+        kept.append((ws, we, target, form))
+        last_end = we
+    out: list[tuple[str, str]] = []
+    if targets_re is None:
+        return [(t, f) for _, _, t, f in kept]
+    skips = sorted([(s, e, None, None) for s, e in code] + kept) if kept else code
+    findall = targets_re.findall
+    pos = 0
+    for skip in skips:
+        s, e = skip[0], skip[1]
+        if s > pos:
+            for *kinds, num in findall(body, pos, s):
+                out.append(("".join(kinds) + "-" + num, "bare"))
+        if skip[2:] and skip[2] is not None:
+            out.append((skip[2], skip[3]))
+        if e > pos:
+            pos = e
+    for *kinds, num in findall(body, pos):
+        out.append(("".join(kinds) + "-" + num, "bare"))
+    return out
+
+
+class LinkScan:
+    """What a record of a vault keeps in place of the schema's
+    ``mention_re`` (``Record.mention_re``): :func:`scan_mentions` given it
+    scans with the vault's link settings and gives each mention the record
+    its link resolves to (``resolve(text)``: the id, or None), keeping the
+    text as written.  So a record's mentions with their positions are
+    worked out only when someone reads them, already resolved.  ``texts``:
+    the record's link targets as written, in order (what it was loaded
+    with), from which a corpus re-read after an edit resolves again."""
+    __slots__ = ("id_re", "links", "resolve", "texts")
+
+    def __init__(self, id_re, links, resolve, texts=()):
+        self.id_re = id_re
+        self.links = links
+        self.resolve = resolve
+        self.texts = texts
+
+    def scan(self, body: str, first_line: int, code: list | None) -> list[Mention]:
+        out = scan_mentions(body, self.id_re, first_line, code, self.links)
+        resolve = self.resolve
+        for m in out:
+            m.text = m.target
+            got = resolve(m.target)
+            if got is not None:
+                m.target = got
+        return out
 
 
 def scan_suppressions(text: str) -> dict[int, frozenset]:

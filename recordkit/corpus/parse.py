@@ -14,8 +14,9 @@ import yaml
 from ..config import DEFAULT_MAX_FILE_SIZE
 from .identity import is_research_identity, record_id, record_kind, record_title
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
-from .mentions import code_ranges, mention_targets, scan_suppressions
+from .mentions import code_ranges, scan_suppressions
 from .model import Diagnostic, Record, Target
+from .resolve import body_link_texts
 
 
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
@@ -101,7 +102,7 @@ def _scan_body(rec: Record, schema) -> None:
     code = code_ranges(rec.body, infos)
     rec.code = code                 # reused by the section rules
     rec.fence_infos = infos         # lets check discovery skip bodies with no check fence
-    rec.mention_targets = mention_targets(rec.body, schema.mention_targets_re, code)
+    rec.mention_targets = body_link_texts(rec.body, schema, code)
     rec.mention_re = schema.mention_re   # for the positions, when asked
     if "<!--" in rec.text:
         rec.suppressions = scan_suppressions(rec.text)
@@ -116,8 +117,27 @@ def _collect_relations(rec: Record, schema) -> None:
         if isinstance(value, str):
             rec.relations[name] = [Target(value.strip(), rec.value_pos(name))]
         elif isinstance(value, list):
-            rec.relations[name] = [Target(v.strip(), rec.value_pos(name, i))
-                                   for i, v in enumerate(value) if isinstance(v, str)]
+            wiki = _unquoted_wikilink(value)
+            if wiki is not None:
+                rec.relations[name] = [Target(wiki, rec.value_pos(name))]
+                continue
+            out = []
+            for i, v in enumerate(value):
+                if not isinstance(v, str):
+                    v = _unquoted_wikilink(v)
+                    if v is None:
+                        continue
+                out.append(Target(v.strip(), rec.value_pos(name, i)))
+            rec.relations[name] = out
+
+
+def _unquoted_wikilink(value) -> str | None:
+    """``[[Note]]`` written unquoted in YAML is a list holding a list holding
+    ``Note``: the wikilink it was meant to be (the resolver reads it)."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1 \
+            and isinstance(value[0][0], str):
+        return f"[[{value[0][0]}]]"
+    return None
 
 
 class NotRead(Exception):

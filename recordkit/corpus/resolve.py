@@ -37,7 +37,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .mentions import Mention, markdown_target, scan_mentions
+from .mentions import LinkScan, Mention, markdown_target, mention_links, mention_targets
 
 if TYPE_CHECKING:
     from .loader import Corpus
@@ -66,6 +66,9 @@ class LinkSettings:
 _DEFAULT = LinkSettings()
 
 
+_SETTINGS: dict = {}
+
+
 def link_settings(schema) -> LinkSettings:
     """The ``links:`` settings of ``schema``: its ``links`` attribute when it
     has one (a mapping or an object with the same names), else the ``links``
@@ -73,9 +76,18 @@ def link_settings(schema) -> LinkSettings:
     Values of the wrong type fall back to the default (the schema's
     validation reports them)."""
     got = getattr(schema, "links", None)
-    if got is None:
-        raw = getattr(schema, "raw", None)
-        got = raw.get("links") if isinstance(raw, dict) else None
+    if got is not None and not isinstance(got, dict):
+        # the schema's own settings object: converted once (looked up by
+        # identity: hashing it would cost more than the look-up it saves)
+        known = _SETTINGS.get(id(got))
+        if known is None or known[0] is not got:
+            known = _SETTINGS[id(got)] = (got, _settings_of(got))
+        return known[1]
+    return _settings_of(got if got is not None else
+                        (schema.raw.get("links") if isinstance(getattr(schema, "raw", None), dict) else None))
+
+
+def _settings_of(got) -> LinkSettings:
     if got is None:
         return _DEFAULT
     if not isinstance(got, dict):
@@ -350,8 +362,7 @@ def target_resolution(corpus: "Corpus", rec: "Record", t) -> Resolution:
 def mention_resolution(corpus: "Corpus", rec: "Record", m: Mention) -> Resolution:
     """What a body Mention names."""
     text = m.text if m.text is not None else m.target
-    return resolver_for(corpus).resolve(text, from_path=rec.relpath,
-                                        form="markdown" if m.form == "markdown" else "value")
+    return resolver_for(corpus).resolve(text, from_path=rec.relpath, form=_form(text))
 
 
 def resolve_links(corpus: "Corpus") -> None:
@@ -366,6 +377,7 @@ def resolve_links(corpus: "Corpus") -> None:
     default = settings.is_default
     resolver = resolver_for(corpus)
     schema = corpus.schema
+    id_re = schema.mention_re if settings.mentions else None
     for rec in corpus.files:
         if not rec.ok:
             continue
@@ -381,15 +393,54 @@ def resolve_links(corpus: "Corpus") -> None:
                     t.text = text
                     t.id = res.target if res.target is not None else target
         if not default:
-            mentions = scan_mentions(rec.body, schema.mention_re if settings.mentions else None,
-                                     rec.body_line, rec.code, settings)
-            for m in mentions:
-                m.text = m.target
-                res = resolver.resolve(m.text, from_path=rec.relpath,
-                                       form="markdown" if m.form == "markdown" else "value")
-                if res.target is not None:
-                    m.target = res.target
-            rec.mentions = mentions
+            # the targets found at load (as written) resolved now; the
+            # positions when someone reads ``rec.mentions`` (LinkScan)
+            relpath = rec.relpath
+            scan = rec.mention_re
+            texts = scan.texts if isinstance(scan, LinkScan) else rec.mention_targets
+            got = []
+            cached = resolver._cache.get     # (the loop runs once per link of the vault)
+            for text in texts:
+                res = cached(text)
+                if res is None or text[-3:].lower() == ".md":
+                    res = resolver.resolve(text, from_path=relpath, form=_form(text))
+                got.append(res.target if res.target is not None else text)
+            rec.mention_targets = got
+            rec._mentions = None
+            rec.mention_re = LinkScan(id_re, settings, _resolve_for(resolver, relpath), texts)
+
+
+def body_link_texts(body: str, schema, code: list | None) -> list[str]:
+    """The links of a body, their targets as written, in order (a record's
+    ``mention_targets`` as loaded, before :func:`resolve_links` resolves
+    them): bare ids and wikilinks as before the resolver with the research
+    defaults; with a vault's settings, its wikilink order, embeds, Markdown
+    links and bare ids only when ``links.mentions`` is on."""
+    settings = link_settings(schema)
+    if settings.is_default:
+        return mention_targets(body, schema.mention_targets_re, code)
+    return [t for t, _ in mention_links(body, schema.mention_targets_re if settings.mentions else None, code,
+                                        settings)]
+
+
+def texts_as_written(rec: "Record") -> list[str]:
+    """A record's link targets as it was loaded with them, before they were
+    resolved (what parsing its text again gives as ``mention_targets``)."""
+    scan = rec.mention_re
+    return list(scan.texts) if isinstance(scan, LinkScan) else rec.mention_targets
+
+
+def _form(text: str) -> str:
+    """How a link target as written is read: a path ending in ``.md`` (a
+    Markdown link's, or a wikilink naming the file) relative to the linking
+    file first, anything else as any link."""
+    return "markdown" if text[-3:].lower() == ".md" else "value"
+
+
+def _resolve_for(resolver: Resolver, relpath: str):
+    def resolve(text: str) -> str | None:
+        return resolver.resolve(text, from_path=relpath, form=_form(text)).target
+    return resolve
 
 
 def find_record(corpus: "Corpus", text: str) -> Resolution:

@@ -205,3 +205,140 @@ def test_unmatched_backticks_agree_with_markdown_it(blocks, joiner):
             spans.append(" ".join(body[s + run:e - run].replace(">", " ").split()))
     want = [" ".join(c.replace(">", " ").split()) for c in code_reference(body)]
     assert spans == want, body
+
+
+# -- the link syntaxes of vaults (links: settings) ---------------------------------------
+from urllib.parse import unquote  # noqa: E402
+
+from recordkit.corpus.resolve import LinkSettings  # noqa: E402
+
+VAULT = LinkSettings(resolve=("id", "path", "stem", "title", "aliases"), case_sensitive=False,
+                     markdown_links=True, mentions=False)
+names = st.sampled_from(["Note", "My Note", "sub/Note", "0038-use-x", "a.b.c", "Ünïcode"])
+
+
+@st.composite
+def vault_inline(draw):
+    """Inline text of a vault and the link targets it holds (outside code), in order."""
+    parts, want = [], []
+    for _ in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from(["word", "wiki", "heading", "block", "label", "embed", "md", "md_enc",
+                                     "md_angle", "md_ext", "code"]))
+        n = draw(names)
+        if kind == "word":
+            parts.append(draw(words))
+            continue
+        if kind == "code":
+            parts.append(f"`[[{n}]] [x]({n}.md)`")
+            continue
+        if kind == "md_ext":
+            parts.append(f"[site](https://example.com/{n.replace(' ', '%20')}.md)")
+            continue
+        if kind == "wiki":
+            parts.append(f"[[{n}]]")
+        elif kind == "heading":
+            parts.append(f"[[{n}#Part two|shown]]")
+        elif kind == "block":
+            parts.append(f"[[{n}^a1b2]]")
+        elif kind == "label":
+            parts.append(f"[[{n}|a label]]")
+        elif kind == "embed":
+            parts.append(f"![[{n}]]")
+        elif kind == "md":
+            if " " in n:
+                parts.append(f"[t]({n.replace(' ', '%20')}.md#sec)")
+            else:
+                parts.append(f"[t]({n}.md)")
+            want.append(f"{n}.md")
+            continue
+        elif kind == "md_enc":
+            parts.append(f"[t]({n.replace(' ', '%20')}.md)")
+            want.append(f"{n}.md")
+            continue
+        else:
+            parts.append(f"[t](<{n}.md>)")
+            want.append(f"{n}.md")
+            continue
+        want.append(n)
+    return " ".join(parts), want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(vault_inline(), min_size=1, max_size=6))
+def test_vault_link_syntaxes_give_their_targets(paras):
+    """Wikilinks with headings, blocks, labels; embeds; Markdown links
+    (encoded, in angle brackets, with anchors): each names its target,
+    in order; none in code; external links are not links."""
+    body = "\n\n".join(p for p, _ in paras)
+    want = [t for _, ts in paras for t in ts]
+    got = scan_mentions(body, None, 1, None, VAULT)
+    assert [m.target for m in got] == want
+    for m in got:   # positions are those of the link's text
+        line = body.split("\n")[m.line - 1]
+        assert line[m.col - 1] in "[!"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(vault_inline(), min_size=1, max_size=6))
+def test_markdown_links_agree_with_markdown_it(paras):
+    """The Markdown links to .md files the scanner finds are those
+    markdown-it-py parses (link and image tokens outside code), decoded."""
+    body = "\n\n".join(p for p, _ in paras)
+    ref = Counter()
+    for tok in MD.parse(body):
+        for child in tok.children or []:
+            href = child.attrs.get("href") if child.type == "link_open" else \
+                child.attrs.get("src") if child.type == "image" else None
+            if href and "://" not in href:
+                href = unquote(href.split("#")[0])
+                if href.endswith(".md"):
+                    ref[href] += 1
+    got = Counter(m.target for m in scan_mentions(body, None, 1, None, VAULT) if m.form == "markdown")
+    assert got == ref
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "a label|", "x|"]), names,
+                          st.sampled_from(["", "#h", "^b1", "#h#i"])), min_size=1, max_size=8))
+def test_label_first_order(links):
+    """Dendron's ``[[label|target]]``: the target is after the bar."""
+    body = " and ".join(f"[[{label}{target}{anchor}]]" for label, target, anchor in links)
+    got = scan_mentions(body, None, 1, None, LinkSettings(wikilink_order="label-first", mentions=False))
+    assert [(m.target, m.label) for m in got] == [(t, lbl[:-1] or None) for lbl, t, _ in links]
+
+
+def test_vault_link_syntaxes_stay_linear():
+    """Inputs made to be quadratic in a link scanner: unclosed ``](``,
+    ``[[`` and ``|`` runs, destinations without an end.  (A subprocess with
+    a generous limit: this is a hang test, not a speed test.)"""
+    import subprocess
+    import sys
+    code = ("from recordkit.corpus.mentions import scan_mentions\n"
+            "from recordkit.corpus.resolve import LinkSettings\n"
+            "s = LinkSettings(markdown_links=True, wikilink_order='label-first')\n"
+            "t = LinkSettings(markdown_links=True)\n"
+            "for body in ['](' * 200000, '[a](' * 200000, '[a](b' + 'c' * 400000, '[[a|' * 200000,\n"
+            "             '![[' * 200000, '[[' + 'a#' * 200000, '[x](<' + 'a' * 400000, '[' * 400000 + '](x.md)',\n"
+            "             '[[a|b' * 200000 + ']]', '[a](x.md \"' * 100000]:\n"
+            "    scan_mentions(body, None, 1, None, s)\n"
+            "    scan_mentions(body, None, 1, None, t)\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(vault_inline().map(lambda p: p[0]), block()), min_size=1, max_size=8),
+       st.sampled_from([VAULT, LinkSettings(markdown_links=True, wikilink_order="label-first"),
+                        LinkSettings(resolve=("id", "stem"), case_sensitive=False)]))
+def test_mention_links_are_the_scanners_links(blocks, links):
+    """``mention_links`` (what a vault's records are loaded with, no
+    positions) names the same targets, in the same order, as scan_mentions
+    with the same settings (what ``rec.mentions`` gives)."""
+    from recordkit.corpus.mentions import code_ranges, mention_links
+    body = "\n\n".join(blocks)
+    code = code_ranges(body)
+    targets_re = SCHEMA.mention_targets_re if links.mentions else None
+    id_re = SCHEMA.mention_re if links.mentions else None
+    assert [t for t, _ in mention_links(body, targets_re, code, links)] == \
+        [m.target for m in scan_mentions(body, id_re, 1, code, links)]

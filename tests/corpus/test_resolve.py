@@ -399,3 +399,53 @@ def test_resolver_is_built_once_and_queried_from_its_indexes(tmp_path, monkeypat
         r.resolve("nothing at all")
         r.resolve("gamma/Notes")
     assert sorted(built) == ["aliases", "id", "path", "stem", "title"]   # each index once
+
+
+def test_front_matter_wikilinks_quoted_or_not(tmp_path):
+    """``up: "[[Home]]"``, ``up: [[Home]]`` (YAML reads a list in a list),
+    list items either way, with a label: each names its record."""
+    root = vault(tmp_path, OBSIDIAN_SCHEMA, {
+        "Home.md": "---\ntitle: Home\n---\n",
+        "Other.md": "---\ntitle: Other\n---\n",
+        "a.md": "---\nup: [[Home]]\nrelated: [[[Other|the other]], \"[[Home#top]]\", Other]\n---\n",
+        "b.md": "---\nup: '[[home|back home]]'\nrelated:\n  - [[Other]]\n  - \"![[Home]]\"\n---\n",
+    })
+    corpus = recordkit.load(root / "notes")
+    got = {rid: {rel: [t.id for t in ts] for rel, ts in corpus.records[rid].relations.items()} for rid in ("a", "b")}
+    assert got == {"a": {"up": ["Home"], "related": ["Other", "Home", "Other"]},
+                   "b": {"up": ["Home"], "related": ["Other", "Home"]}}
+    # the positions are those of the values
+    a = corpus.records["a"]
+    assert [t.pos[:2] for t in a.relations["related"]] == [(3, 11), (3, 32), (3, 48)]
+    assert not lint(corpus, select=["RK301", "RK308"]).diagnostics
+
+
+def test_rename_in_a_vault_keeps_title_links(tmp_path):
+    """A vault whose bodies link by title: renaming an id rewrites what
+    names it and leaves the title links alone (they still resolve)."""
+    root = vault(tmp_path, "links: {resolve: [id, stem, title], case_sensitive: false}\nrelations:\n  up: {}\n", {
+        "NOTE-001.md": "---\nid: NOTE-001\ntitle: First note\n---\nSee [[second note]] and NOTE-002.\n",
+        "NOTE-002.md": "---\nid: NOTE-002\ntitle: Second note\nup: '[[First Note]]'\n---\nBack to [[NOTE-001]].\n",
+    })
+    p = run_cli("rename", "NOTE-002", "NOTE-003", cwd=root)
+    assert p.returncode == 0, p.stderr
+    text = (root / "notes" / "NOTE-001.md").read_text()
+    assert "[[second note]] and NOTE-003." in text
+    got = edges(root)
+    assert ("NOTE-001", "NOTE-003", "mentions", "body") in got and ("NOTE-003", "NOTE-001", "up", "frontmatter") in got
+
+
+def test_attachments_and_escaped_bars(tmp_path):
+    """``![[figure.png]]`` and ``[[paper.pdf#page=3]]`` name attachments, not
+    records: no "does not exist"; ``[[Note\\|label]]`` (a bar escaped in a
+    table) names Note."""
+    root = vault(tmp_path, OBSIDIAN_SCHEMA, {
+        "Note.md": "---\ntitle: Note\n---\n",
+        "Table.md": "---\ntitle: Table\n---\n| a | b |\n| - | - |\n| [[Note\\|the note]] | ![[figure.png]] |\n\n"
+                    "[[paper.pdf#page=3]] [[Dendron.style.name]]\n",
+    })
+    corpus = recordkit.load(root / "notes")
+    assert [(m.target, m.label) for m in corpus.records["Table"].mentions] == [("Note", "the note"),
+                                                                             ("Dendron.style.name", None)]
+    assert [d.message for d in lint(corpus, select=["RK305"]).diagnostics] == [
+        "wikilink of Dendron.style.name, which does not exist"]
