@@ -428,8 +428,9 @@ def records_without_kind(ctx):
     ```
     """
     schema = ctx.schema
+    kinds = schema.kinds
     kindless = [rec for rec in ctx.corpus.files
-                if rec.ok and not rec.kind and not _kind_explained(schema, rec)]
+                if rec.ok and (not rec.kind or rec.kind not in kinds) and not _kind_explained(schema, rec)]
     if not kindless:
         return []
     n = len(kindless)
