@@ -133,6 +133,8 @@ def test_legend_lists_only_what_the_record_uses(tmp_path, browser):
         looks = page.evaluate("['ADR-001', 'ADR-002', 'ADR-003'].map(recordkitGraph.statusLook)")
         assert looks == ["faded", "normal", "tentative"]
         assert page.evaluate("recordkitGraph.kindOf('readme-notes')") == "(no kind)"
+        # no record has a standing (no lifecycle kind): only the status note is there
+        assert page.eval_on_selector_all("#rk-legend-standing > div:not(.rk-note)", "ds => ds.length") == 0
         assert probe.errors == [], probe.errors
     finally:
         probe.close()

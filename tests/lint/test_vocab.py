@@ -210,3 +210,15 @@ def test_skipped_folders_are_listed_by_verbose_and_configurable(tmp_path):
     write(tmp_path, "recordkit.toml", 'root = "records"\nskip_dirs = ".obsidian"\n')
     bad = run_cli("lint", cwd=tmp_path)
     assert bad.returncode == 2 and "skip_dirs must be a list" in bad.stderr
+
+
+def test_a_kind_no_other_rule_explains_is_counted(tmp_path):
+    """Ids from file names: FOO-001.md matches the id pattern, but FOO is no
+    kind, and no `id:` field is there for RK108 to report: RK110 counts it."""
+    write(tmp_path, "recordkit.toml", 'root = "records"\nschema = "schema.yaml"\n')
+    write(tmp_path, "schema.yaml", "id_from: [stem]\n")
+    write(tmp_path, "records/FOO-001.md", "---\ntitle: t\nstatus: open\n---\n")
+    write(tmp_path, "records/QUESTION-001.md", "---\ntitle: t\nstatus: open\n---\n")
+    d = lint_json(tmp_path)
+    assert [(x["code"], x["filename"]) for x in d if x["code"] in ("RK105", "RK108", "RK110")] == [
+        ("RK110", "records/FOO-001.md")]

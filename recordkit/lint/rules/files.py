@@ -362,10 +362,11 @@ def _kind_explained(schema, rec) -> bool:
     groups = [arg for source, arg in _kind_from(schema) if source == "pattern"]
     if not groups:
         return False
-    m = id_re.match(rid)
-    if m is None:
-        return True
-    return any(g in id_re.groupindex and m.group(g) not in schema.kinds for g in groups)
+    if id_re.match(rid) is None:
+        return True       # RK105
+    written = rec.meta.get("id")
+    m = id_re.match(written) if isinstance(written, str) and "kind" in id_re.groupindex else None
+    return bool(m and m.group("kind") is not None and m.group("kind") not in schema.kinds)   # RK108
 
 
 def _kind_from(schema) -> list[tuple[str, object]]:
@@ -427,8 +428,9 @@ def records_without_kind(ctx):
     ```
     """
     schema = ctx.schema
+    kinds = schema.kinds
     kindless = [rec for rec in ctx.corpus.files
-                if rec.ok and not rec.kind and not _kind_explained(schema, rec)]
+                if rec.ok and (not rec.kind or rec.kind not in kinds) and not _kind_explained(schema, rec)]
     if not kindless:
         return []
     n = len(kindless)

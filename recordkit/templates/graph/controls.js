@@ -54,9 +54,16 @@ function buildControls() {
   }).join("");
   document.getElementById("rk-f-origin").insertAdjacentHTML("beforeend",
     '<div class="rk-note" id="rk-dense-note" hidden>With over ' + fmt(DENSE_EDGES) + " links shown, all are drawn as plain lines and mentions fainter; hover a record for its links' styles.</div>");
-  document.getElementById("rk-legend-standing").innerHTML = STANDINGS.map(function (s) {
+  // the standings some record has (none in a record without a lifecycle or
+  // builds-on relations: then only the status note, or no section at all)
+  var used = STANDINGS.map(function () { return 0; });
+  for (var i = 0; i < N; i++) if (nodeStanding[i] >= 0) used[nodeStanding[i]]++;
+  var legend = STANDINGS.filter(function (s, j) { return used[j]; }).map(function (s) {
     return "<div>" + standingSwatch(s) + "<span>" + esc(STANDING_LABELS[s]) + "</span></div>";
   }).join("") + statusNote();
+  var box = document.getElementById("rk-legend-standing");
+  box.innerHTML = legend;
+  if (box.parentNode && box.parentNode.tagName === "DETAILS") box.parentNode.hidden = !legend;
 }
 // "Faint: set aside, retired; lighter: draft." for the statuses the record
 // uses that the schema draws faint or lighter (nothing when none).
