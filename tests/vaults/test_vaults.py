@@ -31,8 +31,6 @@ NO_FRONT_MATTER = ("a note without front matter is not a record (RK101, and link
 SUPERSEDED = ("RK204 rejects MADR's `status: superseded by [ADR-0008](…)`, the status its derive rule reads "
               "(vocab/ident: a status followed by its target)")
 GAPS = {
-    ("missing", "obsidian"): "an embed of an attachment that exists (![[spindle-figure.png]]) is reported as "
-                             "missing: the resolver knows only .md files (resolve)",
     ("missing", "madr"): "a Markdown link to a file outside the record root (../pipeline.md) that exists is "
                          "reported as missing (resolve)",
     ("errors", "madr"): SUPERSEDED,
