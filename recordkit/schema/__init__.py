@@ -344,7 +344,8 @@ class Schema:
             props = {}
             for name, spec in self.fields_for(kind).items():
                 props[name] = {k: v for k, v in spec.items()
-                               if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
+                               if k not in ("list", "relation", "epoch")
+                               and not (k == "required" and isinstance(v, bool))}
             base = jsonschema.Draft202012Validator
             checker = base.TYPE_CHECKER.redefine("date", _is_date)
             cls = jsonschema.validators.extend(base, type_checker=checker)
@@ -545,7 +546,8 @@ def _links(value) -> LinkSettings:
         if isinstance(r, str):
             r = [r]
         if not isinstance(r, list) or not r or any(x not in LINK_SOURCES for x in r):
-            raise SchemaError(f"links.resolve must be a list of {', '.join(LINK_SOURCES)}, not {_show(value['resolve'])}")
+            raise SchemaError(f"links.resolve must be a list of {', '.join(LINK_SOURCES)}, "
+                              f"not {_show(value['resolve'])}")
         if len(set(r)) != len(r):
             raise SchemaError(f"links.resolve names a source twice: {_show(r)}")
         kw["resolve"] = tuple(r)

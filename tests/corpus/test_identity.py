@@ -209,3 +209,13 @@ title_from: [field:title, h1, stem]
     pages = sorted(p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*.html")
                    if p.parent.name in ("adr", "other"))
     assert len(pages) == 3 and all(p.count("/") == 1 for p in pages), pages
+
+
+def test_two_files_of_one_stem_are_a_duplicate_id(tmp_path):
+    folder = _vault(tmp_path, KINDS + "id_from: [stem]\nkind_from: [{default: NOTE}]\n", {
+        "a/Same.md": "---\nstatus: draft\n---\n",
+        "b/Same.md": "---\nstatus: draft\n---\n",
+    })
+    found = sorted((d["filename"].split("vault/")[-1], d["message"]) for d in _lint(folder) if d["code"] == "RK107")
+    assert found == [("a/Same.md", "id Same is also declared in b/Same.md"),
+                     ("b/Same.md", "id Same is also declared in a/Same.md")]
