@@ -115,6 +115,10 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if old == into:
         raise AuthorError(f"cannot merge {old} into itself", usage=True)
     src, dst = records[old], records[into]
+    for rid, r in ((old, src), (into, dst)):
+        if not r.has_front_matter:
+            raise AuthorError(f"{rid} ({r.relpath}) has no front matter, which a merge edits: add one "
+                              "(a '---' line, its fields, a '---' line) first", usage=True)
     if src.kind != dst.kind:
         def what(kind):
             return f"a {kind}" if kind is not None else "of no kind"
