@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
-from .identity import is_research_identity, record_id, record_kind, record_title
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
+from .identity import is_research_identity, record_id, record_kind, record_title
 from .mentions import code_ranges, mention_targets, scan_suppressions
 from .model import Diagnostic, Record, Target
 
