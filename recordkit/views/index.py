@@ -22,12 +22,12 @@ PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#e
 
 
 
-def kind_color(schema, kind: str) -> str:
+def kind_color(schema, kind: str | None) -> str:
     k = schema.kinds.get(kind)
     if k is not None and k.color:
         return k.color
     import hashlib
-    h = int(hashlib.sha1(kind.encode()).hexdigest()[:8], 16)
+    h = int(hashlib.sha1((kind or "").encode()).hexdigest()[:8], 16)
     return PALETTE[h % len(PALETTE)]
 
 

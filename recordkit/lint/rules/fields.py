@@ -9,6 +9,7 @@ from ...common.textpos import eol_of, offset_of
 from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
+from ...schema import EPOCH_WORDS, epoch_date
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -327,8 +328,12 @@ def invalid_date(ctx, rec):
                 continue
             except ValueError:
                 pass
+        epoch = spec.get("epoch")
+        if epoch and epoch_date(v, epoch) is not None:
+            continue
         what = "" if isinstance(v, str) or isinstance(v, dict) else f" ({kind_of(v)})"
-        out.append(ctx.diag("RK205", f"`{name}` is {shown(v)}{what}, not a date (YYYY-MM-DD)", rec,
+        form = f"YYYY-MM-DD or {EPOCH_WORDS[epoch]} since 1970" if epoch in EPOCH_WORDS else "YYYY-MM-DD"
+        out.append(ctx.diag("RK205", f"`{name}` is {shown(v)}{what}, not a date ({form})", rec,
                             rec.value_pos(name)))
     return out
 
