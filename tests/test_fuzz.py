@@ -88,6 +88,11 @@ INSERTS = [
     "<!-- recordkit: ignore RK101 -->", "| a | b |\n|---|---|\n| 1 |", "&anc ", "*anc", "!!set ", "!!binary ",
     "!!python/object/apply:os.system ['true']", "%YAML 1.1\n", "%TAG ! tag:x,2000:\n", "? ", ": ", "- ",
     "{", "}", "[", "]", "'", '"', "#", "\\", "\\u0000", "\udcff",
+    # the link syntaxes of vaults (the resolver's): wikilinks with headings, blocks, labels, embeds,
+    # Markdown links, front-matter wikilinks quoted or not, and their unclosed halves
+    "[[A note#Part|label]]", "[[NOTE-001^b1]]", "![[figure.png]]", "![[A note]]", "[[label|NOTE-001]]",
+    "[[a/b/NOTE-001]]", "[t](../lit/LIT-001.md#x)", "[t](<A%20note.md>)", "[x](https://e.com/a.md)",
+    "](", "[[", "]]", "![[", "[t](", "up: [[NOTE-001]]\n", 'paper: "[[LIT-001|w]]"\n', "[[Note\\|x]]",
 ]
 LINE_BREAKS = ["\n", "\r\n", "\r", "\u2028", "\u2029", "\u0085"]
 
@@ -405,6 +410,34 @@ def fuzz_base():
 
 
 def test_fuzz_commands_in_process(fuzz_base):
+    _fuzz(fuzz_base, BUDGET_S)
+
+
+#: a vault's link settings over the mini record: every key, folded case, Markdown links, label-first
+VAULT_SCHEMA = ("links:\n  resolve: [id, path, stem, title, aliases]\n  case_sensitive: false\n"
+                "  markdown_links: true\n  wikilink_order: label-first\nrelations:\n  up: {}\n")
+
+
+@pytest.fixture(scope="module")
+def fuzz_vault_base():
+    base = Path(tempfile.mkdtemp(prefix="rkfuzz-vault-"))
+    tpl = base / "template"
+    for rel, text in MINI_RECORD.items():
+        write(tpl, rel, text)
+    (tpl / "schema.yaml").write_text(VAULT_SCHEMA)
+    (tpl / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\nschema = "schema.yaml"\n')
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_fuzz_commands_in_a_vault(fuzz_vault_base):
+    """The same commands on mutated records under a vault's link settings
+    (the resolver's every key, Markdown links, label-first wikilinks)."""
+    _fuzz(fuzz_vault_base, BUDGET_S / 2, min_runs=3)
+
+
+def _fuzz(fuzz_base, budget, min_runs=5):
+    BUDGET_S = budget
     started = time.monotonic()
     found: list[str] = []
     ran = [0]
@@ -433,7 +466,7 @@ def test_fuzz_commands_in_process(fuzz_base):
     print(f"\nfuzz: {ran[0]} mutated records, {STATS['calls']} calls, slowest {STATS['max_s']:.2f} s, "
           f"largest peak {STATS['max_peak'] / 2 ** 20:.1f} MB")
     assert not found, f"{len(found)} of {ran[0]} mutated records failed:\n\n" + "\n\n".join(found[:5])
-    assert ran[0] >= 5, f"only {ran[0]} examples ran in {BUDGET_S} s"
+    assert ran[0] >= min_runs, f"only {ran[0]} examples ran in {BUDGET_S} s"
 
 
 #: what the fuzz test found, replayed on every run: (where under the root, the file's bytes)

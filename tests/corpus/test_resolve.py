@@ -449,3 +449,18 @@ def test_attachments_and_escaped_bars(tmp_path):
                                                                              ("Dendron.style.name", None)]
     assert [d.message for d in lint(corpus, select=["RK305"]).diagnostics] == [
         "wikilink of Dendron.style.name, which does not exist"]
+
+
+def test_site_links_wikilinks_by_title(tmp_path):
+    """The site's pages link a wikilink by title or alias to the record's page."""
+    root = vault(tmp_path, "links: {resolve: [id, stem, title, aliases], case_sensitive: false}\n", {
+        "NOTE-001.md": "---\nid: NOTE-001\ntitle: First note\nstatus: draft\n---\nSee [[second note|the second]].\n",
+        "NOTE-002.md": "---\nid: NOTE-002\ntitle: Second note\nstatus: draft\naliases: [Deux]\n---\nBack to [[deux]].\n",
+    })
+    p = run_cli("build", "-o", str(tmp_path / "site"), cwd=root)
+    assert p.returncode == 0, p.stderr
+    page = next((tmp_path / "site").rglob("NOTE-001.html")).read_text()
+    import re
+    a = re.search(r'<a class="rk-ref[^"]*" href="([^"]+)" data-id="second note">the second</a>', page)
+    assert a and a.group(1).endswith("NOTE-002.html"), page
+    assert "rk-dangling" not in page

@@ -80,7 +80,14 @@ class Site:
         return self.data.corpus
 
     def resolve(self, rid: str) -> tuple:
-        """What a mention of ``rid`` becomes (see markdown.Resolver)."""
+        """What a mention of ``rid`` becomes (see markdown.Resolver).  A
+        wikilink by path, file name, title or alias names the record the
+        corpus's resolver finds for it (``links:`` in the schema)."""
+        if rid not in self.corpus.records:
+            from ...corpus.resolve import resolver_for
+            got = resolver_for(self.corpus).resolve(rid).target
+            if got is not None:
+                rid = got
         if rid in self.published:
             rec = self.corpus.records[rid]
             return ("link", record_url(rid, rec.kind), rec.kind)

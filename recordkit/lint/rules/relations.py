@@ -19,8 +19,11 @@ def dangling_relation(ctx, rec):
 
     ## What it does
     Checks every target of every front-matter relation (`source`, `extends`,
-    `grounds`, ...) is the id of a record in the record root, and suggests
-    the closest existing id.
+    `grounds`, ...) names a record in the record root, and suggests the
+    closest existing id.  A target names a record by its id, or by what the
+    schema's `links.resolve` adds (its path, file name, title or aliases); a
+    value may be written as a wikilink (`"[[Note]]"`).  A target that
+    matches several records is not reported here but by RK308.
 
     ## Why is this bad
     A dangling relation is a claim of support that points at nothing: the
@@ -178,8 +181,14 @@ def dangling_mention(ctx, rec):
     """The body mentions an id that does not exist.
 
     ## What it does
-    Checks every `KIND-NNN` token and `[[ID]]` wikilink in the body (outside
-    code spans, code blocks and HTML comments) names an existing record.
+    Checks every link in the body (outside code spans, code blocks and HTML
+    comments) names an existing record: `KIND-NNN` tokens (when
+    `links.mentions` is on), `[[ID]]` wikilinks with their `#heading`,
+    `^block` and `|label`, `![[embeds]]`, and with `links.markdown_links`
+    Markdown links to `.md` files.  A link names a record by its id, or by
+    what `links.resolve` adds (path, file name, title, aliases); one that
+    matches several records is reported by RK308, and links to attachments
+    (`![[figure.png]]`) are not checked.
 
     ## Why is this bad
     A mention is a link on the site and an edge in the graph; one that names
