@@ -91,7 +91,8 @@ def test_the_research_status_done_is_never_made_none(tmp_path):
     write(tmp_path, "schema.yaml", "kinds:\n  TASK:\n    statuses: [open, none]\n")
     p = write(tmp_path, "records/TASK-001.md", "---\nid: TASK-001\ntitle: t\nstatus: Done\n---\n")
     before = p.read_bytes()
-    assert [x["fix"] for x in lint_json(tmp_path) if x["code"] == "RK204"] == [None]
+    assert [(x["message"], x["fix"]) for x in lint_json(tmp_path) if x["code"] == "RK204"] == [
+        ("status `Done` is not one of open, none for a TASK", None)]
     run_cli("lint", "--fix", cwd=tmp_path)
     assert p.read_bytes() == before
     assert run_cli("lint", "--fix", "--unsafe-fixes", cwd=tmp_path).returncode == 1
