@@ -111,6 +111,38 @@ def _is_date(checker, value) -> bool:
     return False
 
 
+#: the units a ``date`` field's ``epoch`` option may name
+EPOCH_WORDS = {"ms": "milliseconds", "s": "seconds"}
+
+
+def epoch_date(value, unit: str) -> _dt.date | None:
+    """The UTC date of ``value``, a whole number of ``unit`` ("ms" or "s")
+    since 1970-01-01, or None when it is not one (a boolean, a float, out
+    of range)."""
+    if isinstance(value, bool) or not isinstance(value, int) or unit not in EPOCH_WORDS:
+        return None
+    seconds = value / 1000 if unit == "ms" else value
+    try:
+        return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc).date()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _check_epochs(where: str, fields) -> None:
+    """A ``date`` field's ``epoch`` option names a unit; only a date field has one."""
+    if not isinstance(fields, dict):
+        return
+    for name, spec in fields.items():
+        if not isinstance(spec, dict) or "epoch" not in spec:
+            continue
+        t = spec.get("type")
+        if t != "date" and not (isinstance(t, list) and "date" in t):
+            raise SchemaError(f"{where}.{name}.epoch: only a field of type date may have an epoch unit")
+        if spec["epoch"] not in EPOCH_WORDS:
+            raise SchemaError(f"{where}.{name}.epoch must be ms (milliseconds since 1970) or s (seconds), "
+                              f"not {_show(spec['epoch'])}")
+
+
 def _merge(base: dict, over: dict) -> dict:
     out = dict(base)
     for k, v in over.items():
@@ -165,6 +197,7 @@ class Schema:
         raw = self.raw
         self.id_re = _id_pattern(raw)
         self.common_fields = dict(raw.get("fields") or {})
+        _check_epochs("fields", self.common_fields)
         self.kinds = {}
         for name, k in (raw.get("kinds") or {}).items():
             k = k or {}
@@ -176,6 +209,7 @@ class Schema:
                 from ..common.text import yaml_text
                 raise SchemaError(f"kinds.{name}.color: {yaml_text(k['color'])} is not a colour (use #rgb, "
                                   "#rrggbb, #rrggbbaa, rgb()/hsl() of numbers, or a CSS colour name)")
+            _check_epochs(f"kinds.{name}.fields", k.get("fields"))
             sections = []
             for s in k.get("sections") or []:
                 if isinstance(s, str):
@@ -280,7 +314,18 @@ class Schema:
             if name not in out:
                 out[name] = {"type": ["string", "array"], "items": {"type": "string"},
                              "list": True, "relation": True}
+        for name in self.source_fields:
+            out.setdefault(name, {})    # read for the id, kind or title: known, of any type
         return out
+
+    @property
+    def source_fields(self) -> tuple[str, ...]:
+        """The front-matter fields ``id_from``, ``kind_from``, ``title_from``
+        and the pattern ``derive`` rules read."""
+        names = [a for s, a in self.id_from + self.title_from if s == "field"]
+        names += [k.arg for k in self.kind_from if k.source == "field"]
+        names += [d.field for d in self.derive_patterns]
+        return tuple(dict.fromkeys(names))
 
     def required_fields(self, kind: str) -> list[str]:
         """Required fields of ``kind``, relations included (shared: do not change it)."""
@@ -299,7 +344,7 @@ class Schema:
             props = {}
             for name, spec in self.fields_for(kind).items():
                 props[name] = {k: v for k, v in spec.items()
-                               if k not in ("list", "relation") and not (k == "required" and isinstance(v, bool))}
+                               if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
             base = jsonschema.Draft202012Validator
             checker = base.TYPE_CHECKER.redefine("date", _is_date)
             cls = jsonschema.validators.extend(base, type_checker=checker)
@@ -322,7 +367,7 @@ class Schema:
             props = {}
             for name, spec in self.fields_for(kind).items():
                 spec = {k: v for k, v in spec.items()
-                        if k not in ("list", "relation") and not (k == "required" and isinstance(v, bool))}
+                        if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
                 props[name] = {} if _mentions_date(spec) else spec
             check = fastjsonschema.compile({"type": "object", "properties": props})
 

@@ -23,7 +23,7 @@ PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#e
 
 
 
-def kind_color(schema, kind: str) -> str:
+def kind_color(schema, kind: str | None) -> str:
     """The colour of ``kind``: the schema's (``kinds.K.color``), else one of
     :data:`PALETTE` chosen by the name (the same every run and on every
     machine)."""
@@ -31,7 +31,7 @@ def kind_color(schema, kind: str) -> str:
     if k is not None and k.color:
         return k.color
     import hashlib
-    h = int(hashlib.sha1(kind.encode()).hexdigest()[:8], 16)
+    h = int(hashlib.sha1((kind or "").encode()).hexdigest()[:8], 16)
     return PALETTE[h % len(PALETTE)]
 
 

@@ -394,7 +394,9 @@ class _Builder:
         self._page("index.html", "index.html.j2", recent=L["recent"][: self.opts.recent],
                    ready_count=len(L["ready"]), failing_count=len(L["failing"]), tag_count=len(L["by_tag"]))
         for kind, rows in L["by_kind"].items():
-            k = site.kinds[kind]
+            k = site.kinds.get(kind)
+            if k is None:   # records with no kind: listed on the index, by status and by tag
+                continue
             self._page(kind_url(kind), "list.html.j2", heading=f"{kind} records", kind=kind,
                        intro=f"{k['description'].capitalize()}." if k["description"] else None,
                        rows=rows, groups=None, show_standing=any(r["standing"] for r in rows), empty="")

@@ -25,8 +25,18 @@ _CITE = ("authors", "year", "venue", "arxiv", "doi", "url")
 _WORDS_PER_MINUTE = 220
 
 
+_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
 def record_url(rid: str, kind: str | None) -> str:
-    return f"{(kind or 'other').lower()}/{rid}.html"
+    """The page of a record: ``kind/ID.html``; an id or kind that is not a
+    plain file name (a path id with '/', spaces, other scripts) is made one
+    by :func:`slug`, so every page sits one folder down."""
+    folder = (kind or "other").lower()
+    if not _SAFE_NAME_RE.fullmatch(folder):
+        folder = slug(folder)
+    name = rid if _SAFE_NAME_RE.fullmatch(rid) else slug(rid)
+    return f"{folder}/{name}.html"
 
 
 def slug(text: str) -> str:
@@ -107,7 +117,7 @@ def make_site(data: SiteData, ids: list[str], title: str) -> Site:
         rec = corpus.records[rid]
         c = counts.setdefault(rec.kind, {})
         c[rec.status] = c.get(rec.status, 0) + 1
-    for kind in list(schema.kinds) + sorted(k for k in counts if k not in schema.kinds):
+    for kind in list(schema.kinds) + sorted(k for k in counts if k is not None and k not in schema.kinds):
         if kind not in counts:
             continue
         k = schema.kinds.get(kind)

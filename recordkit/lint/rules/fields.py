@@ -9,6 +9,7 @@ from ...common.textpos import eol_of, offset_of
 from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
+from ...schema import EPOCH_WORDS, epoch_date
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -365,12 +366,16 @@ def invalid_date(ctx, rec):
                 continue
             except ValueError:
                 pass
+        epoch = spec.get("epoch")
+        if epoch and epoch_date(v, epoch) is not None:
+            continue
         what = "" if isinstance(v, str) or isinstance(v, dict) else f" ({kind_of(v)})"
+        form = f"YYYY-MM-DD or {EPOCH_WORDS[epoch]} since 1970" if epoch in EPOCH_WORDS else "YYYY-MM-DD"
         written = _written(rec, (name,)) if not isinstance(v, (str, dict, list)) else None
         if written and written != yaml_text(v):   # `12:30` is the integer 750 to YAML: quote what the file says
-            msg = f"`{name}` is `{written}`, which YAML reads as {kind_of(v)} ({yaml_text(v)}), not a date (YYYY-MM-DD)"
+            msg = f"`{name}` is `{written}`, which YAML reads as {kind_of(v)} ({yaml_text(v)}), not a date ({form})"
         else:
-            msg = f"`{name}` is {shown(v)}{what}, not a date (YYYY-MM-DD)"
+            msg = f"`{name}` is {shown(v)}{what}, not a date ({form})"
         out.append(ctx.diag("RK205", msg, rec, rec.value_pos(name)))
     return out
 

@@ -1,0 +1,112 @@
+"""The schema's keys are validated when it loads: a bad value is a
+configuration error (exit 2) that names the key, never a traceback."""
+import pytest
+
+from conftest import run_cli, write
+
+NOTE = "---\nid: NOTE-001\ntitle: A note\nstatus: draft\n---\n"
+
+
+def _project(tmp_path, schema_text: str | None, config: str = 'schema = "schema.yaml"\n'):
+    (tmp_path / "recordkit.toml").write_text(config, encoding="utf-8")
+    if schema_text is not None:
+        (tmp_path / "schema.yaml").write_text(schema_text, encoding="utf-8")
+    write(tmp_path, "records/note/NOTE-001.md", NOTE)
+    return tmp_path
+
+
+@pytest.mark.parametrize("schema_text, named", [
+    ("id_pattern: '^(?P<kind>[A-Z]+-(?P<number>[0-9]+$'\n", "id_pattern"),
+    ("id_pattern: 42\n", "id_pattern"),
+    ("id_from: ['field:']\n", "id_from[0]"),
+    ("id_from: [filename]\n", "id_from[0]"),
+    ("id_from: {field: id}\n", "id_from"),
+    ("title_from: [h2]\n", "title_from[0]"),
+    ("kind_from: [{type: x}]\n", "kind_from[0]"),
+    ("kind_from: [{field: type, folder: 1}]\n", "kind_from[0]"),
+    ("kind_from: [{field: type, map: {decision: ADR}}]\n", "kind_from[0].map"),
+    ("kind_from: [{folder: 0}]\n", "kind_from[0].folder"),
+    ("kind_from: [{prefix: ''}]\n", "kind_from[0].prefix"),
+    ("kind_from: [{default: NOPE}]\n", "kind_from[0].default"),
+    ("kind_from: [{pattern: kind, map: {a: NOTE}}]\n", "kind_from[0]"),
+    ("kind_from: oops\n", "kind_from"),
+    ("links: {resolve: [id, name]}\n", "links.resolve"),
+    ("links: {case_sensitive: maybe}\n", "links.case_sensitive"),
+    ("links: {wikilink_order: backwards}\n", "links.wikilink_order"),
+    ("links: {resolv: [id]}\n", "links"),
+    ("links: [id]\n", "links"),
+    ("tags: {pattern: '[a-'}\n", "tags.pattern"),
+    ("tags: {patern: x}\n", "tags"),
+    ("claims_table: {kinds: [NOTE, ESSAY]}\n", "claims_table.kinds"),
+    ("derive:\n  - {relation: cites, field: status, pattern: 'superseded by (.+)'}\n", "derive[1].pattern"),
+    ("derive:\n  - {relation: cites, field: status, pattern: '(?P<target>'}\n", "derive[1].pattern"),
+    ("derive:\n  - {relation: cites, from_field: references}\n", "derive[1].match_fields"),
+    ("derive:\n  - {relation: cites, fild: status, pattern: x}\n", "derive[1]"),
+    ("fields:\n  created: {type: date, epoch: days}\n", "fields.created.epoch"),
+    ("fields:\n  n: {type: integer, epoch: ms}\n", "fields.n.epoch"),
+    ("extends: 12\n", "extends"),
+])
+def test_a_bad_value_is_a_configuration_error_naming_the_key(tmp_path, schema_text, named):
+    # derive lists replace the default's one rule: index 1 is after a good one
+    if schema_text.startswith("derive:"):
+        schema_text = schema_text.replace("derive:\n", "derive:\n  - {relation: cites, from_field: references, "
+                                          "match_fields: [doi]}\n")
+    folder = _project(tmp_path, schema_text)
+    p = run_cli("lint", "--no-cache", cwd=folder)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr
+    assert p.stderr.startswith("recordkit: configuration error:"), p.stderr
+    assert named in p.stderr, p.stderr
+
+
+def test_a_bad_id_pattern_names_the_regex_error(tmp_path):
+    folder = _project(tmp_path, "id_pattern: '^(?P<kind>[A-Z]+'\n")
+    p = run_cli("graph", "--format", "json", cwd=folder)
+    assert p.returncode == 2
+    assert "id_pattern ^(?P<kind>[A-Z]+ is not a valid regular expression: missing ), unterminated subpattern" \
+        in p.stderr
+
+
+@pytest.mark.parametrize("pattern", [r"^[A-Z]+-\d+$", r"^(?P<number>\d{4})-.*$", r"^(?P<kind>[A-Z]+)-.*$"])
+def test_id_pattern_groups_are_optional(tmp_path, pattern):
+    folder = _project(tmp_path, f"id_pattern: '{pattern}'\n")
+    p = run_cli("lint", "--no-cache", "--format", "json", cwd=folder)
+    assert p.returncode in (0, 1), p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_no_id_pattern_at_all(tmp_path):
+    folder = _project(tmp_path, "id_pattern: null\nkind_from: [{folder: 1}]\n")
+    write(folder, "records/note/free-form name.md", "---\ntitle: x\nstatus: draft\n---\n")
+    p = run_cli("graph", "--format", "json", cwd=folder, check=True)
+    assert '"id": "free-form name"' in p.stdout and '"kind": "NOTE"' in p.stdout
+
+
+def test_rk105_and_rk106_name_the_schema_pattern(tmp_path):
+    folder = _project(tmp_path, "id_pattern: '^ADR-\\d{4}$'\nkind_from: [{default: NOTE}]\n")
+    write(folder, "records/note/ADR-0002.md", "---\nid: ADR-0003\ntitle: x\nstatus: draft\n---\n")
+    p = run_cli("lint", "--no-cache", "--select", "RK105,RK106", cwd=folder)
+    assert "RK105 `id` `NOTE-001` does not match the id pattern ^ADR-\\d{4}$" in p.stdout, p.stdout
+    assert "RK106 `id` ADR-0003 differs from the file name ADR-0002.md" in p.stdout
+    assert "KIND-NNN" not in p.stdout
+
+
+def test_rk105_research_wording_is_kept(tmp_path):
+    folder = _project(tmp_path, None, config="")
+    write(folder, "records/note/NOTE-2.md", "---\nid: NOTE-2\ntitle: x\nstatus: draft\n---\n")
+    p = run_cli("lint", "--no-cache", "--select", "RK105", cwd=folder)
+    assert "RK105 `id` `NOTE-2` is not of the form KIND-NNN (at least three digits)" in p.stdout, p.stdout
+
+
+def test_an_id_from_the_file_name_is_checked_against_the_pattern(tmp_path):
+    folder = _project(tmp_path, "id_from: [stem]\nid_pattern: '^\\d{4}-[a-z-]+$'\nkind_from: [{default: NOTE}]\n")
+    write(folder, "records/note/0001-good-name.md", "---\ntitle: x\nstatus: draft\n---\n")
+    p = run_cli("lint", "--no-cache", "--select", "RK105,RK106", cwd=folder)
+    assert "NOTE-001.md:1:1: RK105 id `NOTE-001` (from the file name) does not match the id pattern" in p.stdout
+    assert "0001-good-name" not in p.stdout
+
+
+def test_a_non_string_config_schema_is_a_configuration_error(tmp_path):
+    folder = _project(tmp_path, None, config="schema = 3\n")
+    p = run_cli("lint", cwd=folder)
+    assert p.returncode == 2 and "schema must be a string" in p.stderr
