@@ -223,3 +223,18 @@ def test_a_kind_no_other_rule_explains_is_counted(tmp_path):
     d = lint_json(tmp_path)
     assert [(x["code"], x["filename"]) for x in d if x["code"] in ("RK105", "RK108", "RK110")] == [
         ("RK110", "records/FOO-001.md")]
+
+
+CLAIMS_TABLE = "| id | claim | strength | support |\n|----|-------|----------|---------|\n| C1 | x | pretty solid | s |\n"
+
+
+def test_claims_tables_are_checked_on_the_kinds_the_schema_names(tmp_path):
+    write(tmp_path, "recordkit.toml", 'root = "records"\nschema = "schema.yaml"\n')
+    write(tmp_path, "schema.yaml", "kinds:\n  REVIEW:\n    statuses: [draft]\nclaims_table:\n  kinds: [REVIEW]\n")
+    write(tmp_path, "records/REVIEW-001.md", "---\nid: REVIEW-001\ntitle: t\nstatus: draft\n---\n## Claims\n"
+          + CLAIMS_TABLE)
+    write(tmp_path, "records/NOTE-001.md", "---\nid: NOTE-001\ntitle: t\nstatus: draft\n---\n## Claims\n"
+          + CLAIMS_TABLE)
+    d = [(x["code"], x["filename"], x["message"]) for x in lint_json(tmp_path) if x["code"].startswith("RK6")]
+    assert d == [("RK602", "records/REVIEW-001.md",
+                  "strength `pretty solid` is not one of strong, moderate, weak")]
