@@ -238,3 +238,28 @@ def test_claims_tables_are_checked_on_the_kinds_the_schema_names(tmp_path):
     d = [(x["code"], x["filename"], x["message"]) for x in lint_json(tmp_path) if x["code"].startswith("RK6")]
     assert d == [("RK602", "records/REVIEW-001.md",
                   "strength `pretty solid` is not one of strong, moderate, weak")]
+
+
+from hypothesis import given, settings, strategies as st   # noqa: E402
+
+from recordkit.lint.rules.fields import KEBAB_RE, tag_fix   # noqa: E402
+import re as _re   # noqa: E402
+
+NESTED_RE = _re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:[/.][a-z0-9]+(?:-[a-z0-9]+)*)*$")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aZb_ -/.9Éx", max_size=14))
+def test_a_tag_fix_is_safe_only_when_it_changes_case_and_spaces(tag):
+    for pattern in (KEBAB_RE, NESTED_RE):
+        if pattern.fullmatch(tag):
+            continue      # a good tag: RK206 asks for no fix
+        got = tag_fix(tag, pattern)
+        if got is None:
+            continue
+        new, how = got
+        assert pattern.fullmatch(new) and new != tag
+        assert (how == "safe") == (new.casefold() == tag.strip().casefold())
+        if pattern is NESTED_RE and NESTED_RE.fullmatch(tag.strip().lower()):
+            # a nested or dotted tag the pattern allows is never flattened
+            assert (new.count("/"), new.count(".")) == (tag.count("/"), tag.count("."))
