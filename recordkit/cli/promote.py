@@ -98,7 +98,7 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
     promote it (status: active, promoted_by) when every requirement holds,
     else refuse with the reasons (exit 1) and leave the file as it is.
     """
-    from ..lifecycle.words import lifecycle_noun, with_article
+    from ..lifecycle.words import lifecycle_kinds, lifecycle_noun, with_article
     corpus = ctx.corpus
     a = lc.analyze(corpus)
     if record_id is None:
@@ -109,6 +109,11 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         data = lc.listing(a)
         if fmt == "json":
             click.echo(json_text(data, indent=2))
+        elif not lifecycle_kinds(corpus.schema):
+            # (a log of decisions with 22 proposed ADRs and no promote_when is not "no proposed" anything)
+            kinds = ", ".join(corpus.schema.kinds) or "none"
+            click.echo(terminal_safe(f"Nothing to promote: no kind of the schema has a promote_when field "
+                                     f"(kinds: {kinds}); see docs/lifecycle.md."))
         else:
             click.echo(terminal_safe(format_listing(data, lifecycle_noun(corpus.schema))))
         return

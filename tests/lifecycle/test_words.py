@@ -63,3 +63,15 @@ def test_kind_names_in_words():
     assert [singular(k) for k in ("THEORY", "ADR")] == ["theory", "ADR"]
     assert [with_article(w) for w in ("theory", "ADR", "idea", "RFC", "PR")] == [
         "a theory", "an ADR", "an idea", "an RFC", "a PR"]
+
+
+def test_a_schema_without_a_lifecycle_says_nothing_is_promoted(tmp_path):
+    """A log of decisions whose ADR kind has no promote_when: promote says
+    no kind has a lifecycle, not that no ADR (or theory) is proposed."""
+    write(tmp_path, "recordkit.toml", 'root = "decisions"\nschema = "schema.yaml"\n')
+    write(tmp_path, "schema.yaml", ADR_SCHEMA.replace("    fields:\n      promote_when: {type: object}\n", ""))
+    write(tmp_path, "decisions/ADR-001.md", "---\nid: ADR-001\ntitle: Use MADR\nstatus: proposed\n---\n")
+    out = run_cli("promote", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ("Nothing to promote: no kind of the schema has a promote_when field (kinds: ADR, PERSON); "
+                          "see docs/lifecycle.md.\n")

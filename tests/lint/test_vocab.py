@@ -91,7 +91,8 @@ def test_the_research_status_done_is_never_made_none(tmp_path):
     write(tmp_path, "schema.yaml", "kinds:\n  TASK:\n    statuses: [open, none]\n")
     p = write(tmp_path, "records/TASK-001.md", "---\nid: TASK-001\ntitle: t\nstatus: Done\n---\n")
     before = p.read_bytes()
-    assert [x["fix"] for x in lint_json(tmp_path) if x["code"] == "RK204"] == [None]
+    assert [(x["message"], x["fix"]) for x in lint_json(tmp_path) if x["code"] == "RK204"] == [
+        ("status `Done` is not one of open, none for a TASK", None)]
     run_cli("lint", "--fix", cwd=tmp_path)
     assert p.read_bytes() == before
     assert run_cli("lint", "--fix", "--unsafe-fixes", cwd=tmp_path).returncode == 1
@@ -222,3 +223,43 @@ def test_a_kind_no_other_rule_explains_is_counted(tmp_path):
     d = lint_json(tmp_path)
     assert [(x["code"], x["filename"]) for x in d if x["code"] in ("RK105", "RK108", "RK110")] == [
         ("RK110", "records/FOO-001.md")]
+
+
+CLAIMS_TABLE = "| id | claim | strength | support |\n|----|-------|----------|---------|\n| C1 | x | pretty solid | s |\n"
+
+
+def test_claims_tables_are_checked_on_the_kinds_the_schema_names(tmp_path):
+    write(tmp_path, "recordkit.toml", 'root = "records"\nschema = "schema.yaml"\n')
+    write(tmp_path, "schema.yaml", "kinds:\n  REVIEW:\n    statuses: [draft]\nclaims_table:\n  kinds: [REVIEW]\n")
+    write(tmp_path, "records/REVIEW-001.md", "---\nid: REVIEW-001\ntitle: t\nstatus: draft\n---\n## Claims\n"
+          + CLAIMS_TABLE)
+    write(tmp_path, "records/NOTE-001.md", "---\nid: NOTE-001\ntitle: t\nstatus: draft\n---\n## Claims\n"
+          + CLAIMS_TABLE)
+    d = [(x["code"], x["filename"], x["message"]) for x in lint_json(tmp_path) if x["code"].startswith("RK6")]
+    assert d == [("RK602", "records/REVIEW-001.md",
+                  "strength `pretty solid` is not one of strong, moderate, weak")]
+
+
+from hypothesis import given, settings, strategies as st   # noqa: E402
+
+from recordkit.lint.rules.fields import KEBAB_RE, tag_fix   # noqa: E402
+import re as _re   # noqa: E402
+
+NESTED_RE = _re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*(?:[/.][a-z0-9]+(?:-[a-z0-9]+)*)*$")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aZb_ -/.9Éx", max_size=14))
+def test_a_tag_fix_is_safe_only_when_it_changes_case_and_spaces(tag):
+    for pattern in (KEBAB_RE, NESTED_RE):
+        if pattern.fullmatch(tag):
+            continue      # a good tag: RK206 asks for no fix
+        got = tag_fix(tag, pattern)
+        if got is None:
+            continue
+        new, how = got
+        assert pattern.fullmatch(new) and new != tag
+        assert (how == "safe") == (new.casefold() == tag.strip().casefold())
+        if pattern is NESTED_RE and NESTED_RE.fullmatch(tag.strip().lower()):
+            # a nested or dotted tag the pattern allows is never flattened
+            assert (new.count("/"), new.count(".")) == (tag.count("/"), tag.count("."))

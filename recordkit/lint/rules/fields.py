@@ -316,11 +316,12 @@ def invalid_status(ctx, rec):
     cands = list(kind.statuses)
     low = status.strip().lower()
     exact = [s for s in cands if _same_but_case(status, s)]
-    near = exact or near_words(low, cands, n=2, for_fix=True)
+    # a misspelling keeps its first letter: `Done` is not a misspelt `none`
+    near = exact or [w for w in near_words(low, cands, n=2, for_fix=True) if w[:1].lower() == low[:1]]
     fix = None
     if len(exact) == 1:
         fix = _scalar_fix(rec, ("status",), exact[0], f"status: {status} → {exact[0]}")
-    elif not exact and len(near) == 1 and near[0][:1].lower() == low[:1]:
+    elif not exact and len(near) == 1:
         fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}", "unsafe")
     hint = f" (did you mean {near[0]}?)" if near else ""
     return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for a {kind.name}{hint}",

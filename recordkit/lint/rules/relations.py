@@ -84,8 +84,6 @@ def relation_kind_not_allowed(ctx, rec):
     extends: [THEORY-175]
     ```
     """
-    if not rec.kind:
-        return None    # the schema's relations are not checked on a record without a kind (RK110)
     out = []
     records = ctx.records
     for rel_name, targets in rec.relations.items():
@@ -94,8 +92,7 @@ def relation_kind_not_allowed(ctx, rec):
             continue   # (a record with no kind is not checked against the schema's relations)
         for t in targets:
             tgt = records.get(t.id)
-            # (a target without a kind cannot be checked: RK110 reports it)
-            if tgt is not None and tgt is not rec and tgt.kind and not rel.allows_target(tgt.kind):
+            if tgt is not None and tgt is not rec and tgt.kind is not None and not rel.allows_target(tgt.kind):
                 out.append(ctx.diag("RK302", f"`{rel_name}` may point at {', '.join(rel.targets)}, "
                                              f"not at {t.id} (a {tgt.kind})", rec, t.pos, about=(t.id,)))
     return out
