@@ -118,6 +118,9 @@ class Inference:
         out.append(f"id_from: {_flow(self.id_from)}")
         if self.id_pattern:
             out.append(f"id_pattern: {_q(self.id_pattern)}")
+        if self.without_front_matter:
+            out += [f"# {len(self.without_front_matter)} file(s) have no front matter: notes with no fields",
+                    "front_matter: optional"]
         out += ["", f"# {self.kind_note}", "kind_from:"]
         for entry in self.kind_from:
             out.append(f"  - {_flow(entry)}")
@@ -167,8 +170,8 @@ class Inference:
         if self.without_front_matter:
             shown = ", ".join(self.without_front_matter[:5])
             more = f" and {len(self.without_front_matter) - 5} more" if len(self.without_front_matter) > 5 else ""
-            lines.append(f"no front matter: {len(self.without_front_matter)} file(s) ({shown}{more}): recordkit "
-                         "reports them as RK101")
+            lines.append(f"no front matter: {len(self.without_front_matter)} file(s) ({shown}{more}): notes "
+                         "with no fields (front_matter: optional)")
         lines.append(f"ids: {_flow(self.id_from)}; {self.id_note}"
                      + (f"; id_pattern {self.id_pattern}" if self.id_pattern else ""))
         lines.append(f"kinds: {self.kind_note}")
