@@ -48,7 +48,7 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
                               "(move it away, or edit it)")
     root_text = os.path.relpath(folder.resolve(), here.resolve()).replace(os.sep, "/")
     if infer:
-        inference = inferring.infer(_samples(folder, preset), preset=None if preset == "research" else preset)
+        inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset)
         schema_text = inference.schema_yaml()
         for line in inference.report():
             click.echo(line)
@@ -78,7 +78,7 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
     click.echo(f"Wrote {schema_file} and recordkit.toml (root = {root_text}); next: recordkit lint", err=True)
 
 
-def _samples(folder: Path, preset: str | None):
+def _samples(folder: Path):
     """One :class:`~recordkit.schema.infer.Sample` per file of ``folder``,
     read by the loader (every file, those it could not read included)."""
     from ..config import Config
@@ -86,8 +86,9 @@ def _samples(folder: Path, preset: str | None):
     from ..corpus.loader import load
     from ..schema import load_schema
     from ..schema.infer import Sample
-    schema = load_schema(f"preset:{preset}" if preset else None)
-    corpus = load(folder, config=Config(base=Path.cwd(), root=folder), schema=schema)
+    # read with the research schema whatever the preset: it requires front
+    # matter, so a file without one comes back with none (and is counted)
+    corpus = load(folder, config=Config(base=Path.cwd(), root=folder), schema=load_schema(None))
     for rec in corpus.files:
         body = rec.body if rec.text else ""
         yield Sample(rec.relpath, rec.meta if rec.ok else None, body, first_h1(body, rec.code) if body else None)

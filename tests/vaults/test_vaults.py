@@ -330,3 +330,24 @@ def test_infer_on_generated_notes():
     assert small.link_counts["wikilinks"] * 2 == big.link_counts["wikilinks"]
     assert big.kinds["t0"]["count"] == 200 and big.fields["up"].relation
     assert big.fields["created"].spec == {"type": "date", "epoch": "ms"}
+
+
+def test_init_infer_over_a_preset(tmp_path):
+    """``--infer --preset obsidian``: the inferred schema extends the preset
+    (its relations and link settings kept, the vault's kinds added), and the
+    vault lints under it with no error but the planted ones."""
+    exp = expected("obsidian")
+    folder = copy_vault("obsidian", tmp_path / "obsidian", preset=False)
+    proc = run_cli("init", "--infer", "--preset", "obsidian", ".", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    assert "(17 with front matter)" in proc.stdout
+    text = (folder / "recordkit.schema.yaml").read_text(encoding="utf-8")
+    assert "extends: preset:obsidian" in text and "front_matter: optional" in text
+    from recordkit.schema import load_schema
+    schema = load_schema(str(folder / "recordkit.schema.yaml"))
+    assert {"NOTE", "literature", "project"} <= set(schema.kinds) and "link-related" in schema.relations
+    diags = lint_json(folder)
+    allowed = {(d["path"], d["code"]) for d in exp["diagnostics"]} | set(missing_expected(exp))
+    extra = [d["message"] for d in diags if d["severity"] == "error"
+             and (rel("obsidian", d["filename"]), d["code"]) not in allowed]
+    assert not extra, extra
