@@ -464,3 +464,26 @@ def test_site_links_wikilinks_by_title(tmp_path):
     a = re.search(r'<a class="rk-ref[^"]*" href="([^"]+)" data-id="second note">the second</a>', page)
     assert a and a.group(1).endswith("NOTE-002.html"), page
     assert "rk-dangling" not in page
+
+
+def test_shortest_unambiguous_path_and_unicode(tmp_path):
+    """``[[sub/Note]]`` names ``a/sub/Note.md`` (the end of its path, as
+    Obsidian and Foam write the shortest unambiguous path); a name written
+    decomposed (as macOS stores it) matches one written composed."""
+    import unicodedata
+    decomposed = unicodedata.normalize("NFD", "Café")
+    root = vault(tmp_path, OBSIDIAN_SCHEMA + "id_from: [path]\n", {
+        "a/sub/Note.md": "---\ntitle: Deep\n---\n",
+        "b/other/Note.md": "---\ntitle: Other deep\n---\n",
+        f"{decomposed}.md": "---\ntags: [x]\n---\n",
+        "Index.md": "---\ntags: [x]\n---\n[[sub/Note]] [[other/note]] [[a/sub/Note]] [[Note]] [[café]] [[x/sub/Note]]\n",
+    })
+    corpus = recordkit.load(root / "notes")
+    r = Resolver(corpus.records, link_settings(corpus.schema))
+    assert r.resolve("sub/Note").target == "a/sub/Note"
+    assert r.resolve("other/note").target == "b/other/Note"
+    assert r.resolve("Note").ambiguous
+    assert r.resolve("café").target == decomposed
+    assert r.resolve("x/sub/Note").missing            # a path's end must match whole folders
+    assert corpus.records["Index"].mention_targets == ["a/sub/Note", "b/other/Note", "a/sub/Note", "Note",
+                                                        decomposed, "x/sub/Note"]
