@@ -35,6 +35,7 @@ import re
 import unicodedata
 import weakref
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .mentions import LinkScan, Mention, markdown_target, mention_links, mention_targets
@@ -117,7 +118,8 @@ class Resolution(NamedTuple):
     matches; else ``target`` is None and ``candidates`` holds the ids of the
     records that match equally well (two or more: ambiguous) or nothing
     (missing).  ``by``: the key that matched (``id``, ``path``, ``stem``,
-    ``title``, ``aliases``), or None."""
+    ``title``, ``aliases``; ``file`` for a Markdown link to a file that
+    exists and is not a record, outside the root or not loaded), or None."""
     target: str | None
     candidates: tuple[str, ...] = ()
     by: str | None = None
@@ -128,10 +130,13 @@ class Resolution(NamedTuple):
 
     @property
     def missing(self) -> bool:
-        return self.target is None and not self.candidates
+        """Nothing matches (a Markdown link to a file that exists but is no
+        record, ``by == "file"``, is not missing: it is not a record link)."""
+        return self.target is None and not self.candidates and self.by != "file"
 
 
 _MISSING = Resolution(None)
+_FILE = Resolution(None, (), "file")
 
 
 # -- link text ----------------------------------------------------------------
@@ -194,8 +199,12 @@ class Resolver:
     schema's :class:`LinkSettings`.  The indexes of the keys the settings
     name are built on first use, each in one pass over the records."""
 
-    def __init__(self, records: dict, settings: LinkSettings = _DEFAULT, order: tuple[str, ...] | None = None):
+    def __init__(self, records: dict, settings: LinkSettings = _DEFAULT, order: tuple[str, ...] | None = None,
+                 root: Path | None = None):
         self.records = records
+        #: the record root: a Markdown link that names no record is looked
+        #: for on disk there (a file outside the root, or not a record)
+        self.root = root
         self.settings = settings
         self.order = tuple(order) if order is not None else settings.resolve
         self.norm = _same if settings.case_sensitive else _fold
@@ -308,6 +317,15 @@ class Resolver:
                 got = self._lookup(posixpath.basename(name))
                 if got.by not in (None, "stem", "path"):
                     got = _MISSING   # a path's last part matched only as a title: not a file link
+        if got.missing and self.root is not None:
+            # a file that exists but is no record (outside the root, or not
+            # loaded): a link to it is not a record link, and not missing
+            try:
+                where = self.root / joined if not href.startswith("/") else self.root / href.lstrip("/")
+                if where.is_file():
+                    got = _FILE
+            except (OSError, ValueError):
+                pass
         self._cache[key] = got
         return got
 
@@ -340,7 +358,7 @@ def resolver_for(corpus: "Corpus") -> Resolver:
     """The corpus's resolver (built once, kept beside the corpus)."""
     got = _resolvers.get(corpus)
     if got is None or got.records is not corpus.records:
-        got = Resolver(corpus.records, link_settings(corpus.schema))
+        got = Resolver(corpus.records, link_settings(corpus.schema), root=corpus.root)
         _resolvers[corpus] = got
     return got
 

@@ -230,18 +230,20 @@ MADR = {
         ```
         """,
     "decisions/0002-use-madr.md": "---\nid: ADR-0002\nstatus: accepted\n---\n# Use MADR\n\nBack to "
-                                  "[0001](./0001-use-markdown.md).\n",
+                                  "[0001](./0001-use-markdown.md) and [the pipeline](../../pipeline.md).\n",
     "guides/How We Decide.md": "---\nid: GUIDE-1\n---\n# How we decide\n\nSee [ADR 2](/decisions/0002-use-madr.md).\n",
 }
 
 
 def test_markdown_links_relative_and_encoded(tmp_path):
     root = vault(tmp_path, MADR_SCHEMA, MADR)
+    (root / "pipeline.md").write_text("# The pipeline (outside the record root)\n")
     corpus = recordkit.load(root / "notes")
     rec = corpus.records["ADR-0001"]
     assert [(m.target, m.form) for m in rec.mentions] == [
         ("ADR-0002", "markdown"), ("GUIDE-1", "markdown"), ("GUIDE-1", "markdown"), ("0099-nothing.md", "markdown")]
-    assert [m.target for m in corpus.records["ADR-0002"].mentions] == ["ADR-0001"]
+    # a link to a file outside the root that exists: not a record, and not missing
+    assert [m.target for m in corpus.records["ADR-0002"].mentions] == ["ADR-0001", "../../pipeline.md"]
     assert [m.target for m in corpus.records["GUIDE-1"].mentions] == ["ADR-0002"]
     got = edges(root)
     assert ("ADR-0001", "ADR-0002", "superseded_by", "derived") in got
