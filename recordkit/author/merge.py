@@ -115,8 +115,15 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if old == into:
         raise AuthorError(f"cannot merge {old} into itself", usage=True)
     src, dst = records[old], records[into]
+    for rid, r in ((old, src), (into, dst)):
+        if not r.has_front_matter:
+            raise AuthorError(f"{rid} ({r.relpath}) has no front matter, which a merge edits: add one "
+                              "(a '---' line, its fields, a '---' line) first", usage=True)
     if src.kind != dst.kind:
-        raise AuthorError(f"{old} is a {src.kind} and {into} a {dst.kind}: merge records of one kind", usage=True)
+        def what(kind):
+            return f"a {kind}" if kind is not None else "of no kind"
+        raise AuthorError(f"{old} is {what(src.kind)} and {into} {what(dst.kind)}: merge records of one kind",
+                          usage=True)
     for rid in (old, into):
         dup = [r.relpath for r in corpus.files if r.ok and r.id == rid]
         if len(dup) > 1:

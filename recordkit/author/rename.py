@@ -22,6 +22,11 @@ def check_new_id(schema, old: str, new: str) -> None:
     if new == old:
         raise AuthorError(f"{old} and {new} are the same id", usage=True)
     kind_old, kind_new = schema.kind_of(old), schema.kind_of(new)
+    rx = schema.id_re
+    if rx is None or "kind" not in rx.groupindex:
+        raise AuthorError("`recordkit rename` renames ids whose kind the schema's id_pattern names (a `kind` "
+                          "group), and " + ("the schema has no id_pattern" if rx is None
+                                            else f"id_pattern {rx.pattern} has no kind group"), usage=True)
     if kind_new is None:
         raise AuthorError(f"{new} is not an id of the form KIND-NNN", usage=True)
     if kind_new not in schema.kinds:

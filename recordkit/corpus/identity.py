@@ -11,10 +11,22 @@ import re
 from bisect import bisect_right
 
 _H1_RE = re.compile(
-    # ATX: '# Title', '# Title #'; Setext: a text line underlined with '='
-    r"^ {0,3}#(?=[ \t\r]|$)[ \t]*(?P<atx>[^\n]*?)(?:[ \t]+#+)?[ \t\r]*$"
+    # ATX: '# Title', '# Title #' (the closing hashes are cut in Python: a
+    # pattern for them backtracks on a long line of blanks); Setext: a text
+    # line underlined with '='
+    r"^ {0,3}#(?=[ \t\r]|$)(?P<atx>[^\n]*)$"
     r"|^(?P<setext> {0,3}[^\s#>][^\n]*)\n {0,3}=+[ \t\r]*$",
     re.M)
+
+
+def _atx_text(text: str) -> str:
+    """An ATX heading's text without its closing sequence of '#'."""
+    t = text.strip()
+    if t.endswith("#"):
+        head = t.rstrip("#")
+        if not head or head[-1] in " \t":
+            t = head.rstrip()
+    return t
 
 
 def _in(ranges, pos: int) -> bool:
@@ -35,7 +47,9 @@ def first_h1(body: str, code: list | None) -> str | None:
             text = m.group("setext")
             if _LIST_OR_RULE_RE.match(text):
                 continue
-        text = text.strip()
+            text = text.strip()
+        else:
+            text = _atx_text(text)
         if text:
             return text
     return None

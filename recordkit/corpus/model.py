@@ -158,6 +158,13 @@ class Record:
         return self.path.stem
 
     @property
+    def has_front_matter(self) -> bool:
+        """Whether the file opens a front matter (a record of a schema with
+        ``front_matter: optional`` may have none: its ``meta`` is empty)."""
+        from .frontmatter import OPEN_RE
+        return OPEN_RE.match(self.text) is not None
+
+    @property
     def ok(self) -> bool:
         return isinstance(self.meta, dict)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
-from .identity import is_research_identity, record_id, record_kind, record_title
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
+from .identity import is_research_identity, record_id, record_kind, record_title
 from .mentions import code_ranges, mention_targets, scan_suppressions
 from .model import Diagnostic, Record, Target
 
@@ -24,10 +24,13 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     diags: list[Diagnostic] = []
     m = OPEN_RE.match(text)
     if not m:
-        diags.append(Diagnostic("RK101", "no YAML front matter: the file must start with a '---' line",
-                                path, 1, 1, 1, 2))
         rec.body, rec.body_line, rec.body_offset = text, 1, 0
         _scan_body(rec, schema)
+        if schema.front_matter_required:
+            diags.append(Diagnostic("RK101", "no YAML front matter: the file must start with a '---' line",
+                                    path, 1, 1, 1, 2))
+        else:   # a note all the same (Obsidian, Foam): a record with no fields
+            _no_fields(rec, schema)
         return rec, diags
     fm_start = m.end()
     close = CLOSE_RE.search(text, fm_start)
@@ -63,6 +66,8 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         diags.append(Diagnostic("RK102", f"front matter cannot be read: {exc}", path, line0, 1))
         return rec, diags
+    if data is None and not schema.front_matter_required:
+        data = {}
     if not isinstance(data, dict):
         what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
@@ -75,6 +80,14 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     _identify(rec, data, schema)
     _collect_relations(rec, schema)
     return rec, diags
+
+
+def _no_fields(rec: Record, schema) -> None:
+    """A file with no front matter, where the schema lets that be: a
+    record whose fields are none."""
+    rec.meta = {}
+    rec.keys, rec.values = {}, {}
+    _identify(rec, rec.meta, schema)
 
 
 def _identify(rec: Record, data: dict, schema) -> None:

@@ -168,6 +168,9 @@ class Schema:
     kind_from: tuple = field(init=False)
     #: ``title_from``: ordered (source, argument) pairs: ("field", NAME), ("h1", None), ("stem", None)
     title_from: tuple = field(init=False)
+    #: ``front_matter``: whether a file needs front matter to be a record
+    #: (RK101); by default only when ``id_from`` reads nothing but fields
+    front_matter_required: bool = field(init=False)
     #: ``links``: how link text is matched to records (the resolver reads it)
     links: "LinkSettings" = field(init=False)
     #: ``tags.pattern``, compiled (RK206)
@@ -237,6 +240,13 @@ class Schema:
         self.id_from = _sources(raw, "id_from", ("field", "stem", "path"), [("field", "id")])
         self.title_from = _sources(raw, "title_from", ("field", "h1", "stem"), [("field", "title")])
         self.kind_from = _kind_sources(raw, self.kinds)
+        fm = raw.get("front_matter")
+        if fm is None:
+            self.front_matter_required = all(src == "field" for src, _ in self.id_from)
+        elif fm in ("required", "optional"):
+            self.front_matter_required = fm == "required"
+        else:
+            raise SchemaError(f"front_matter must be required or optional, not {_show(fm)}")
         self.links = _links(raw.get("links"))
         self.tag_re = _tag_pattern(raw.get("tags"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
@@ -344,7 +354,8 @@ class Schema:
             props = {}
             for name, spec in self.fields_for(kind).items():
                 props[name] = {k: v for k, v in spec.items()
-                               if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
+                               if k not in ("list", "relation", "epoch")
+                               and not (k == "required" and isinstance(v, bool))}
             base = jsonschema.Draft202012Validator
             checker = base.TYPE_CHECKER.redefine("date", _is_date)
             cls = jsonschema.validators.extend(base, type_checker=checker)
@@ -545,7 +556,8 @@ def _links(value) -> LinkSettings:
         if isinstance(r, str):
             r = [r]
         if not isinstance(r, list) or not r or any(x not in LINK_SOURCES for x in r):
-            raise SchemaError(f"links.resolve must be a list of {', '.join(LINK_SOURCES)}, not {_show(value['resolve'])}")
+            raise SchemaError(f"links.resolve must be a list of {', '.join(LINK_SOURCES)}, "
+                              f"not {_show(value['resolve'])}")
         if len(set(r)) != len(r):
             raise SchemaError(f"links.resolve names a source twice: {_show(r)}")
         kw["resolve"] = tuple(r)

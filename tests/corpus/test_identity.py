@@ -209,3 +209,43 @@ title_from: [field:title, h1, stem]
     pages = sorted(p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*.html")
                    if p.parent.name in ("adr", "other"))
     assert len(pages) == 3 and all(p.count("/") == 1 for p in pages), pages
+
+
+def test_two_files_of_one_stem_are_a_duplicate_id(tmp_path):
+    folder = _vault(tmp_path, KINDS + "id_from: [stem]\nkind_from: [{default: NOTE}]\n", {
+        "a/Same.md": "---\nstatus: draft\n---\n",
+        "b/Same.md": "---\nstatus: draft\n---\n",
+    })
+    found = sorted((d["filename"].split("vault/")[-1], d["message"]) for d in _lint(folder) if d["code"] == "RK107")
+    assert found == [("a/Same.md", "id Same is also declared in b/Same.md"),
+                     ("b/Same.md", "id Same is also declared in a/Same.md")]
+
+
+def test_a_note_without_front_matter_is_a_record_when_ids_come_from_file_names(tmp_path):
+    folder = _vault(tmp_path, KINDS + "id_from: [stem]\nkind_from: [{default: NOTE}]\n"
+                    "title_from: [field:title, h1, stem]\n", {
+                        "bare.md": "# Bare note\n\nLinks to [[other]].\n",
+                        "empty.md": "---\n---\nNothing.\n",
+                        "other.md": "---\nstatus: draft\nrelated: [bare]\n---\n",
+                    })
+    nodes = _nodes(folder)
+    assert {i: (n["kind"], n["title"]) for i, n in nodes.items()} == {
+        "bare": ("NOTE", "Bare note"), "empty": ("NOTE", "empty"), "other": ("NOTE", "other")}
+    codes = {d["code"] for d in _lint(folder)}
+    assert not codes & {"RK101", "RK104", "RK301"}
+    # a merge edits front matter: refused, with a reason, for a note that has none
+    p = run_cli("merge", "bare", "other", cwd=folder)
+    assert p.returncode == 2 and "bare (bare.md) has no front matter" in p.stderr, p.stderr
+    assert (folder / "vault" / "bare.md").read_text() == "# Bare note\n\nLinks to [[other]].\n"
+
+
+def test_front_matter_required_is_a_schema_setting(tmp_path):
+    folder = _vault(tmp_path, KINDS + "id_from: [stem]\nkind_from: [{default: NOTE}]\nfront_matter: required\n",
+                    {"bare.md": "# Bare note\n", "empty.md": "---\n---\n"})
+    assert sorted(d["code"] for d in _lint(folder)) == ["RK101", "RK104"]
+    # the research schema (ids from the `id` field only) requires it
+    (tmp_path / "schema.yaml").write_text("{}\n")
+    assert "RK101" in {d["code"] for d in _lint(folder)}
+    (tmp_path / "schema.yaml").write_text("front_matter: sometimes\n")
+    p = run_cli("lint", cwd=folder)
+    assert p.returncode == 2 and "front_matter must be required or optional" in p.stderr

@@ -301,15 +301,25 @@ def duplicate_id(ctx):
     Give one of them the next free id, or merge them.
     """
     seen: dict[str, list] = {}
-    for rec in ctx.corpus.files:
-        if rec.ok and isinstance(rec.meta.get("id"), str):
-            seen.setdefault(rec.meta["id"], []).append(rec)
+    name, alone = _id_field(ctx.schema)
+    if name is not None and alone:
+        # ids come from a field only (the research record): the declared ones
+        for rec in ctx.corpus.files:
+            if rec.ok and isinstance(rec.meta.get(name), str):
+                seen.setdefault(rec.meta[name], []).append(rec)
+    else:
+        # ids also come from file names (two folders may hold one stem): every
+        # record's id, wherever it came from; only the first is loaded
+        for rec in ctx.corpus.files:
+            if rec.ok and isinstance(rec.id, str):
+                seen.setdefault(rec.id, []).append(rec)
     out = []
+    where = name or "id"
     for rid, recs in seen.items():
         if len(recs) > 1:
             for rec in recs:
                 others = ", ".join(o.relpath for o in recs if o is not rec)
-                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos("id"),
+                out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos(where),
                                     about=(rid,)))
     return out
 
