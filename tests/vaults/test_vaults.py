@@ -29,8 +29,6 @@ NAMES = ["obsidian", "foam", "dendron", "madr"]
 SUPERSEDED = ("RK204 rejects MADR's `status: superseded by [ADR-0008](…)`, the status its derive rule reads "
               "(vocab/ident: a status followed by its target)")
 GAPS = {
-    ("missing", "madr"): "a Markdown link to a file outside the record root (../pipeline.md) that exists is "
-                         "reported as missing (resolve)",
     ("errors", "madr"): SUPERSEDED,
     ("infer", "madr"): SUPERSEDED,
     ("not-yet", "dendron"): "RK107 compares record ids: with ids from file names (id_from: [stem], what Dendron "
