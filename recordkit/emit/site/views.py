@@ -189,10 +189,13 @@ def reading_minutes(body: str) -> int:
     return max(1, round(len(body.split()) / _WORDS_PER_MINUTE))
 
 
-def record_view(site: Site, rid: str) -> dict:
-    """Everything the page of ``rid`` shows except its rendered body."""
+def record_view(site: Site, rid: str, body: str | None = None) -> dict:
+    """Everything the page of ``rid`` shows except its rendered body.
+    ``body``: the record's body, when the caller has it."""
     corpus = site.corpus
     rec = corpus.records[rid]
+    if body is None:
+        body = rec.body
     schema = corpus.schema
     pub = site.published
     g = corpus.graph
@@ -277,12 +280,12 @@ def record_view(site: Site, rid: str) -> dict:
     return {
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
         "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
-        "kind_url": kind_url(rec.kind), "minutes": reading_minutes(rec.body),
+        "kind_url": kind_url(rec.kind), "minutes": reading_minutes(body),
         "date": record_date(site, rec), "created": to_plain(rec.get("created")),
         "cite": citation(rec) if rec.kind == "LIT" else None,
         "props": props, "standing": standing, "promote": promote, "checks": checks,
         "mentioned_by": mentions, "graph": {"nodes": nodes, "edges": edges},
-        "body_digest": hashlib.sha1(rec.body.encode("utf-8", "surrogatepass")).hexdigest(),
+        "body_digest": hashlib.sha1(body.encode("utf-8", "surrogatepass")).hexdigest(),
         "mention_state": mention_state,
     }
 
@@ -374,21 +377,69 @@ def record_key(site: Site, rid: str, salt: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
 
 
+def transient_text(rec) -> str:
+    """``rec.text`` without keeping it on the record when it is not decoded
+    yet: a record parsed in a helper arrives as the file's bytes, and a
+    site build reads every record's text once or twice (its body, the
+    sentences that mention others); keeping all of it decoded doubles the
+    memory of every process that renders."""
+    if rec._text is None and rec._raw is not None:
+        return rec._raw.decode("utf-8")
+    return rec.text
+
+
+def transient_body(rec) -> str:
+    """``rec.body`` without keeping it (or the text) on the record."""
+    if rec._body is not None:
+        return rec._body
+    return transient_text(rec)[rec.body_offset:]
+
+
+def _first_mentions(rec, text: str) -> dict:
+    """target -> (line, col) of the first mention of each id in ``rec``'s
+    body (``rec.mentions``, worked out without keeping them on the record)."""
+    if rec._mentions is not None:
+        ms = rec._mentions
+    else:
+        from ...corpus.mentions import scan_mentions
+        pattern = rec.mention_re
+        if pattern is None:
+            from ...schema import load_schema
+            pattern = load_schema().mention_re
+        ms = scan_mentions(text[rec.body_offset:], pattern, rec.body_line, rec.code)
+    out: dict = {}
+    for m in ms:
+        if m.target not in out:
+            out[m.target] = (m.line, m.col)
+    return out
+
+
 def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None) -> str | None:
     """The sentence of ``rec``'s body in which ``target`` is first
     mentioned, as plain text.  ``lines_cache``: a dict kept across calls
-    (record id -> its lines)."""
-    for m in rec.mentions:
-        if m.target != target:
-            continue
-        lines = lines_cache.get(rec.id) if lines_cache is not None else None
-        if lines is None:
-            lines = rec.text.split("\n")
-            if lines_cache is not None:
-                if len(lines_cache) > 256:
-                    lines_cache.clear()
-                lines_cache[rec.id] = lines
-        i = m.line - 1
+    (record id -> its lines and first mentions)."""
+    if lines_cache is None:
+        lines_cache = {}
+    # the first mentions of every source seen (small) under the key None;
+    # the lines of the last 256 sources
+    firsts = lines_cache.get(None)
+    if firsts is None:
+        firsts = lines_cache[None] = {}
+    lines = lines_cache.get(rec.id)
+    first = firsts.get(rec.id)
+    if lines is None or first is None:
+        text = transient_text(rec)
+        lines = text.split("\n")
+        if first is None:
+            first = firsts[rec.id] = _first_mentions(rec, text)
+        if len(lines_cache) > 257:
+            lines_cache.clear()
+            lines_cache[None] = firsts
+        lines_cache[rec.id] = lines
+    pos = first.get(target)
+    if pos is not None:
+        line, col = pos
+        i = line - 1
         if not 0 <= i < len(lines):
             return None
         start = i
@@ -400,7 +451,7 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
                 not re.match(r"^\s*([-*+#|]|\d+\.)\s?", lines[end + 1]):
             end += 1
         para = lines[start:end + 1]
-        offset = sum(len(x) + 1 for x in lines[start:i]) + m.col - 1
+        offset = sum(len(x) + 1 for x in lines[start:i]) + col - 1
         text = "\n".join(para)
         s0 = 0
         for sm in _SENTENCE_END.finditer(text):
