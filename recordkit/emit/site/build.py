@@ -26,7 +26,7 @@ from .options import SiteOptions, site_options
 from .privacy import publication
 from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_postings, merge_postings,
                      search_index_js)
-from .templating import asset_files, environment, fingerprint
+from ..templates import environment, site_assets, site_fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
                     record_key, record_view, slug, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
@@ -122,10 +122,10 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
 class _Builder:
     def __init__(self, site: Site, opts: SiteOptions, writer: SiteWriter, report: BuildReport, timings: dict):
         self.site, self.opts, self.writer, self.report, self.timings = site, opts, writer, report, timings
-        self.env = environment(opts.templates)
-        self.env.filters["slug"] = slug
+        self.user_templates = site.corpus.config.templates if site.corpus.config is not None else None
+        self.env = environment(self.user_templates, opts.templates)
         self.buckets = bucket_count(len(site.ids))
-        self.fingerprint = fingerprint(opts.templates)
+        self.fingerprint = site_fingerprint(opts.templates, self.user_templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
@@ -414,7 +414,7 @@ class _Builder:
         self.writer.put(rel, html_text, key=key)
 
     def _assets(self) -> None:
-        for rel, data in asset_files(self.opts.templates).items():
+        for rel, data in site_assets(self.opts.templates, self.user_templates).items():
             if rel == "assets/site.css":
                 data = (data + b"\n/* kind colours, from the schema */\n" + _kind_css(self.site.kinds).encode()
                         + b"\n/* code highlighting (Pygments) */\n" + pygments_css().encode())
@@ -460,7 +460,7 @@ class _Builder:
         results = site.data.results
         from ..graph_page import SCRIPT_PARTS, TEMPLATE
         from ..templates import read_text
-        page_code = "".join(read_text(n) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
+        page_code = "".join(read_text(n, self.user_templates) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
         key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
             sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
             "utf-8", "surrogatepass"))
@@ -489,7 +489,7 @@ class _Builder:
         index["nodes"] = scrubbed(site, index["nodes"])
         index["meta"]["counts"] = {"nodes": len(index["nodes"]), "links": len(index["links"])}
         index["meta"]["generated"] = None
-        page = render_graph_html(index, title=f"{self.opts.title} — graph")
+        page = render_graph_html(index, title=f"{self.opts.title} — graph", templates=self.user_templates)
         self.writer.put("graph.html", _with_csp(page), key=key)
 
     def _feed_and_sitemap(self) -> None:
