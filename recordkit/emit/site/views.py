@@ -374,6 +374,8 @@ def record_key(site: Site, rid: str, salt: str) -> str:
 
 # -- mention sentences ------------------------------------------------------------
 
+_ITEM_START = re.compile(r"^\s*([-*+]|\d+\.)\s")
+_BLOCK_START = re.compile(r"^\s*([-*+#|]|\d+\.)\s?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
 
 
@@ -414,28 +416,42 @@ def _first_mentions(rec, text: str) -> dict:
     return out
 
 
+class _Lines:
+    """The lines of a text (as ``text.split("\\n")`` gives them), cut out
+    when asked for from the offsets of the line starts."""
+    __slots__ = ("text", "starts")
+
+    def __init__(self, text: str, starts):
+        self.text, self.starts = text, starts
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self.starts)))]
+        starts = self.starts
+        return self.text[starts[k]:starts[k + 1] - 1 if k + 1 < len(starts) else len(self.text)]
+
+
+_NEWLINE = re.compile("\n")
+
+
 def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None) -> str | None:
     """The sentence of ``rec``'s body in which ``target`` is first
     mentioned, as plain text.  ``lines_cache``: a dict kept across calls
-    (record id -> its lines and first mentions)."""
+    (record id -> the first mention of each target and the line starts;
+    small, unlike the texts, which are decoded again when needed)."""
+    from array import array
     if lines_cache is None:
         lines_cache = {}
-    # the first mentions of every source seen (small) under the key None;
-    # the lines of the last 256 sources
-    firsts = lines_cache.get(None)
-    if firsts is None:
-        firsts = lines_cache[None] = {}
-    lines = lines_cache.get(rec.id)
-    first = firsts.get(rec.id)
-    if lines is None or first is None:
-        text = transient_text(rec)
-        lines = text.split("\n")
-        if first is None:
-            first = firsts[rec.id] = _first_mentions(rec, text)
-        if len(lines_cache) > 257:
-            lines_cache.clear()
-            lines_cache[None] = firsts
-        lines_cache[rec.id] = lines
+    cached = lines_cache.get(rec.id)
+    text = transient_text(rec)
+    if cached is None:
+        cached = lines_cache[rec.id] = (_first_mentions(rec, text),
+                                        array("I", [0, *(m.end() for m in _NEWLINE.finditer(text))]))
+    first, starts = cached
+    lines = _Lines(text, starts)
     pos = first.get(target)
     if pos is not None:
         line, col = pos
@@ -444,11 +460,10 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
             return None
         start = i
         while start > 0 and lines[start - 1].strip() and not lines[start - 1].lstrip().startswith(("#", "|")) \
-                and not re.match(r"^\s*([-*+]|\d+\.)\s", lines[start]):
+                and not _ITEM_START.match(lines[start]):
             start -= 1
         end = i
-        while end + 1 < len(lines) and lines[end + 1].strip() and \
-                not re.match(r"^\s*([-*+#|]|\d+\.)\s?", lines[end + 1]):
+        while end + 1 < len(lines) and lines[end + 1].strip() and not _BLOCK_START.match(lines[end + 1]):
             end += 1
         para = lines[start:end + 1]
         offset = sum(len(x) + 1 for x in lines[start:i]) + col - 1
