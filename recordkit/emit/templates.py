@@ -15,21 +15,38 @@ Names are paths relative to the folder, with ``/``: ``graph.html.j2``,
 ``.html``, ``.htm``, ``.xml`` (optionally followed by ``.j2``) are
 autoescaped; the page's scripts and styles are read as plain text with
 :func:`read_text`, through the same lookup, so a user can replace one of them
-too.  An undefined variable is an error (``StrictUndefined``), not an empty
-string.
+too.  An undefined variable is an error, not an empty string (a missing
+attribute or key of a value that is defined is empty and false: a page's
+data leaves out what a record does not have).
+
+The static site (``recordkit build``) renders through the same environment:
+its pages are ``site/<page>.html.j2`` in the package, and the site's own
+templates folder (``[site] templates``) holds files named as the pages are
+(``record.html.j2``, ``assets/site.css``).  For the site a bare name
+(``record.html.j2``, ``base.html.j2``, which the site's templates extend and
+import) is looked up in the user's folder, then in the site's templates
+folder, then in the package's ``site/`` folder; the graph page of the site
+is the same page as ``recordkit graph --html``, the user's folder honoured.
+Blocks are trimmed (``trim_blocks``, ``lstrip_blocks``) for every page.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from pathlib import Path
 
 import jinja2
 
 from ..config import ConfigError
 
-__all__ = ["PACKAGE_PREFIX", "environment", "read_text", "get_template", "describe_error"]
+__all__ = ["PACKAGE_PREFIX", "environment", "read_text", "get_template", "describe_error", "site_folders",
+           "site_fingerprint", "site_assets", "script_json"]
 
 PACKAGE_PREFIX = "recordkit"
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / "templates"
+#: the site's pages in the package
+SITE_DIR = PACKAGE_DIR / "site"
 _AUTOESCAPED = ("html", "htm", "xml", "html.j2", "htm.j2", "xml.j2")
 
 
@@ -37,36 +54,146 @@ def _key(user_dir) -> str | None:
     return None if user_dir is None else str(Path(user_dir).resolve())
 
 
-def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
+def environment(user_dir: str | Path | None = None, site_dir: str | Path | None = None) -> jinja2.Environment:
     """The environment for ``user_dir`` (the user's templates folder, or
-    ``None`` for the package's templates only).  One environment per folder is
-    kept, so compiled templates are reused; a template edited on disk is
-    reloaded (Jinja2 checks its modification time).
+    ``None`` for the package's templates only) and, for the static site,
+    ``site_dir`` (the site's own templates folder, ``[site] templates``).
+    One environment per pair of folders is kept, so compiled templates are
+    reused; a template edited on disk is reloaded (Jinja2 checks its
+    modification time).
 
-    Raises :class:`~recordkit.config.ConfigError` when ``user_dir`` is not a
+    Raises :class:`~recordkit.config.ConfigError` when a folder is not a
     folder: a misspelt path would otherwise silently give the package's
     pages."""
     key = _key(user_dir)
     if key is not None and not Path(key).is_dir():
         raise ConfigError(f"templates: {user_dir} is not a folder")
-    return _environment(key)
+    site_key = _key(site_dir)
+    if site_key is not None and not Path(site_key).is_dir():
+        raise ConfigError(f"site templates: {site_dir} is not a folder")
+    return _environment(key, site_key)
 
 
 @functools.lru_cache(maxsize=16)
-def _environment(user_dir: str | None) -> jinja2.Environment:
-    package = jinja2.PackageLoader("recordkit", "templates")
+def _environment(user_dir: str | None, site_dir: str | None = None) -> jinja2.Environment:
+    package = jinja2.FileSystemLoader(str(PACKAGE_DIR), encoding="utf-8")
     loaders: list[jinja2.BaseLoader] = [jinja2.PrefixLoader({PACKAGE_PREFIX: package})]
     if user_dir is not None:
         loaders.append(jinja2.FileSystemLoader(user_dir, encoding="utf-8"))
+    if user_dir is not None and Path(user_dir, "site").is_dir():
+        loaders.append(jinja2.FileSystemLoader(str(Path(user_dir, "site")), encoding="utf-8"))
+    if site_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(site_dir, encoding="utf-8"))
     loaders.append(package)
-    return jinja2.Environment(
+    # the site's pages by their bare names (``record.html.j2``), as its
+    # templates and the site's templates folder name them
+    loaders.append(jinja2.FileSystemLoader(str(SITE_DIR), encoding="utf-8"))
+    env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=jinja2.select_autoescape(enabled_extensions=_AUTOESCAPED,
                                             disabled_extensions=(), default_for_string=True,
                                             default=False),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
+        undefined=_Undefined,
+        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
     )
+    env.filters["tojson_script"] = script_json
+    from .site.views import slug
+    env.filters["slug"] = slug
+    return env
+
+
+class _Undefined(jinja2.ChainableUndefined):
+    """A variable that is not defined is an error wherever it is used; a
+    missing attribute or key of a defined value (``r.standing.state`` when
+    a page has no standing) is empty and false, as a page's data leaves out
+    what a record does not have."""
+    __slots__ = ()
+
+    def _fail_if_variable(self):
+        if self._undefined_obj is jinja2.utils.missing:
+            self._fail_with_undefined_error()
+
+    def __str__(self) -> str:
+        self._fail_if_variable()
+        return ""
+
+    def __bool__(self) -> bool:
+        self._fail_if_variable()
+        return False
+
+    def __iter__(self):
+        self._fail_if_variable()
+        return iter(())
+
+    def __len__(self) -> int:
+        self._fail_if_variable()
+        return 0
+
+    def __html__(self) -> str:
+        return str(self)
+
+    def __getattr__(self, name: str):
+        if name[:2] == "__":
+            raise AttributeError(name)
+        self._fail_if_variable()
+        return self
+
+    def __getitem__(self, name):
+        self._fail_if_variable()
+        return self
+
+    __eq__ = jinja2.StrictUndefined.__eq__
+    __ne__ = jinja2.StrictUndefined.__ne__
+    __hash__ = jinja2.StrictUndefined.__hash__
+
+
+def script_json(value) -> str:
+    """JSON for a ``<script type="application/json">`` element: no ``<``
+    can end the element or open a comment."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    from markupsafe import Markup
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def site_folders(site_dir: str | Path | None = None, user_dir: str | Path | None = None) -> list[Path]:
+    """Where the site's pages and assets are looked up, first to last: the
+    user's templates folder's ``site/``, the site's templates folder, the
+    package's ``site/``."""
+    out = []
+    if user_dir is not None and (Path(user_dir) / "site").is_dir():
+        out.append(Path(user_dir) / "site")
+    if site_dir is not None and Path(site_dir).is_dir():
+        out.append(Path(site_dir))
+    return out + [SITE_DIR]
+
+
+def site_fingerprint(site_dir: str | Path | None = None, user_dir: str | Path | None = None) -> str:
+    """A hash of every site template and asset in use (and of the user's
+    templates folder, which can replace the graph page and any page): when
+    one changes, every page is rendered again."""
+    h = hashlib.sha1()
+    folders = site_folders(site_dir, user_dir)
+    if user_dir is not None and Path(user_dir).is_dir():
+        folders.append(Path(user_dir))
+    for folder in folders:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                h.update(p.relative_to(folder).as_posix().encode())
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def site_assets(site_dir: str | Path | None = None, user_dir: str | Path | None = None) -> dict[str, bytes]:
+    """``assets/...`` files of the site: the package's, each replaced by the
+    user's file of the same path."""
+    out: dict[str, bytes] = {}
+    for folder in reversed(site_folders(site_dir, user_dir)):
+        base = folder / "assets"
+        if base.is_dir():
+            for p in sorted(base.rglob("*")):
+                if p.is_file():
+                    out["assets/" + p.relative_to(base).as_posix()] = p.read_bytes()
+    return out
 
 
 def get_template(name: str, user_dir: str | Path | None = None) -> jinja2.Template:

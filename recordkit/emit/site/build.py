@@ -26,9 +26,9 @@ from .options import SiteOptions, site_options
 from .privacy import publication
 from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_postings, merge_postings,
                      search_index_js)
-from .templating import asset_files, environment, fingerprint
+from ..templates import environment, site_assets, site_fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
-                    record_key, record_view, slug, status_url, tag_url)
+                    record_key, record_view, slug, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 
 #: No script but the site's own files, no inline handler, nothing from the network.
@@ -122,16 +122,17 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
 class _Builder:
     def __init__(self, site: Site, opts: SiteOptions, writer: SiteWriter, report: BuildReport, timings: dict):
         self.site, self.opts, self.writer, self.report, self.timings = site, opts, writer, report, timings
-        self.env = environment(opts.templates)
-        self.env.filters["slug"] = slug
+        self.user_templates = site.corpus.config.templates if site.corpus.config is not None else None
+        self.env = environment(self.user_templates, opts.templates)
         self.buckets = bucket_count(len(site.ids))
-        self.fingerprint = fingerprint(opts.templates)
+        self.fingerprint = site_fingerprint(opts.templates, self.user_templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
         self.links = sum(1 for _ in _edges(site))
+        self._others_done = False
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
                        "counts": {"records": len(site.ids), "links": self.links},
                        "feed": bool(opts.site_url), "generated": None}
@@ -156,6 +157,8 @@ class _Builder:
         dirty_shards = {k for k in shard_keys if k not in cached}
         results = self._render_all(dirty, dirty_shards)
         self.timings["pages"] = time.perf_counter() - t
+        if not self._others_done:
+            self._others()
         t = time.perf_counter()
         shards, frags = dict(cached), []
         for entries, postings, frag_file, frag_index in results:
@@ -176,13 +179,20 @@ class _Builder:
         w.put("assets/search-index.js", search_index_js(docs, merged))
         del merged
         self.timings["search"] = time.perf_counter() - t
+
+    def _others(self, _part=None) -> list:
+        """The pages and files that need no record page rendered: the
+        assets, the list pages, the graph page, the feed and the sitemap.
+        With helpers, this process does them while they render."""
         t = time.perf_counter()
         self._assets()
         self._lists()
         self._graph_page()
         if self.opts.site_url:
             self._feed_and_sitemap()
+        self._others_done = True
         self.timings["lists"] = time.perf_counter() - t
+        return []
 
     def _shard_keys(self) -> dict:
         records = self.site.corpus.records
@@ -229,10 +239,15 @@ class _Builder:
             pass   # no cache: the next build tokenizes again
 
     def _render_all(self, dirty, dirty_shards) -> list:
+        """The record pages, rendered and written.  With more than one job
+        every run of records goes to a forked helper (which inherits the
+        loaded record: nothing is copied or pickled on the way there), and
+        this process does the other pages meanwhile (:meth:`_others`), so
+        that nothing but rendering stands between the fork and the end."""
         ids = self.site.ids
         jobs = self.opts.jobs or _default_jobs(len(ids))
         parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
-        # the bar follows this process's part (the first); helpers draw none
+        # the bar follows the first run (drawn by whoever renders it)
         progress = _Progress(len(parts[0][1]), self.opts.progress)
         quiet = _Progress(0, False)
 
@@ -242,8 +257,20 @@ class _Builder:
         if len(parts) == 1:
             out = [work(parts[0])]
         else:
+            import gc
+
             from ...common.fork import fork_map
-            out = fork_map(work, parts)
+            # what is loaded now is out of every later collection's sight:
+            # no collection here or in a helper walks (and so copies) the
+            # pages the helpers share with this process
+            frozen = not gc.get_freeze_count()
+            if frozen:
+                gc.freeze()
+            try:
+                out = fork_map(work, [None] + parts, first=self._others)[1:]
+            finally:
+                if frozen:
+                    gc.unfreeze()
         progress.close()
         return out
 
@@ -272,6 +299,7 @@ class _Builder:
         lines_cache: dict = {}
         for n, rid in enumerate(ids, first):
             rec = records[rid]
+            body = None      # decoded when needed, and not kept on the record
             key = record_key(site, rid, self.salt)
             rel = record_url(rid, rec.kind)
             old = old_files.get(rel)
@@ -279,8 +307,9 @@ class _Builder:
             if old and old.get("key") == key and _same_size(out / rel, old.get("size")):
                 entries.append((rel, old, False, False))
             else:
-                v = record_view(site, rid)
-                page = self._record_page(template, rec, v, lines_cache).encode("utf-8", "surrogatepass")
+                body = transient_body(rec)
+                v = record_view(site, rid, body)
+                page = self._record_page(template, rec, v, lines_cache, body).encode("utf-8", "surrogatepass")
                 d = os.path.dirname(rel)
                 if d not in made_dirs:
                     (out / d).mkdir(parents=True, exist_ok=True)
@@ -293,7 +322,9 @@ class _Builder:
             progress.step()
             text = None
             if n // SHARD in dirty_shards:
-                text = plain_text(rec.body)
+                if body is None:
+                    body = transient_body(rec)
+                text = plain_text(body)
                 postings = shard_postings.setdefault(n // SHARD, {})
                 for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
                     lst = postings.get(term)
@@ -304,14 +335,16 @@ class _Builder:
                         lst.append(count)
             bk = bucket_of(rid, self.buckets)
             if bk in dirty:
+                if body is None:
+                    body = transient_body(rec)
                 if text is None:
-                    text = plain_text(rec.body)
+                    text = plain_text(body)
                 if v is None:
                     v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
                 key = json_js(rid)
                 for kind, value in (("t", " ".join(text.split())),
                                     ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
-                                           first_paragraph(rec.body)])):
+                                           first_paragraph(body)])):
                     data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
                     frag_index.append((bk, kind, frag_file.tell(), len(data)))
                     frag_file.write(data)
@@ -349,9 +382,9 @@ class _Builder:
             except OSError:
                 pass
 
-    def _record_page(self, template, rec, v, lines_cache=None) -> str:
+    def _record_page(self, template, rec, v, lines_cache=None, body=None) -> str:
         site = self.site
-        rendered = self.renderer.render(rec.body)
+        rendered = self.renderer.render(rec.body if body is None else body)
         body = rendered.html
         if rendered.checks:
             body = _fill_check_verdicts(body, {c["id"]: c for c in v["checks"]}, rendered.checks)
@@ -381,7 +414,7 @@ class _Builder:
         self.writer.put(rel, html_text, key=key)
 
     def _assets(self) -> None:
-        for rel, data in asset_files(self.opts.templates).items():
+        for rel, data in site_assets(self.opts.templates, self.user_templates).items():
             if rel == "assets/site.css":
                 data = (data + b"\n/* kind colours, from the schema */\n" + _kind_css(self.site.kinds).encode()
                         + b"\n/* code highlighting (Pygments) */\n" + pygments_css().encode())
@@ -429,7 +462,7 @@ class _Builder:
         results = site.data.results
         from ..graph_page import SCRIPT_PARTS, TEMPLATE
         from ..templates import read_text
-        page_code = "".join(read_text(n) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
+        page_code = "".join(read_text(n, self.user_templates) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
         key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
             sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
             "utf-8", "surrogatepass"))
@@ -458,7 +491,7 @@ class _Builder:
         index["nodes"] = scrubbed(site, index["nodes"])
         index["meta"]["counts"] = {"nodes": len(index["nodes"]), "links": len(index["links"])}
         index["meta"]["generated"] = None
-        page = render_graph_html(index, title=f"{self.opts.title} — graph")
+        page = render_graph_html(index, title=f"{self.opts.title} — graph", templates=self.user_templates)
         self.writer.put("graph.html", _with_csp(page), key=key)
 
     def _feed_and_sitemap(self) -> None:
@@ -493,7 +526,9 @@ def _chunks(site: Site, ids: list, jobs: int) -> list:
     whole search shards (the postings of each shard are ascending, and
     merge by concatenation)."""
     records = site.corpus.records
-    sizes = [len(records[r].body) + 2000 for r in ids]
+    # the file's size (from the load), not the body's: decoding every body
+    # here would put all of them in this process and in every helper
+    sizes = [(records[r].stat[1] if records[r].stat else len(records[r].body)) + 2000 for r in ids]
     total = sum(sizes)
     out, start, acc, k = [], 0, 0, 1
     for i, n in enumerate(sizes):

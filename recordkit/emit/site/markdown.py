@@ -322,13 +322,26 @@ class BodyRenderer:
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
 
 
+_PT_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_PT_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?|\|)", re.M)
+_PT_RULE = re.compile(r"^[ \t|:-]*-{3,}[ \t|:-]*$", re.M)
+_PT_EMPH = re.compile(r"(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])")
+
+
+def _wiki_text(m) -> str:
+    return m.group(2) or m.group(1)
+
+
 def plain_text(body: str) -> str:
     """A body's words without Markdown syntax, for search and previews
     (fast and approximate: no parse)."""
-    t = WIKI_RE.sub(lambda m: m.group(2) or m.group(1), body)
-    t = re.sub(r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1", t)
-    t = re.sub(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?|\|)", "", t, flags=re.M)
-    t = re.sub(r"^[ \t|:-]*-{3,}[ \t|:-]*$", "", t, flags=re.M)
-    t = re.sub(r"(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])", r"\1", t)
+    t = WIKI_RE.sub(_wiki_text, body) if "[[" in body else body
+    if "](" in t:
+        t = _PT_LINK.sub(r"\1", t)
+    t = _PT_MARK.sub("", t)
+    if "---" in t:
+        t = _PT_RULE.sub("", t)
+    if "*" in t or "_" in t:
+        t = _PT_EMPH.sub(r"\1", t)
     t = t.replace("|", " ").replace("**", "").replace("`", "").replace("$", "")
-    return html.unescape(t)
+    return html.unescape(t) if "&" in t else t

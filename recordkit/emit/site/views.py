@@ -206,10 +206,13 @@ def reading_minutes(body: str) -> int:
     return max(1, round(len(body.split()) / _WORDS_PER_MINUTE))
 
 
-def record_view(site: Site, rid: str) -> dict:
-    """Everything the page of ``rid`` shows except its rendered body."""
+def record_view(site: Site, rid: str, body: str | None = None) -> dict:
+    """Everything the page of ``rid`` shows except its rendered body.
+    ``body``: the record's body, when the caller has it."""
     corpus = site.corpus
     rec = corpus.records[rid]
+    if body is None:
+        body = rec.body
     schema = corpus.schema
     pub = site.published
     g = corpus.graph
@@ -294,12 +297,12 @@ def record_view(site: Site, rid: str) -> dict:
     return {
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
         "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
-        "kind_url": kind_url(rec.kind), "minutes": reading_minutes(rec.body),
+        "kind_url": kind_url(rec.kind), "minutes": reading_minutes(body),
         "date": record_date(site, rec), "created": to_plain(rec.get("created")),
         "cite": citation(rec) if rec.kind == "LIT" else None,
         "props": props, "standing": standing, "promote": promote, "checks": checks,
         "mentioned_by": mentions, "graph": {"nodes": nodes, "edges": edges},
-        "body_digest": hashlib.sha1(rec.body.encode("utf-8", "surrogatepass")).hexdigest(),
+        "body_digest": hashlib.sha1(body.encode("utf-8", "surrogatepass")).hexdigest(),
         "mention_state": mention_state,
     }
 
@@ -388,36 +391,99 @@ def record_key(site: Site, rid: str, salt: str) -> str:
 
 # -- mention sentences ------------------------------------------------------------
 
+_ITEM_START = re.compile(r"^\s*([-*+]|\d+\.)\s")
+_BLOCK_START = re.compile(r"^\s*([-*+#|]|\d+\.)\s?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
+
+
+def transient_text(rec) -> str:
+    """``rec.text`` without keeping it on the record when it is not decoded
+    yet: a record parsed in a helper arrives as the file's bytes, and a
+    site build reads every record's text once or twice (its body, the
+    sentences that mention others); keeping all of it decoded doubles the
+    memory of every process that renders."""
+    if rec._text is None and rec._raw is not None:
+        return rec._raw.decode("utf-8")
+    return rec.text
+
+
+def transient_body(rec) -> str:
+    """``rec.body`` without keeping it (or the text) on the record."""
+    if rec._body is not None:
+        return rec._body
+    return transient_text(rec)[rec.body_offset:]
+
+
+def _first_mentions(rec, text: str) -> dict:
+    """target -> (line, col) of the first mention of each id in ``rec``'s
+    body (``rec.mentions``, worked out without keeping them on the record)."""
+    if rec._mentions is not None:
+        ms = rec._mentions
+    else:
+        from ...corpus.mentions import scan_mentions
+        pattern = rec.mention_re
+        if pattern is None:
+            from ...schema import load_schema
+            pattern = load_schema().mention_re
+        ms = scan_mentions(text[rec.body_offset:], pattern, rec.body_line, rec.code)
+    out: dict = {}
+    for m in ms:
+        if m.target not in out:
+            out[m.target] = (m.line, m.col)
+    return out
+
+
+class _Lines:
+    """The lines of a text (as ``text.split("\\n")`` gives them), cut out
+    when asked for from the offsets of the line starts."""
+    __slots__ = ("text", "starts")
+
+    def __init__(self, text: str, starts):
+        self.text, self.starts = text, starts
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self.starts)))]
+        starts = self.starts
+        return self.text[starts[k]:starts[k + 1] - 1 if k + 1 < len(starts) else len(self.text)]
+
+
+_NEWLINE = re.compile("\n")
 
 
 def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None) -> str | None:
     """The sentence of ``rec``'s body in which ``target`` is first
     mentioned, as plain text.  ``lines_cache``: a dict kept across calls
-    (record id -> its lines)."""
-    for m in rec.mentions:
-        if m.target != target:
-            continue
-        lines = lines_cache.get(rec.id) if lines_cache is not None else None
-        if lines is None:
-            lines = rec.text.split("\n")
-            if lines_cache is not None:
-                if len(lines_cache) > 256:
-                    lines_cache.clear()
-                lines_cache[rec.id] = lines
-        i = m.line - 1
+    (record id -> the first mention of each target and the line starts;
+    small, unlike the texts, which are decoded again when needed)."""
+    from array import array
+    if lines_cache is None:
+        lines_cache = {}
+    cached = lines_cache.get(rec.id)
+    text = transient_text(rec)
+    if cached is None:
+        cached = lines_cache[rec.id] = (_first_mentions(rec, text),
+                                        array("I", [0, *(m.end() for m in _NEWLINE.finditer(text))]))
+    first, starts = cached
+    lines = _Lines(text, starts)
+    pos = first.get(target)
+    if pos is not None:
+        line, col = pos
+        i = line - 1
         if not 0 <= i < len(lines):
             return None
         start = i
         while start > 0 and lines[start - 1].strip() and not lines[start - 1].lstrip().startswith(("#", "|")) \
-                and not re.match(r"^\s*([-*+]|\d+\.)\s", lines[start]):
+                and not _ITEM_START.match(lines[start]):
             start -= 1
         end = i
-        while end + 1 < len(lines) and lines[end + 1].strip() and \
-                not re.match(r"^\s*([-*+#|]|\d+\.)\s?", lines[end + 1]):
+        while end + 1 < len(lines) and lines[end + 1].strip() and not _BLOCK_START.match(lines[end + 1]):
             end += 1
         para = lines[start:end + 1]
-        offset = sum(len(x) + 1 for x in lines[start:i]) + m.col - 1
+        offset = sum(len(x) + 1 for x in lines[start:i]) + col - 1
         text = "\n".join(para)
         s0 = 0
         for sm in _SENTENCE_END.finditer(text):

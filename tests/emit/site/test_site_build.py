@@ -277,6 +277,35 @@ def test_a_user_template_overrides_the_package_one(tmp_path):
     assert "rk-props" in (base / "out" / "theory" / "THEORY-798.html").read_text()   # the rest as shipped
 
 
+def test_the_general_templates_folder_reaches_the_site_and_its_graph_page(tmp_path):
+    """One template environment for every page: ``templates =`` (the folder
+    of ``recordkit graph --html``) overrides the site's pages under ``site/``
+    and the site's graph page as it does the standalone one; a site page
+    can extend the package's own (the site's graph page ignored the folder
+    before)."""
+    base = copy_example(tmp_path, with_results=False)
+    tpl = base / "tpl"
+    (tpl / "site" / "assets").mkdir(parents=True)
+    (tpl / "graph.html.j2").write_text(
+        '{% extends "recordkit/graph.html.j2" %}{% block head %}<meta name="x-mine" content="graph">{% endblock %}\n')
+    (tpl / "site" / "record.html.j2").write_text(
+        '{% extends "recordkit/site/record.html.j2" %}{% block title %}MINE {{ r.id }}{% endblock %}\n')
+    (tpl / "site" / "assets" / "theme.js").write_text("/* general folder */\n")
+    conf = base / "recordkit.toml"
+    conf.write_text('templates = "tpl"\n' + conf.read_text())
+    proc = run_cli("build", "-o", str(base / "out"), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = (base / "out" / "theory" / "THEORY-798.html").read_text()
+    assert "<title>MINE THEORY-798</title>" in page and "rk-props" in page
+    assert '<meta name="x-mine" content="graph">' in (base / "out" / "graph.html").read_text()
+    assert (base / "out" / "assets" / "theme.js").read_text() == "/* general folder */\n"
+    # an edit to a template of that folder renders the pages again
+    (tpl / "site" / "record.html.j2").write_text(
+        '{% extends "recordkit/site/record.html.j2" %}{% block title %}OURS {{ r.id }}{% endblock %}\n')
+    assert run_cli("build", "-o", str(base / "out"), cwd=base).returncode == 0
+    assert "<title>OURS THEORY-798</title>" in (base / "out" / "theory" / "THEORY-798.html").read_text()
+
+
 def test_dates_from_one_git_log(tmp_path):
     import subprocess
     base = copy_example(tmp_path, with_results=False)
