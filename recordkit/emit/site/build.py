@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...version import __version__
-from .load import gather
+from .load import check_entry, front_matter_digests, gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
 from .privacy import publication
@@ -96,10 +96,12 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
     old = Manifest.read(out_dir, opts.force)
     out_dir.mkdir(parents=True, exist_ok=True)
     if corpus is None:
-        from ...common.gcpause import gc_paused
-        from ...corpus import load
-        with gc_paused():
-            corpus = load(root, config=config)
+        # the records parsed by the last build, by their files' stat: only
+        # the files changed since are parsed again (see load.RecordCache)
+        from .load import RecordCache
+        cache = RecordCache(config, root)
+        corpus, _ = cache.load()
+        cache.save()
     t = time.perf_counter()
     timings["load"] = t - t0
     data = gather(corpus, opts.dates)
@@ -154,6 +156,7 @@ class _Builder:
         shard_keys = self._shard_keys()
         cached = self._read_shards(shard_keys)
         dirty_shards = {k for k in shard_keys if k not in cached}
+        self.candidates = self._candidates()
         results = self._render_all(dirty, dirty_shards)
         self.timings["pages"] = time.perf_counter() - t
         t = time.perf_counter()
@@ -183,6 +186,76 @@ class _Builder:
         if self.opts.site_url:
             self._feed_and_sitemap()
         self.timings["lists"] = time.perf_counter() - t
+
+    def _candidates(self) -> set | None:
+        """The records whose page may show something that changed since the
+        last build (None: every record, when the last build was made with
+        other settings or templates, or is not known).
+
+        Each record's *own* signature covers what its page shows of itself
+        and of its links: its file, its out-edges (front matter, body and
+        derived), its standing (with the records on its path), its checks
+        and its date.  A page can change only when its own signature did
+        or a neighbour's did (a title, a sentence, a kind it shows): the
+        changed records, their neighbours now, and the records they linked
+        to before (a deleted record's targets lose a backlink).  A new
+        record, or one deleted, changes the out-edges of every record that
+        names it, and so their signatures."""
+        site = self.site
+        records = site.corpus.records
+        pub = site.published
+        data = site.data
+        succ = site.corpus.graph._succ
+        pred = site.corpus.graph._pred
+        fms = front_matter_digests(site.corpus)
+        own, outs, gsig = {}, {}, {}
+        import hashlib
+        for rid in site.ids:
+            rec = records[rid]
+            edges = []
+            targets = []
+            for dst, kd in succ[rid].items():
+                for d in kd.values():
+                    edges.append((dst, d["relation"], d["origin"]))
+                if dst in pub:
+                    targets.append(dst)
+            edges.sort()
+            e = repr(edges)
+            gsig[rid] = hashlib.blake2b(f"{fms.get(str(rec.path), '')}|{rec.relpath}|{e}".encode(
+                "utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            parts = [rec.digest, rec.relpath, e]
+            st = data.standings.get(rid)
+            if st is not None:
+                ev = st.evaluation
+                parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
+                              tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+                named = set(st.path) | ({i.by for i in ev.items if i.by} if ev is not None else set())
+                parts.append(sorted((x, records[x].digest if x in records else None) for x in named))
+            for cid in data.checks_of.get(rid, []):
+                parts.append(tuple(sorted(check_entry(data, cid).items())))
+            if data.git_dates:
+                parts.append(data.git_dates.get(rec.relpath))
+            own[rid] = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            outs[rid] = targets
+        self.graph_sig = gsig
+        meta = self.writer.new.meta
+        old_meta = self.writer.old.meta
+        meta["salt"] = self.salt
+        meta["deps"] = {r: [own[r], " ".join(outs[r])] for r in site.ids}
+        old = old_meta.get("deps")
+        if old_meta.get("salt") != self.salt or not isinstance(old, dict):
+            return None
+        changed = {r for r in site.ids if (old.get(r) or [None])[0] != own[r]}
+        changed.update(r for r in old if r not in pub)
+        out = set(changed)
+        for r in changed:
+            if r in pub:
+                out.update(x for x in succ[r] if x in pub)
+                out.update(x for x in pred[r] if x in pub)
+            prev = old.get(r)
+            if isinstance(prev, list) and len(prev) > 1 and isinstance(prev[1], str):
+                out.update(x for x in prev[1].split() if x in pub)
+        return out
 
     def _shard_keys(self) -> dict:
         records = self.site.corpus.records
@@ -270,13 +343,22 @@ class _Builder:
         frag_index = []
         made_dirs = set()
         lines_cache: dict = {}
+        candidates = self.candidates
         for n, rid in enumerate(ids, first):
             rec = records[rid]
-            key = record_key(site, rid, self.salt)
             rel = record_url(rid, rec.kind)
             old = old_files.get(rel)
             v = None
-            if old and old.get("key") == key and _same_size(out / rel, old.get("size")):
+            if candidates is not None and rid not in candidates and old and old.get("key") \
+                    and _same_size(out / rel, old.get("size")):
+                # nothing the page shows changed (see _candidates)
+                entries.append((rel, old, False, False))
+                key = None
+            else:
+                key = record_key(site, rid, self.salt)
+            if key is None:
+                pass
+            elif old and old.get("key") == key and _same_size(out / rel, old.get("size")):
                 entries.append((rel, old, False, False))
             else:
                 v = record_view(site, rid)
@@ -428,7 +510,7 @@ class _Builder:
         from ..graph_page import SCRIPT_PARTS, TEMPLATE
         from ..templates import read_text
         page_code = "".join(read_text(n) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
-        key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
+        key = digest((self.salt + page_code + "\n".join(f"{r}\t{self.graph_sig[r]}" for r in site.ids) + repr(
             sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
             "utf-8", "surrogatepass"))
         if self.writer.unchanged("graph.html", key):
