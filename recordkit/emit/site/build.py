@@ -130,12 +130,12 @@ class _Builder:
         self.fingerprint = fingerprint(opts.templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
+                              str(len(site.ids)),       # every page's footer shows the count
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
-        self.links = sum(1 for _ in _edges(site))
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
-                       "counts": {"records": len(site.ids), "links": self.links},
+                       "counts": {"records": len(site.ids), "links": None},   # links: in _candidates
                        "feed": bool(opts.site_url), "generated": None}
 
     # -- record pages ------------------------------------------------------------
@@ -209,6 +209,7 @@ class _Builder:
         pred = site.corpus.graph._pred
         fms = front_matter_digests(site.corpus)
         own, outs, gsig = {}, {}, {}
+        links = 0
         import hashlib
         for rid in site.ids:
             rec = records[rid]
@@ -219,6 +220,7 @@ class _Builder:
                     edges.append((dst, d["relation"], d["origin"]))
                 if dst in pub:
                     targets.append(dst)
+                    links += len(kd)
             edges.sort()
             e = repr(edges)
             gsig[rid] = hashlib.blake2b(f"{fms.get(str(rec.path), '')}|{rec.relpath}|{e}".encode(
@@ -238,6 +240,7 @@ class _Builder:
             own[rid] = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
             outs[rid] = targets
         self.graph_sig = gsig
+        self.common["counts"]["links"] = links
         meta = self.writer.new.meta
         old_meta = self.writer.old.meta
         meta["salt"] = self.salt
@@ -584,14 +587,6 @@ def _chunks(site: Site, ids: list, jobs: int) -> list:
             k += 1
     out.append((start, ids[start:]))
     return [p for p in out if p[1]]
-
-
-def _edges(site: Site):
-    from ...graph.build import iter_edges
-    pub = site.published
-    for u, v, _ in iter_edges(site.corpus.graph):
-        if u in pub and v in pub:
-            yield u, v
 
 
 def _default_jobs(n: int) -> int:

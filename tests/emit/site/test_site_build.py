@@ -295,3 +295,60 @@ def test_dates_from_one_git_log(tmp_path):
                       r'(\d{4}-\d\d-\d\d)</td>', home, re.S)
     assert first and first.groups() == ("LIT-849", "2032-01-02"), first and first.groups()
     assert "2031-05-06" in (base / "out" / "theory" / "THEORY-798.html").read_text()
+
+
+def _cold_reference(base: Path, out: Path) -> dict:
+    """The site a cold build makes of ``base`` now, in this process, from
+    records loaded without the site's record cache, into an empty folder."""
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.emit.site import build_site
+    cfg = load_config(base)
+    build_site(cfg, out, corpus=load(cfg.root, config=cfg), jobs=1)
+    return {k: v[1] for k, v in _snapshot(out).items() if k != ".recordkit-site.json"}
+
+
+def test_fresh_builds_after_each_kind_of_edit_equal_a_cold_build(tmp_path):
+    """Through the CLI, each build a fresh process with the record cache and
+    the manifest of the last one: after a body edit, a title edit, a new
+    record that a dangling mention names, a status change that moves a
+    standing, a derived link and a deletion, the site is byte for byte what a
+    cold build makes, and every file whose bytes did not change kept its
+    mtime (it was not written)."""
+    base = copy_example(tmp_path, with_results=False)
+    out = base / "out"
+    assert run_cli("build", "-o", str(out), cwd=base).returncode == 0
+    before = _snapshot(out)
+    recs = base / "records"
+
+    def edit(rel, fn):
+        p = recs / rel
+        p.write_text(fn(p.read_text(encoding="utf-8")), encoding="utf-8")
+
+    steps = [
+        ("body", lambda: edit("note/NOTE-652.md", lambda t: t.rstrip("\n") +
+                              "\n\nA late remark on THEORY-798, and on CLAIM-300, which does not exist yet.\n")),
+        ("title", lambda: edit("lit/LIT-849.md", lambda t: re.sub(r"^title: .*$", "title: Retitled source",
+                                                                   t, count=1, flags=re.M))),
+        ("new record", lambda: (recs / "claim" / "CLAIM-300.md").write_text(
+            "---\nid: CLAIM-300\ntitle: A claim made later\nstatus: open\ngrounds: [THEORY-798]\n---\n\n"
+            "It rests on LIT-849.\n", encoding="utf-8")),
+        ("status", lambda: edit("claim/CLAIM-082.md", lambda t: re.sub(r"^status: .*$", "status: refuted",
+                                                                        t, count=1, flags=re.M))),
+        ("derived", lambda: edit("lit/LIT-874.md", lambda t: t.replace("---\n", "---\nreferences: [\"2209.15430\"]\n", 1)
+                                 if "references:" not in t else t)),
+        ("delete", lambda: (recs / "question" / "QUESTION-215.md").unlink()),
+    ]
+    for n, (what, step) in enumerate(steps):
+        step()
+        proc = run_cli("build", "-o", str(out), cwd=base)
+        assert proc.returncode == 0, (what, proc.stderr)
+        after = _snapshot(out)
+        cold = _cold_reference(base, tmp_path / f"cold-{n}")
+        assert {k: v[1] for k, v in after.items() if k != ".recordkit-site.json"} == cold, what
+        for k, (mtime, data) in after.items():
+            if k in before and before[k][1] == data:
+                assert before[k][0] == mtime, (what, k)      # unchanged bytes: not written again
+        before = after
+    assert not (out / "question" / "QUESTION-215.html").exists()
+    assert "CLAIM-300.html" in (out / "note" / "NOTE-652.html").read_text(encoding="utf-8")
