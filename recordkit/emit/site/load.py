@@ -123,7 +123,7 @@ def git_dates(root: Path) -> dict[str, str]:
 # buckets by a hash of the path, so after an edit one bucket is written,
 # not the whole cache.
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 CACHE_BUCKETS = 64
 
 #: corpus -> {path: digest of the front matter text}: what the graph page
@@ -289,13 +289,15 @@ class RecordCache:
         seen = set()
         parsed_again = set()
         mention_re = schema.mention_re
+        derive_fields = {r.get("from_field") for r in schema.derive}
+        from ...corpus.model import Target
+        slots: list = []          # (path, record, diagnostics) or (path, None, relpath) to parse
+        todo = []
         with gc_paused():
-            from ...corpus.model import Target
             for path in files:
                 key = str(path)
                 seen.add(key)
                 e = entries.get(key)
-                rec = None
                 if e is not None:
                     try:
                         st = os.stat(path)
@@ -313,17 +315,33 @@ class RecordCache:
                             relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
                             digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,
                             mention_re=mention_re, no_fix=f.no_fix)
+                        if e[4]:
+                            # the positions of the fields derived edges read (else one more
+                            # YAML parse each); any other position is worked out in full
+                            rec._values = e[4]
                         diags = [Diagnostic(c, msg, path, ln, col, el, ec) for c, msg, ln, col, el, ec in f.diagnostics]
                         fms[key] = e[2]
+                        slots.append((path, rec, diags))
+                        continue
+                rel = key[prefix:].replace(os.sep, "/")
+                slots.append((path, None, rel))
+                todo.append((path, rel))
+            if todo:
+                from ...common.fork import default_jobs
+                from ...corpus.parallel import parse_parallel
+                parsed = iter(parse_parallel(todo, schema, default_jobs(len(todo)), max_size=config.max_file_size))
+            for path, rec, diags in slots:
                 if rec is None:
-                    rec, diags = read_record(path, key[prefix:].replace(os.sep, "/"), schema, False,
-                                             config.max_file_size)
+                    key = str(path)
+                    rec, diags = next(parsed)
                     parsed_again.add(key)
                     flat = list(_flat(rec, diags))
                     flat[2] = None            # the text stays in the file
                     fms[key] = fm_digest(rec)
                     if rec.stat is not None:
-                        entries[key] = (rec.stat, tuple(flat), fms[key], started)
+                        vals = rec._values
+                        part = {k: v for k, v in vals.items() if k and k[0] in derive_fields} if vals else None
+                        entries[key] = (rec.stat, tuple(flat), fms[key], started, part or None)
                         self.dirty.add(_bucket(key))
                     elif key in entries:
                         del entries[key]
