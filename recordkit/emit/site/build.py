@@ -40,6 +40,8 @@ RENDER_VERSION = "1"
 #: the version of the tokenizer and postings format.
 SHARD = 256
 SEARCH_VERSION = "1"
+#: rows of a query block's table on a page
+QUERY_ROW_LIMIT = 1000
 
 
 @dataclass
@@ -157,7 +159,11 @@ class _Builder:
         cached = self._read_shards(shard_keys)
         dirty_shards = {k for k in shard_keys if k not in cached}
         self.candidates = self._candidates()
-        results = self._render_all(dirty, dirty_shards)
+        self._prepare_queries()
+        try:
+            results = self._render_all(dirty, dirty_shards)
+        finally:
+            self._drop_query_db()
         self.timings["pages"] = time.perf_counter() - t
         t = time.perf_counter()
         shards, frags = dict(cached), []
@@ -260,6 +266,105 @@ class _Builder:
                 out.update(x for x in prev[1].split() if x in pub)
         return out
 
+    # -- query blocks ----------------------------------------------------------------
+    def _prepare_queries(self) -> None:
+        """The published records with a ```query block: their page depends
+        on everything a query can read (every published record, the check
+        results), so its key holds a digest of all of it; when one of them
+        is to be rendered, the database of the published records (and of
+        them only: a query never sees a record kept out) is built once,
+        before the helpers fork."""
+        site = self.site
+        records = site.corpus.records
+        self.query_db = None
+        self.query_dir = None
+        self.query_keys = {}
+        from ...sql.query import query_blocks
+        q = [r for r in site.ids
+             if (records[r].fence_infos is None or any("query" in f for f in records[r].fence_infos))
+             and query_blocks(records[r])]
+        if not q:
+            return
+        everything = digest(("\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
+            sorted((cid, r.verdict, r.stale, r.discrepancy, r.ran_at) for cid, r in site.data.results.items())))
+            .encode("utf-8", "surrogatepass"))
+        old_files = self.writer.old.files
+        need = False
+        for rid in q:
+            key = digest((record_key(site, rid, self.salt) + "|query|" + everything).encode())
+            self.query_keys[rid] = key
+            old = old_files.get(record_url(rid, records[rid].kind))
+            if not (old and old.get("key") == key and _same_size(self.writer.out / record_url(rid, records[rid].kind),
+                                                                 old.get("size"))):
+                need = True
+        if need:
+            import tempfile
+            from ...corpus.loader import Corpus
+            from ...sql.database import write_database
+            corpus = site.corpus
+            pc = Corpus(root=corpus.root, schema=corpus.schema, config=corpus.config)
+            pc.files = [records[r] for r in site.ids]
+            pc.records = {r: records[r] for r in site.ids}
+            self.query_dir = tempfile.mkdtemp(prefix="recordkit-site-query-")
+            self.query_db = os.path.join(self.query_dir, "published.sqlite")
+            write_database(pc, self.query_db, fts=False, results=site.data.results)
+
+    def _drop_query_db(self) -> None:
+        if self.query_dir:
+            import shutil
+            shutil.rmtree(self.query_dir, ignore_errors=True)
+            self.query_dir = self.query_db = None
+
+    def _fill_queries(self, rec, body: str) -> str:
+        """Each ```query block of the body (rendered as code) replaced by
+        its result as a table, ids as links; a failing query by an error
+        box.  Blocks are matched to their SQL by content."""
+        import re
+        from ...sql.query import evaluate_blocks
+        if self.query_db is None:
+            return body
+        results = evaluate_blocks(None, rec, path=self.query_db, limit=QUERY_ROW_LIMIT)
+        by_sql: dict = {}
+        for br in results:
+            by_sql.setdefault(br.block.sql, []).append(br)
+
+        def sub(m):
+            sql = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip()
+            found = by_sql.get(sql)
+            if not found:
+                return m.group(0)
+            return self._query_html(found.pop(0) if len(found) > 1 else found[0], m.group(0))
+        return re.sub(r'<pre class="rk-code"><code class="language-query">(.*?)</code></pre>\n?', sub, body,
+                      flags=re.S)
+
+    def _query_html(self, br, code_html: str) -> str:
+        site = self.site
+        esc = html.escape
+        sql = f'<details class="rk-query-sql"><summary>SQL</summary>{code_html}</details>\n'
+        if br.error is not None:
+            return (f'<div class="rk-query rk-verdict-box v-fail rk-query-error" role="alert">'
+                    f'<strong>query failed</strong> (line {br.block.line}): {esc(site.scrub(br.error))}</div>\n{sql}')
+        res = br.result
+
+        def cell(v) -> str:
+            if v is None:
+                return ""
+            if isinstance(v, bytes):
+                return f"{len(v)} bytes"
+            text = str(v)
+            target = site.resolve(text) if text in site.corpus.records else None
+            if target and target[0] == "link":
+                return (f'<a class="rk-ref k-{esc(target[2] or "")}" href="../{esc(target[1])}" '
+                        f'data-id="{esc(text)}">{esc(text)}</a>')
+            return esc(site.scrub(text))
+        head = "".join(f"<th>{esc(c)}</th>" for c in res.columns)
+        rows = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>\n" for r in res.rows)
+        n = len(res.rows)
+        more = f" (the first {n})" if n >= QUERY_ROW_LIMIT else ""
+        return (f'<div class="rk-query"><table class="rk-query-table"><thead><tr>{head}</tr></thead>\n'
+                f'<tbody>\n{rows}</tbody></table>\n<p class="rk-query-count">{n} row{"s" if n != 1 else ""}{more}'
+                f'</p>\n{sql}</div>\n')
+
     def _shard_keys(self) -> dict:
         records = self.site.corpus.records
         ids = self.site.ids
@@ -352,13 +457,14 @@ class _Builder:
             rel = record_url(rid, rec.kind)
             old = old_files.get(rel)
             v = None
-            if candidates is not None and rid not in candidates and old and old.get("key") \
+            if candidates is not None and rid not in candidates and rid not in self.query_keys and old \
+                    and old.get("key") \
                     and _same_size(out / rel, old.get("size")):
                 # nothing the page shows changed (see _candidates)
                 entries.append((rel, old, False, False))
                 key = None
             else:
-                key = record_key(site, rid, self.salt)
+                key = self.query_keys.get(rid) or record_key(site, rid, self.salt)
             if key is None:
                 pass
             elif old and old.get("key") == key and _same_size(out / rel, old.get("size")):
@@ -438,6 +544,8 @@ class _Builder:
         site = self.site
         rendered = self.renderer.render(rec.body)
         body = rendered.html
+        if rec.id in self.query_keys:
+            body = self._fill_queries(rec, body)
         if rendered.checks:
             body = _fill_check_verdicts(body, {c["id"]: c for c in v["checks"]}, rendered.checks)
         mentions = []
