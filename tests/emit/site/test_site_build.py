@@ -352,3 +352,62 @@ def test_fresh_builds_after_each_kind_of_edit_equal_a_cold_build(tmp_path):
         before = after
     assert not (out / "question" / "QUESTION-215.html").exists()
     assert "CLAIM-300.html" in (out / "note" / "NOTE-652.html").read_text(encoding="utf-8")
+
+
+# -- query blocks -------------------------------------------------------------------
+
+QUERY_NOTE = """---
+id: NOTE-900
+title: Every note the site shows
+status: draft
+about: [LIT-849]
+---
+
+Notes, by a query:
+
+```query
+SELECT id, title FROM records WHERE kind = 'NOTE' ORDER BY id
+```
+
+Mentions of notes, with their targets:
+
+```query
+SELECT record, target FROM mentions WHERE target LIKE 'NOTE-%' ORDER BY record, target
+```
+
+A query that fails:
+
+```query
+SELECT title FROM no_such_table
+```
+"""
+
+
+def test_query_blocks_on_the_site_privacy_errors_and_incremental(tmp_path):
+    """A query runs against the published records only: the private NOTE-811
+    (and its unique phrase) is in no table; a failing query is an error box
+    and the build succeeds; editing a record the query reads updates the
+    query page in the next (incremental) build, and only then."""
+    base = copy_example(tmp_path, with_results=False, extra={"note/NOTE-900.md": QUERY_NOTE})
+    out = base / "out"
+    proc = run_cli("build", "-o", str(out), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "note" / "NOTE-900.html").read_text(encoding="utf-8")
+    notes = sorted(p.stem for p in (base / "records" / "note").glob("NOTE-*.md") if p.stem != EXCLUDED)
+    assert len(re.findall(r'<table class="rk-query-table">', page)) == 2
+    first = page[page.index('<table class="rk-query-table">'):page.index("</table>")]
+    assert re.findall(r'data-id="(NOTE-\d+)"', first) == notes       # NOTE-811 is kept out
+    assert EXCLUDED not in page and EXCLUDED_PHRASE not in page
+    assert 'rk-query-error' in page and "no such table: no_such_table" in page
+
+    before = _snapshot(out)
+    proc = run_cli("build", "-o", str(out), cwd=base)
+    assert "(0 rendered)" in proc.stderr, proc.stderr
+    rec = base / "records" / "note" / "NOTE-302.md"
+    rec.write_text(re.sub(r"^title: .*$", "title: A retitled reading", rec.read_text(encoding="utf-8"),
+                          count=1, flags=re.M), encoding="utf-8")
+    assert run_cli("build", "-o", str(out), cwd=base).returncode == 0
+    after = _snapshot(out)
+    assert after["note/NOTE-900.html"] != before["note/NOTE-900.html"]
+    assert "A retitled reading" in after["note/NOTE-900.html"][1].decode()
+    assert after["lit/LIT-874.html"] == before["lit/LIT-874.html"]       # unrelated: not written
