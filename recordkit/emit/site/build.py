@@ -81,11 +81,19 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+class BuildCancelled(Exception):
+    """``cancel()`` said stop (a newer change superseded this build): what
+    was written is whole files, and the manifest is the last build's, so the
+    next build puts everything right."""
+
+
 def build_site(config, out: str | Path | None = None, *, corpus=None, options: SiteOptions | None = None,
-               **overrides) -> BuildReport:
+               cancel=None, **overrides) -> BuildReport:
     """Build the site of the record configured by ``config`` (a
     :class:`recordkit.config.Config`) into ``out`` (default: the configured
     ``site.out``).  ``corpus``: the loaded record, when the caller has it.
+    ``cancel``: a function polled between pages; when it returns true the
+    build stops with :class:`BuildCancelled`.
     Other keywords override :class:`SiteOptions` fields."""
     t0 = time.perf_counter()
     timings = {}
@@ -114,6 +122,7 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
                          load_diagnostics=len(corpus.diagnostics))
     writer = SiteWriter(out_dir, old)
     b = _Builder(site, opts, writer, report, timings)
+    b.cancel = cancel
     b.run()
     report.removed = writer.finish()
     report.written = writer.written
@@ -165,6 +174,13 @@ class _Builder:
         finally:
             self._drop_query_db()
         self.timings["pages"] = time.perf_counter() - t
+        if getattr(self, "cancel", None) is not None and self.cancel():
+            for _, _, frag_file, _ in results:
+                try:
+                    os.unlink(frag_file)
+                except OSError:
+                    pass
+            raise BuildCancelled()
         t = time.perf_counter()
         shards, frags = dict(cached), []
         for entries, postings, frag_file, frag_index in results:
@@ -452,7 +468,16 @@ class _Builder:
         made_dirs = set()
         lines_cache: dict = {}
         candidates = self.candidates
+        cancel = getattr(self, "cancel", None)
         for n, rid in enumerate(ids, first):
+            if cancel is not None and cancel():
+                frag_file.close()
+                try:
+                    os.unlink(frag_path)
+                    frag_path.parent.rmdir()
+                except OSError:
+                    pass
+                raise BuildCancelled()
             rec = records[rid]
             rel = record_url(rid, rec.kind)
             old = old_files.get(rel)
