@@ -28,18 +28,19 @@ from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_posting
                      search_index_js)
 from .templating import asset_files, environment, fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
-                    record_key, record_view, slug, status_url, tag_url)
+                    record_view, slug, status_url, tag_url)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "1"
+RENDER_VERSION = "2"
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
 SEARCH_VERSION = "1"
+_ENVIRONMENTS: dict = {}
 #: rows of a query block's table on a page
 QUERY_ROW_LIMIT = 1000
 
@@ -135,8 +136,13 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
 class _Builder:
     def __init__(self, site: Site, opts: SiteOptions, writer: SiteWriter, report: BuildReport, timings: dict):
         self.site, self.opts, self.writer, self.report, self.timings = site, opts, writer, report, timings
-        self.env = environment(opts.templates)
-        self.env.filters["slug"] = slug
+        # one environment a process: serve's rebuilds reuse its compiled
+        # templates (the loader checks each template file's mtime)
+        env = _ENVIRONMENTS.get(str(opts.templates))
+        if env is None:
+            env = _ENVIRONMENTS[str(opts.templates)] = environment(opts.templates)
+            env.filters["slug"] = slug
+        self.env = env
         self.buckets = bucket_count(len(site.ids))
         self.fingerprint = fingerprint(opts.templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
@@ -282,6 +288,58 @@ class _Builder:
                 out.update(x for x in prev[1].split() if x in pub)
         return out
 
+    def _page_key(self, rid: str, lines_cache: dict | None = None) -> str:
+        """What the page of ``rid`` shows, as a key: its own file, and of
+        each published record it links to or is linked from only what the
+        page shows of it (id, title, kind, status, and for a body mention
+        of it the sentence the mention is in), the state of every id it
+        names, its standing (with the records on its path), its checks and
+        its date.  An edit of a record's body outside the sentences that
+        mention others re-renders its own page only.  (The record count and
+        everything global is in the salt.)"""
+        site = self.site
+        corpus = site.corpus
+        records = corpus.records
+        pub = site.published
+        rec = records[rid]
+        g = corpus.graph
+
+        def face(x):
+            r = records[x]
+            return (r.title, r.kind, r.status)
+        parts = [rec.digest]
+        for dst, kd in g._succ[rid].items():
+            if dst in pub:
+                for d in kd.values():
+                    parts.append((">", dst, d["relation"], d["origin"], face(dst)))
+        for src, kd in g._pred[rid].items():
+            if src in pub:
+                for d in kd.values():
+                    sentence = mention_sentence(records[src], rid, lines_cache=lines_cache) \
+                        if d["origin"] == "body" else None
+                    parts.append(("<", src, d["relation"], d["origin"], face(src), sentence))
+        named = set(rec.mention_targets)
+        for ts in rec.relations.values():
+            named.update(t.id for t in ts)
+        st = site.data.standings.get(rid)
+        if st is not None:
+            ev = st.evaluation
+            parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
+                          tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+            named.update(st.path)
+            if ev is not None:
+                named.update(i.by for i in ev.items if i.by)
+        for x in sorted(named):
+            parts.append((x, face(x) if x in pub else "h" if x in records else "d"))
+        for cid in site.data.checks_of.get(rid, []):
+            parts.append(tuple(sorted(check_entry(site.data, cid).items())))
+        if site.data.git_dates:
+            parts.append(site.data.git_dates.get(rec.relpath))
+        import hashlib
+        h = hashlib.sha1(self.salt.encode("utf-8", "surrogatepass"))
+        h.update(repr(parts).encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
     # -- query blocks ----------------------------------------------------------------
     def _prepare_queries(self) -> None:
         """The published records with a ```query block: their page depends
@@ -307,7 +365,7 @@ class _Builder:
         old_files = self.writer.old.files
         need = False
         for rid in q:
-            key = digest((record_key(site, rid, self.salt) + "|query|" + everything).encode())
+            key = digest((self._page_key(rid) + "|query|" + everything).encode())
             self.query_keys[rid] = key
             old = old_files.get(record_url(rid, records[rid].kind))
             if not (old and old.get("key") == key and _same_size(self.writer.out / record_url(rid, records[rid].kind),
@@ -489,7 +547,7 @@ class _Builder:
                 entries.append((rel, old, False, False))
                 key = None
             else:
-                key = self.query_keys.get(rid) or record_key(site, rid, self.salt)
+                key = self.query_keys.get(rid) or self._page_key(rid, lines_cache)
             if key is None:
                 pass
             elif old and old.get("key") == key and _same_size(out / rel, old.get("size")):
