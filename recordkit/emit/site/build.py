@@ -41,6 +41,8 @@ RENDER_VERSION = "2"
 SHARD = 256
 SEARCH_VERSION = "1"
 _ENVIRONMENTS: dict = {}
+#: an incremental build renders in one process when fewer pages than this may change
+FORK_PAGES = 300
 #: rows of a query block's table on a page
 QUERY_ROW_LIMIT = 1000
 
@@ -486,6 +488,9 @@ class _Builder:
     def _render_all(self, dirty, dirty_shards) -> list:
         ids = self.site.ids
         jobs = self.opts.jobs or _default_jobs(len(ids))
+        if self.candidates is not None and len(self.candidates) + len(self.query_keys) < FORK_PAGES \
+                and len(dirty_shards) <= 2 and not self.opts.jobs:
+            jobs = 1     # a few pages to render: a helper would cost more (a fork, every file's size)
         parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
         # the bar follows this process's part (the first); helpers draw none
         progress = _Progress(len(parts[0][1]), self.opts.progress)
