@@ -12,10 +12,19 @@ Prints, measured in one run:
 - ``recordkit build`` cold (empty folder) in a fresh process: median, and
   peak memory of the whole process tree (rusage of the children);
 - ``recordkit build`` again after one record's body was edited, in a fresh
-  process (the incremental path), median;
+  process (the incremental path: the site's record cache and the manifest
+  of the last build), median;
+- ``recordkit serve``'s rebuild after a one-file edit: the server's own
+  code in this process (the builder and watcher threads of
+  :class:`SiteServer`, no HTTP), timed from the file write to the moment
+  the new build is announced to the open pages (``status.build``), so the
+  watcher's debounce is included;
 - at ``--compare`` records: recordkit cold and ``mkdocs build`` on the same
   Markdown files (skipped when mkdocs is not installed: ``pip install mkdocs``),
   and the ratio.
+Cold means no cache of any kind: each cold build runs in a fresh working
+folder (the cache folder, ``.recordkit``, is made there) and an empty
+output folder.
 The machine yardstick of the other benches (yaml.load of every front matter)
 is printed beside, to show how fast the machine was.
 """
@@ -52,14 +61,15 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_build(root: Path, out: Path) -> tuple[float, int, str]:
+def run_build(root: Path, out: Path, cwd: Path | None = None) -> tuple[float, int, str]:
     """Wall seconds, peak RSS (kB) of the process tree, stderr; the CPU
-    seconds of the build (all its processes) are appended to ``CPU``."""
+    seconds of the build (all its processes) are appended to ``CPU``.
+    ``cwd``: where the build runs (its cache folder is ``cwd/.recordkit``)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     cpu = _cpu()
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "recordkit", "--root", str(root), "build", "-o", str(out), "-q"],
-                          capture_output=True, text=True, env=_env(), cwd=tempfile.gettempdir())
+                          capture_output=True, text=True, env=_env(), cwd=cwd or tempfile.gettempdir())
     wall = time.perf_counter() - t
     CPU.append(_cpu() - cpu)
     after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -68,17 +78,57 @@ def run_build(root: Path, out: Path) -> tuple[float, int, str]:
     return wall, max(after, before), proc.stderr
 
 
-def peak_rss(root: Path, out: Path) -> int:
+def fresh_cwd(path: Path) -> Path:
+    """An empty working folder: no cache from an earlier run."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def serve_rebuild(root: Path, out: Path, cwd: Path, runs: int) -> list[float]:
+    """Seconds from a one-file edit to the next build announced by the
+    server (see the module's doc), serving the site built in ``out`` with
+    the cache of ``cwd`` (as ``recordkit serve -o out`` run there)."""
+    import threading
+    sys.path.insert(0, str(REPO))
+    from recordkit.config import load_config
+    from recordkit.emit.site.serve import SiteServer
+    cfg = load_config(root)
+    cfg.root = root.resolve()
+    cfg.cache_dir = cwd / ".recordkit"
+    srv = SiteServer(cfg, out, log=lambda m: None)
+    srv.rebuild(wait=True)           # the first build, as serve starts
+    threading.Thread(target=srv._builder, daemon=True).start()
+    threading.Thread(target=srv._watch, daemon=True).start()
+    time.sleep(1.5)                  # the watcher is watching
+    times = []
+    try:
+        for k in range(runs):
+            before = srv.status.build
+            t = time.perf_counter()
+            edit_one(root, 1000 + k)
+            while srv.status.build == before:
+                if time.perf_counter() - t > 120:
+                    raise SystemExit("serve did not rebuild within 120 s")
+                time.sleep(0.005)
+            times.append(time.perf_counter() - t)
+            time.sleep(0.5)
+    finally:
+        srv.stop.set()
+    return times
+
+
+def peak_rss(root: Path, out: Path, cwd: Path | None = None) -> int:
     """Peak resident memory of one build, parent and helpers, in MB (from
     /usr/bin/time when present, else the parent's rusage)."""
     timer = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
     cmd = [sys.executable, "-m", "recordkit", "--root", str(root), "build", "-o", str(out), "-q"]
     if timer:
-        proc = subprocess.run([timer, "-v", *cmd], capture_output=True, text=True, env=_env())
+        proc = subprocess.run([timer, "-v", *cmd], capture_output=True, text=True, env=_env(), cwd=cwd)
         for line in proc.stderr.splitlines():
             if "Maximum resident set size" in line:
                 return int(line.split()[-1]) // 1024
-    run_build(root, out)
+    run_build(root, out, cwd)
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
 
 
@@ -143,10 +193,10 @@ def main() -> None:
         del CPU[:]
         for k in range(args.runs):
             out = tmp / f"cold-{k}"
-            # cold: no output folder, and no cache of an earlier run: the
-            # only cache a build keeps (the search shards, in the cache
-            # folder) is keyed by the output folder, new for every run
-            wall, _, _ = run_build(work, out)
+            # cold: no output folder and a fresh working folder, so no
+            # cache of an earlier run (record cache, search shards) survives
+            cwd = fresh_cwd(tmp / "cwd")
+            wall, _, _ = run_build(work, out, cwd)
             cold.append(wall)
             if k < args.runs - 1:
                 shutil.rmtree(out)
@@ -158,19 +208,23 @@ def main() -> None:
         warm = []
         for k in range(args.runs):
             edit_one(work, k)
-            wall, _, err = run_build(work, out)
+            wall, _, err = run_build(work, out, cwd)
             warm.append(wall)
         print(f"recordkit build after a one-file edit, fresh process: median {statistics.median(warm):.2f} s "
               f"(runs {', '.join(f'{x:.2f}' for x in warm)}; target ≤ 1.5 s)")
+        serve = serve_rebuild(work, out, cwd, args.runs)
+        print(f"recordkit serve, rebuild after a one-file edit (write → reload signal, watcher included): "
+              f"median {statistics.median(serve):.2f} s (runs {', '.join(f'{x:.2f}' for x in serve)}; "
+              f"target ≤ 1 s)")
         shutil.rmtree(out)
-        print(f"peak memory of a cold build (parent and helpers, the largest): {peak_rss(work, out)} MB "
-              f"(target ≤ 500 MB)")
+        print(f"peak memory of a cold build (parent and helpers, the largest): "
+              f"{peak_rss(work, out, fresh_cwd(tmp / 'cwd'))} MB (target ≤ 500 MB)")
     if args.no_mkdocs:
         return
     small = synthetic(args.compare)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        rk, _, _ = run_build(small, tmp / "rk")
+        rk, _, _ = run_build(small, tmp / "rk", fresh_cwd(tmp / "cwd"))
         mk = mkdocs_build(small, tmp / "mk")
         if mk is None:
             print(f"{args.compare} records: recordkit {rk:.2f} s; mkdocs not installed (pip install mkdocs)")

@@ -22,7 +22,7 @@ def command(ctx, out, dates, jobs, force, quiet):
     from ..emit.site import build_site
     from ..emit.site.writer import NotASite
     try:
-        report = build_site(ctx.config, out, corpus=ctx.load_corpus(), dates=dates, jobs=jobs, force=force,
+        report = build_site(ctx.config, out, dates=dates, jobs=jobs, force=force,
                             progress=sys.stderr.isatty() and not quiet)
     except NotASite as exc:
         click.echo(f"recordkit: {exc}", err=True)

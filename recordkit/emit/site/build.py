@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...version import __version__
-from .load import gather
+from .load import check_entry, front_matter_digests, gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
 from .privacy import publication
@@ -28,18 +28,23 @@ from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_posting
                      search_index_js)
 from ..templates import environment, site_assets, site_fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
-                    record_key, record_view, slug, status_url, tag_url, transient_body)
+                    record_view, slug, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "1"
+RENDER_VERSION = "2"
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
 SEARCH_VERSION = "1"
+_ENVIRONMENTS: dict = {}
+#: an incremental build renders in one process when fewer pages than this may change
+FORK_PAGES = 300
+#: rows of a query block's table on a page
+QUERY_ROW_LIMIT = 1000
 
 
 @dataclass
@@ -79,11 +84,19 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+class BuildCancelled(Exception):
+    """``cancel()`` said stop (a newer change superseded this build): what
+    was written is whole files, and the manifest is the last build's, so the
+    next build puts everything right."""
+
+
 def build_site(config, out: str | Path | None = None, *, corpus=None, options: SiteOptions | None = None,
-               **overrides) -> BuildReport:
+               cancel=None, **overrides) -> BuildReport:
     """Build the site of the record configured by ``config`` (a
     :class:`recordkit.config.Config`) into ``out`` (default: the configured
     ``site.out``).  ``corpus``: the loaded record, when the caller has it.
+    ``cancel``: a function polled between pages; when it returns true the
+    build stops with :class:`BuildCancelled`.
     Other keywords override :class:`SiteOptions` fields."""
     t0 = time.perf_counter()
     timings = {}
@@ -96,10 +109,12 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
     old = Manifest.read(out_dir, opts.force)
     out_dir.mkdir(parents=True, exist_ok=True)
     if corpus is None:
-        from ...common.gcpause import gc_paused
-        from ...corpus import load
-        with gc_paused():
-            corpus = load(root, config=config)
+        # the records parsed by the last build, by their files' stat: only
+        # the files changed since are parsed again (see load.RecordCache)
+        from .load import RecordCache
+        cache = RecordCache(config, root)
+        corpus, _ = cache.load()
+        cache.save()
     t = time.perf_counter()
     timings["load"] = t - t0
     data = gather(corpus, opts.dates)
@@ -110,6 +125,7 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
                          load_diagnostics=len(corpus.diagnostics))
     writer = SiteWriter(out_dir, old)
     b = _Builder(site, opts, writer, report, timings)
+    b.cancel = cancel
     b.run()
     report.removed = writer.finish()
     report.written = writer.written
@@ -123,18 +139,24 @@ class _Builder:
     def __init__(self, site: Site, opts: SiteOptions, writer: SiteWriter, report: BuildReport, timings: dict):
         self.site, self.opts, self.writer, self.report, self.timings = site, opts, writer, report, timings
         self.user_templates = site.corpus.config.templates if site.corpus.config is not None else None
-        self.env = environment(self.user_templates, opts.templates)
+        # one environment a process: serve's rebuilds reuse its compiled
+        # templates (the loader checks each template file's mtime)
+        ekey = (str(self.user_templates), str(opts.templates))
+        env = _ENVIRONMENTS.get(ekey)
+        if env is None:
+            env = _ENVIRONMENTS[ekey] = environment(self.user_templates, opts.templates)
+        self.env = env
         self.buckets = bucket_count(len(site.ids))
         self.fingerprint = site_fingerprint(opts.templates, self.user_templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
+                              str(len(site.ids)),       # every page's footer shows the count
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
-        self.links = sum(1 for _ in _edges(site))
         self._others_done = False
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
-                       "counts": {"records": len(site.ids), "links": self.links},
+                       "counts": {"records": len(site.ids), "links": None},   # links: in _candidates
                        "feed": bool(opts.site_url), "generated": None}
 
     # -- record pages ------------------------------------------------------------
@@ -155,8 +177,20 @@ class _Builder:
         shard_keys = self._shard_keys()
         cached = self._read_shards(shard_keys)
         dirty_shards = {k for k in shard_keys if k not in cached}
-        results = self._render_all(dirty, dirty_shards)
+        self.candidates = self._candidates()
+        self._prepare_queries()
+        try:
+            results = self._render_all(dirty, dirty_shards)
+        finally:
+            self._drop_query_db()
         self.timings["pages"] = time.perf_counter() - t
+        if getattr(self, "cancel", None) is not None and self.cancel():
+            for _, _, frag_file, _ in results:
+                try:
+                    os.unlink(frag_file)
+                except OSError:
+                    pass
+            raise BuildCancelled()
         if not self._others_done:
             self._others()
         t = time.perf_counter()
@@ -193,6 +227,230 @@ class _Builder:
         self._others_done = True
         self.timings["lists"] = time.perf_counter() - t
         return []
+
+    def _candidates(self) -> set | None:
+        """The records whose page may show something that changed since the
+        last build (None: every record, when the last build was made with
+        other settings or templates, or is not known).
+
+        Each record's *own* signature covers what its page shows of itself
+        and of its links: its file, its out-edges (front matter, body and
+        derived), its standing (with the records on its path), its checks
+        and its date.  A page can change only when its own signature did
+        or a neighbour's did (a title, a sentence, a kind it shows): the
+        changed records, their neighbours now, and the records they linked
+        to before (a deleted record's targets lose a backlink).  A new
+        record, or one deleted, changes the out-edges of every record that
+        names it, and so their signatures."""
+        site = self.site
+        records = site.corpus.records
+        pub = site.published
+        data = site.data
+        succ = site.corpus.graph._succ
+        pred = site.corpus.graph._pred
+        fms = front_matter_digests(site.corpus)
+        own, outs, gsig = {}, {}, {}
+        links = 0
+        import hashlib
+        for rid in site.ids:
+            rec = records[rid]
+            edges = []
+            targets = []
+            for dst, kd in succ[rid].items():
+                for d in kd.values():
+                    edges.append((dst, d["relation"], d["origin"]))
+                if dst in pub:
+                    targets.append(dst)
+                    links += len(kd)
+            edges.sort()
+            e = repr(edges)
+            gsig[rid] = hashlib.blake2b(f"{fms.get(str(rec.path), '')}|{rec.relpath}|{e}".encode(
+                "utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            parts = [rec.digest, rec.relpath, e]
+            st = data.standings.get(rid)
+            if st is not None:
+                ev = st.evaluation
+                parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
+                              tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+                named = set(st.path) | ({i.by for i in ev.items if i.by} if ev is not None else set())
+                parts.append(sorted((x, records[x].digest if x in records else None) for x in named))
+            for cid in data.checks_of.get(rid, []):
+                parts.append(tuple(sorted(check_entry(data, cid).items())))
+            if data.git_dates:
+                parts.append(data.git_dates.get(rec.relpath))
+            own[rid] = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            outs[rid] = targets
+        self.graph_sig = gsig
+        self.common["counts"]["links"] = links
+        meta = self.writer.new.meta
+        old_meta = self.writer.old.meta
+        meta["salt"] = self.salt
+        meta["deps"] = {r: [own[r], " ".join(outs[r])] for r in site.ids}
+        old = old_meta.get("deps")
+        if old_meta.get("salt") != self.salt or not isinstance(old, dict):
+            return None
+        changed = {r for r in site.ids if (old.get(r) or [None])[0] != own[r]}
+        changed.update(r for r in old if r not in pub)
+        out = set(changed)
+        for r in changed:
+            if r in pub:
+                out.update(x for x in succ[r] if x in pub)
+                out.update(x for x in pred[r] if x in pub)
+            prev = old.get(r)
+            if isinstance(prev, list) and len(prev) > 1 and isinstance(prev[1], str):
+                out.update(x for x in prev[1].split() if x in pub)
+        return out
+
+    def _page_key(self, rid: str, lines_cache: dict | None = None) -> str:
+        """What the page of ``rid`` shows, as a key: its own file, and of
+        each published record it links to or is linked from only what the
+        page shows of it (id, title, kind, status, and for a body mention
+        of it the sentence the mention is in), the state of every id it
+        names, its standing (with the records on its path), its checks and
+        its date.  An edit of a record's body outside the sentences that
+        mention others re-renders its own page only.  (The record count and
+        everything global is in the salt.)"""
+        site = self.site
+        corpus = site.corpus
+        records = corpus.records
+        pub = site.published
+        rec = records[rid]
+        g = corpus.graph
+
+        def face(x):
+            r = records[x]
+            return (r.title, r.kind, r.status)
+        parts = [rec.digest]
+        for dst, kd in g._succ[rid].items():
+            if dst in pub:
+                for d in kd.values():
+                    parts.append((">", dst, d["relation"], d["origin"], face(dst)))
+        for src, kd in g._pred[rid].items():
+            if src in pub:
+                for d in kd.values():
+                    sentence = mention_sentence(records[src], rid, lines_cache=lines_cache) \
+                        if d["origin"] == "body" else None
+                    parts.append(("<", src, d["relation"], d["origin"], face(src), sentence))
+        named = set(rec.mention_targets)
+        for ts in rec.relations.values():
+            named.update(t.id for t in ts)
+        st = site.data.standings.get(rid)
+        if st is not None:
+            ev = st.evaluation
+            parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
+                          tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+            named.update(st.path)
+            if ev is not None:
+                named.update(i.by for i in ev.items if i.by)
+        for x in sorted(named):
+            parts.append((x, face(x) if x in pub else "h" if x in records else "d"))
+        for cid in site.data.checks_of.get(rid, []):
+            parts.append(tuple(sorted(check_entry(site.data, cid).items())))
+        if site.data.git_dates:
+            parts.append(site.data.git_dates.get(rec.relpath))
+        import hashlib
+        h = hashlib.sha1(self.salt.encode("utf-8", "surrogatepass"))
+        h.update(repr(parts).encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    # -- query blocks ----------------------------------------------------------------
+    def _prepare_queries(self) -> None:
+        """The published records with a ```query block: their page depends
+        on everything a query can read (every published record, the check
+        results), so its key holds a digest of all of it; when one of them
+        is to be rendered, the database of the published records (and of
+        them only: a query never sees a record kept out) is built once,
+        before the helpers fork."""
+        site = self.site
+        records = site.corpus.records
+        self.query_db = None
+        self.query_dir = None
+        self.query_keys = {}
+        from ...sql.query import query_blocks
+        q = [r for r in site.ids
+             if (records[r].fence_infos is None or any("query" in f for f in records[r].fence_infos))
+             and query_blocks(records[r])]
+        if not q:
+            return
+        everything = digest(("\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
+            sorted((cid, r.verdict, r.stale, r.discrepancy, r.ran_at) for cid, r in site.data.results.items())))
+            .encode("utf-8", "surrogatepass"))
+        old_files = self.writer.old.files
+        need = False
+        for rid in q:
+            key = digest((self._page_key(rid) + "|query|" + everything).encode())
+            self.query_keys[rid] = key
+            old = old_files.get(record_url(rid, records[rid].kind))
+            if not (old and old.get("key") == key and _same_size(self.writer.out / record_url(rid, records[rid].kind),
+                                                                 old.get("size"))):
+                need = True
+        if need:
+            import tempfile
+            from ...corpus.loader import Corpus
+            from ...sql.database import write_database
+            corpus = site.corpus
+            pc = Corpus(root=corpus.root, schema=corpus.schema, config=corpus.config)
+            pc.files = [records[r] for r in site.ids]
+            pc.records = {r: records[r] for r in site.ids}
+            self.query_dir = tempfile.mkdtemp(prefix="recordkit-site-query-")
+            self.query_db = os.path.join(self.query_dir, "published.sqlite")
+            write_database(pc, self.query_db, fts=False, results=site.data.results)
+
+    def _drop_query_db(self) -> None:
+        if self.query_dir:
+            import shutil
+            shutil.rmtree(self.query_dir, ignore_errors=True)
+            self.query_dir = self.query_db = None
+
+    def _fill_queries(self, rec, body: str) -> str:
+        """Each ```query block of the body (rendered as code) replaced by
+        its result as a table, ids as links; a failing query by an error
+        box.  Blocks are matched to their SQL by content."""
+        import re
+        from ...sql.query import evaluate_blocks
+        if self.query_db is None:
+            return body
+        results = evaluate_blocks(None, rec, path=self.query_db, limit=QUERY_ROW_LIMIT)
+        by_sql: dict = {}
+        for br in results:
+            by_sql.setdefault(br.block.sql, []).append(br)
+
+        def sub(m):
+            sql = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip()
+            found = by_sql.get(sql)
+            if not found:
+                return m.group(0)
+            return self._query_html(found.pop(0) if len(found) > 1 else found[0], m.group(0))
+        return re.sub(r'<pre class="rk-code"><code class="language-query">(.*?)</code></pre>\n?', sub, body,
+                      flags=re.S)
+
+    def _query_html(self, br, code_html: str) -> str:
+        site = self.site
+        esc = html.escape
+        sql = f'<details class="rk-query-sql"><summary>SQL</summary>{code_html}</details>\n'
+        if br.error is not None:
+            return (f'<div class="rk-query rk-verdict-box v-fail rk-query-error" role="alert">'
+                    f'<strong>query failed</strong> (line {br.block.line}): {esc(site.scrub(br.error))}</div>\n{sql}')
+        res = br.result
+
+        def cell(v) -> str:
+            if v is None:
+                return ""
+            if isinstance(v, bytes):
+                return f"{len(v)} bytes"
+            text = str(v)
+            target = site.resolve(text) if text in site.corpus.records else None
+            if target and target[0] == "link":
+                return (f'<a class="rk-ref k-{esc(target[2] or "")}" href="../{esc(target[1])}" '
+                        f'data-id="{esc(text)}">{esc(text)}</a>')
+            return esc(site.scrub(text))
+        head = "".join(f"<th>{esc(c)}</th>" for c in res.columns)
+        rows = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>\n" for r in res.rows)
+        n = len(res.rows)
+        more = f" (the first {n})" if n >= QUERY_ROW_LIMIT else ""
+        return (f'<div class="rk-query"><table class="rk-query-table"><thead><tr>{head}</tr></thead>\n'
+                f'<tbody>\n{rows}</tbody></table>\n<p class="rk-query-count">{n} row{"s" if n != 1 else ""}{more}'
+                f'</p>\n{sql}</div>\n')
 
     def _shard_keys(self) -> dict:
         records = self.site.corpus.records
@@ -246,6 +504,9 @@ class _Builder:
         that nothing but rendering stands between the fork and the end."""
         ids = self.site.ids
         jobs = self.opts.jobs or _default_jobs(len(ids))
+        if self.candidates is not None and len(self.candidates) + len(self.query_keys) < FORK_PAGES \
+                and len(dirty_shards) <= 2 and not self.opts.jobs:
+            jobs = 1     # a few pages to render: a helper would cost more (a fork, every file's size)
         parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
         # the bar follows the first run (drawn by whoever renders it)
         progress = _Progress(len(parts[0][1]), self.opts.progress)
@@ -297,14 +558,33 @@ class _Builder:
         frag_index = []
         made_dirs = set()
         lines_cache: dict = {}
+        candidates = self.candidates
+        cancel = getattr(self, "cancel", None)
         for n, rid in enumerate(ids, first):
+            if cancel is not None and cancel():
+                frag_file.close()
+                try:
+                    os.unlink(frag_path)
+                    frag_path.parent.rmdir()
+                except OSError:
+                    pass
+                raise BuildCancelled()
             rec = records[rid]
             body = None      # decoded when needed, and not kept on the record
-            key = record_key(site, rid, self.salt)
             rel = record_url(rid, rec.kind)
             old = old_files.get(rel)
             v = None
-            if old and old.get("key") == key and _same_size(out / rel, old.get("size")):
+            if candidates is not None and rid not in candidates and rid not in self.query_keys and old \
+                    and old.get("key") \
+                    and _same_size(out / rel, old.get("size")):
+                # nothing the page shows changed (see _candidates)
+                entries.append((rel, old, False, False))
+                key = None
+            else:
+                key = self.query_keys.get(rid) or self._page_key(rid, lines_cache)
+            if key is None:
+                pass
+            elif old and old.get("key") == key and _same_size(out / rel, old.get("size")):
                 entries.append((rel, old, False, False))
             else:
                 body = transient_body(rec)
@@ -386,6 +666,8 @@ class _Builder:
         site = self.site
         rendered = self.renderer.render(rec.body if body is None else body)
         body = rendered.html
+        if rec.id in self.query_keys:
+            body = self._fill_queries(rec, body)
         if rendered.checks:
             body = _fill_check_verdicts(body, {c["id"]: c for c in v["checks"]}, rendered.checks)
         mentions = []
@@ -463,7 +745,7 @@ class _Builder:
         from ..graph_page import SCRIPT_PARTS, TEMPLATE
         from ..templates import read_text
         page_code = "".join(read_text(n, self.user_templates) for n in (TEMPLATE, "graph.css", *SCRIPT_PARTS))
-        key = digest((self.salt + page_code + "\n".join(f"{r}\t{records[r].digest}" for r in site.ids) + repr(
+        key = digest((self.salt + page_code + "\n".join(f"{r}\t{self.graph_sig[r]}" for r in site.ids) + repr(
             sorted((cid, r.verdict, r.stale, r.discrepancy) for cid, r in results.items()))).encode(
             "utf-8", "surrogatepass"))
         if self.writer.unchanged("graph.html", key):
@@ -539,14 +821,6 @@ def _chunks(site: Site, ids: list, jobs: int) -> list:
             k += 1
     out.append((start, ids[start:]))
     return [p for p in out if p[1]]
-
-
-def _edges(site: Site):
-    from ...graph.build import iter_edges
-    pub = site.published
-    for u, v, _ in iter_edges(site.corpus.graph):
-        if u in pub and v in pub:
-            yield u, v
 
 
 def _default_jobs(n: int) -> int:

@@ -3,11 +3,12 @@ its checks, the templates or the configuration change, with the open page
 reloaded.
 
 * The server binds 127.0.0.1 unless another host is asked for.
-* Each rebuild runs ``build_site`` in a child process (so the server never
-  dies of a bad file, and a rebuild superseded by a newer edit is simply
-  killed); the manifest makes that fresh process incremental.
-* Edits are debounced by watchfiles; an edit during a build cancels it and
-  starts the next.
+* The records stay parsed in memory between rebuilds: a rebuild stats the
+  files, parses the changed ones, and renders only the pages the change
+  reaches (the manifest's dependency keys).  It runs in a builder thread;
+  any failure is reported to the browser, never kills the server.
+* Edits are debounced by watchfiles; an edit during a build cancels it (at
+  the next page) and starts the next, which takes in both changes.
 * When loading the record reports a file it cannot read (bad YAML, …) the
   site is left as it was (the last good pages) and every page shows the
   diagnostics, with file, line and column, until the file is fixed.
@@ -20,7 +21,6 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -82,7 +82,15 @@ class Status:
         return "RKLive(" + json.dumps(data).replace("<", "\\u003c") + ");\n"
 
 
+from .build import BuildCancelled as Cancelled   # a rebuild a newer change superseded
+
+
 class SiteServer:
+    """The site served from ``out`` and rebuilt in this process: the parsed
+    records stay in memory (:class:`.load.RecordCache`) between rebuilds,
+    and a rebuild parses only the files whose stat changed, then renders
+    only the pages the change reaches (the manifest's dependency keys)."""
+
     def __init__(self, config, out: Path, host: str = "127.0.0.1", port: int = 8000, debounce_ms: int = 250,
                  log=print):
         self.config = config
@@ -91,70 +99,117 @@ class SiteServer:
         self.debounce_ms = debounce_ms
         self.log = log
         self.status = Status()
-        self.proc: subprocess.Popen | None = None
-        self.proc_lock = threading.Lock()
         self.stop = threading.Event()
         self.httpd = None
         # load diagnostics present at start (a duplicate id the record has
         # always had): they do not stop a rebuild; a new one does
         self.known: set | None = None
+        self.cache = None
+        self.pending = threading.Event()      # a change waits for a build
+        self.cancel = threading.Event()       # the build running is superseded
+        self.build_lock = threading.Lock()
+        self.changed: set = set()
+        self.changed_lock = threading.Lock()
+        #: the time (time.perf_counter) of the earliest change the next build takes in
+        self.change_seen: float | None = None
 
     # -- building -----------------------------------------------------------------
-    def _child_cmd(self) -> list[str]:
-        cmd = [sys.executable, "-m", "recordkit.emit.site.serve", "--child", "--root", str(self.config.root),
-               "--out", str(self.out)]
-        if self.config.file:
-            cmd += ["--config", str(self.config.file)]
-        if self.known is not None:
-            cmd += ["--known", json.dumps(sorted(self.known))]
-        return cmd
+    def _reload_config(self) -> None:
+        from ...config import load_config
+        root = self.config.root
+        cfg = load_config(Path(self.config.base), file=self.config.file) if self.config.file else \
+            load_config(Path(self.config.base))
+        cfg.root = root
+        self.config = cfg
+        self.cache = None
 
-    def rebuild(self, wait: bool = False) -> None:
-        """Start a build, killing one still running (it is superseded)."""
-        with self.proc_lock:
-            old = self.proc
-            if old is not None and old.poll() is None:
-                old.kill()
-                old.wait()
-                self.log("rebuild superseded by a newer change")
-            env = dict(os.environ)
-            proc = subprocess.Popen(self._child_cmd(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, env=env)
-            self.proc = proc
-        t = threading.Thread(target=self._finish, args=(proc, time.perf_counter()), daemon=True)
-        t.start()
-        if wait:
-            t.join()
+    def build_once(self, changed: set | None = None, seen_at: float | None = None) -> dict:
+        """One build, in this process.  Returns {"ok", "summary" | "diagnostics",
+        "seconds"}.  Raises :class:`Cancelled` when a newer change arrives
+        meanwhile (the next build then does its work)."""
+        from ...common.paths import display_path
+        from .build import build_site
+        from .load import RecordCache
+        t0 = time.perf_counter()
+        if changed and self.config.file and any(Path(p) == Path(self.config.file) for p in changed):
+            self._reload_config()
+        if self.cache is None:
+            self.cache = RecordCache(self.config, Path(self.config.root).resolve())
+        corpus, parsed = self.cache.load()
+        diags = [f"{display_path(d.path)}:{d.line}:{d.col}: {d.code} {d.message}" for d in corpus.diagnostics]
+        if self.known is None:
+            self.known = set(diags)
+        new = [d for d in diags if d not in self.known]
+        if new:
+            return {"ok": False, "diagnostics": new, "seconds": time.perf_counter() - t0}
+        if self.cancel.is_set():
+            raise Cancelled()
+        report = build_site(self.config, self.out, corpus=corpus, force=True, cancel=self.cancel.is_set)
+        self.cache.save()
+        now = time.perf_counter()
+        return {"ok": True, "summary": report.summary(), "seconds": now - t0,
+                "since_change": (now - seen_at) if seen_at is not None else None, "parsed": len(parsed)}
 
-    def _finish(self, proc, t0) -> None:
-        out, err = proc.communicate()
-        with self.proc_lock:
-            if proc is not self.proc:
-                return                      # superseded: a newer build reports
-        seconds = time.perf_counter() - t0
+    def _record(self, result: dict) -> None:
         with self.status.lock:
-            if proc.returncode == 0:
-                try:
-                    result = json.loads(out)
-                except ValueError:
-                    result = {"diagnostics": [], "summary": out.strip()}
-                if self.known is None:
-                    self.known = set(result.get("diagnostics") or [])
+            if result["ok"]:
                 self.status.build += 1
                 self.status.error = None
-                self.status.last_seconds = seconds
-                self.log(f"built in {seconds:.2f} s: {result.get('summary')}")
-            elif proc.returncode == 3:
-                try:
-                    self.status.error = json.loads(out)["diagnostics"]
-                except (ValueError, KeyError):
-                    self.status.error = [out.strip() or err.strip()]
-                self.log("the record has errors; the last good build is kept:\n  " + "\n  ".join(self.status.error))
-            elif proc.returncode < 0:
-                return                      # killed
+                self.status.last_seconds = result.get("since_change") or result["seconds"]
             else:
-                self.status.error = ["the build failed: " + (err.strip().splitlines() or ["?"])[-1]]
-                self.log(err.strip())
+                self.status.error = result["diagnostics"]
+        if result["ok"]:
+            since = result.get("since_change")
+            self.log(f"built in {result['seconds']:.2f} s" + (f" ({since:.2f} s after the change)" if since else "")
+                     + f": {result['summary']}")
+        else:
+            self.log("the record has errors; the last good build is kept:\n  " + "\n  ".join(result["diagnostics"]))
+
+    def rebuild(self, wait: bool = False) -> None:
+        """Build now in this thread (``wait``), or ask the builder thread for a build."""
+        if wait:
+            with self.build_lock:
+                self._run_one(None, None)
+            return
+        self.cancel.set()            # a build running is superseded
+        self.pending.set()
+
+    def notify(self, paths) -> None:
+        """Changed paths (from the watcher): a build is due."""
+        with self.changed_lock:
+            self.changed.update(str(p) for p in paths)
+            if self.change_seen is None:
+                self.change_seen = time.perf_counter()
+        self.rebuild()
+
+    def _run_one(self, changed, seen_at) -> bool:
+        self.cancel.clear()
+        try:
+            result = self.build_once(changed, seen_at)
+        except Cancelled:
+            self.log("rebuild superseded by a newer change")
+            return False
+        except Exception as exc:      # the server never dies of a bad file (or of a bug)
+            import traceback
+            self.log(traceback.format_exc().rstrip())
+            result = {"ok": False, "diagnostics": [f"the build failed: {type(exc).__name__}: {exc}"], "seconds": 0}
+        self._record(result)
+        return True
+
+    def _builder(self) -> None:
+        while not self.stop.is_set():
+            if not self.pending.wait(0.2):
+                continue
+            self.pending.clear()
+            with self.changed_lock:
+                changed, self.changed = self.changed, set()
+                seen_at, self.change_seen = self.change_seen, None
+            with self.build_lock:
+                if not self._run_one(changed, seen_at):
+                    with self.changed_lock:   # superseded: its changes go with the next build
+                        self.changed |= changed
+                        if seen_at is not None and (self.change_seen is None or seen_at < self.change_seen):
+                            self.change_seen = seen_at
 
     def watch_paths(self) -> list[Path]:
         from .options import site_options
@@ -178,7 +233,7 @@ class SiteServer:
                 for changes in watchfiles.watch(*self.watch_paths(), watch_filter=keep, debounce=self.debounce_ms,
                                                 step=50, stop_event=self.stop, raise_interrupt=False):
                     self.log("changed: " + ", ".join(sorted({Path(p).name for _, p in changes}))[:200])
-                    self.rebuild()
+                    self.notify(p for _, p in changes)
             except Exception as exc:     # a watched folder removed, …: keep serving, watch again
                 self.log(f"watching failed ({exc}); retrying")
                 time.sleep(1)
@@ -241,56 +296,20 @@ class SiteServer:
 
     def serve_forever(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
-        self.rebuild(wait=True)
+        self.rebuild(wait=True)          # before any thread: the first build may fork helpers
         self.httpd = http.server.ThreadingHTTPServer((self.host, self.port), self.handler())
         self.httpd.daemon_threads = True
         host, port = self.httpd.server_address[:2]
         self.log(f"serving http://{host}:{port}/ (Ctrl-C to stop)")
-        watcher = threading.Thread(target=self._watch, daemon=True)
-        watcher.start()
+        threading.Thread(target=self._builder, daemon=True).start()
+        threading.Thread(target=self._watch, daemon=True).start()
         try:
             self.httpd.serve_forever(poll_interval=0.2)
         finally:
             self.stop.set()
-            with self.proc_lock:
-                if self.proc is not None and self.proc.poll() is None:
-                    self.proc.kill()
+            self.cancel.set()
             self.httpd.server_close()
 
 
 def default_out(config) -> Path:
     return Path(tempfile.mkdtemp(prefix="recordkit-serve-"))
-
-
-def _child(argv: list[str]) -> int:
-    """One build, in a child process of the server: exit 3 with the load
-    diagnostics (JSON) when a file cannot be read, so the last good site
-    stays; 0 after a build."""
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--child", action="store_true")
-    ap.add_argument("--root")
-    ap.add_argument("--out")
-    ap.add_argument("--config")
-    ap.add_argument("--known")
-    a = ap.parse_args(argv)
-    from ...config import load_config
-    from ...corpus import load
-    cfg = load_config(Path(a.root), file=a.config) if a.config else load_config(Path(a.root))
-    cfg.root = Path(a.root)
-    corpus = load(cfg.root, config=cfg)
-    from ...common.paths import display_path
-    diags = [f"{display_path(d.path)}:{d.line}:{d.col}: {d.code} {d.message}" for d in corpus.diagnostics]
-    if a.known is not None:
-        new = [d for d in diags if d not in set(json.loads(a.known))]
-        if new:
-            print(json.dumps({"diagnostics": new}))
-            return 3
-    from .build import build_site
-    report = build_site(cfg, a.out, corpus=corpus, force=True)
-    print(json.dumps({"diagnostics": diags, "summary": report.summary()}))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1:]))

@@ -243,3 +243,25 @@ def test_theme_toggle_is_kept(site, browser):
         p.goto((site / "theory" / "THEORY-798.html").as_uri())
         assert p.evaluate("document.documentElement.getAttribute('data-theme')") == "dark"
         assert t.errors == []
+
+
+def test_query_block_shows_its_rows_as_links(site, browser):
+    """QUESTION-211's ```query block lists the proposed theories: on its page
+    a table of exactly those (read from the record's files here), each id a
+    link that leads to the theory's page."""
+    import yaml
+    records = Path(__file__).resolve().parents[3] / "records"
+    proposed = sorted(p.stem for p in (records / "theory").glob("THEORY-*.md")
+                      if yaml.safe_load(p.read_text(encoding="utf-8").split("---")[1]).get("status") == "proposed")
+    assert proposed
+    with Tab(browser) as t:
+        t.page.goto((site / "question" / "QUESTION-211.html").as_uri())
+        table = t.page.locator(".rk-query table")
+        assert table.count() == 1
+        ids = [x.strip() for x in table.locator("tbody tr td:first-child").all_inner_texts()]
+        assert ids == proposed
+        assert t.page.locator(".rk-query-count").inner_text().strip() == f"{len(proposed)} rows"
+        follow(t.page, table.locator(f'a[data-id="{proposed[-1]}"]'))
+        assert t.page.url.endswith(f"theory/{proposed[-1]}.html")
+        assert proposed[-1] in t.page.locator("h1").inner_text()
+        assert t.errors == []

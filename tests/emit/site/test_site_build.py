@@ -324,3 +324,119 @@ def test_dates_from_one_git_log(tmp_path):
                       r'(\d{4}-\d\d-\d\d)</td>', home, re.S)
     assert first and first.groups() == ("LIT-849", "2032-01-02"), first and first.groups()
     assert "2031-05-06" in (base / "out" / "theory" / "THEORY-798.html").read_text()
+
+
+def _cold_reference(base: Path, out: Path) -> dict:
+    """The site a cold build makes of ``base`` now, in this process, from
+    records loaded without the site's record cache, into an empty folder."""
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.emit.site import build_site
+    cfg = load_config(base)
+    build_site(cfg, out, corpus=load(cfg.root, config=cfg), jobs=1)
+    return {k: v[1] for k, v in _snapshot(out).items() if k != ".recordkit-site.json"}
+
+
+def test_fresh_builds_after_each_kind_of_edit_equal_a_cold_build(tmp_path):
+    """Through the CLI, each build a fresh process with the record cache and
+    the manifest of the last one: after a body edit, a title edit, a new
+    record that a dangling mention names, a status change that moves a
+    standing, a derived link and a deletion, the site is byte for byte what a
+    cold build makes, and every file whose bytes did not change kept its
+    mtime (it was not written)."""
+    base = copy_example(tmp_path, with_results=False)
+    out = base / "out"
+    assert run_cli("build", "-o", str(out), cwd=base).returncode == 0
+    before = _snapshot(out)
+    recs = base / "records"
+
+    def edit(rel, fn):
+        p = recs / rel
+        p.write_text(fn(p.read_text(encoding="utf-8")), encoding="utf-8")
+
+    steps = [
+        ("body", lambda: edit("note/NOTE-652.md", lambda t: t.rstrip("\n") +
+                              "\n\nA late remark on THEORY-798, and on CLAIM-300, which does not exist yet.\n")),
+        ("title", lambda: edit("lit/LIT-849.md", lambda t: re.sub(r"^title: .*$", "title: Retitled source",
+                                                                   t, count=1, flags=re.M))),
+        ("new record", lambda: (recs / "claim" / "CLAIM-300.md").write_text(
+            "---\nid: CLAIM-300\ntitle: A claim made later\nstatus: open\ngrounds: [THEORY-798]\n---\n\n"
+            "It rests on LIT-849.\n", encoding="utf-8")),
+        ("status", lambda: edit("claim/CLAIM-082.md", lambda t: re.sub(r"^status: .*$", "status: refuted",
+                                                                        t, count=1, flags=re.M))),
+        ("derived", lambda: edit("lit/LIT-874.md", lambda t: t.replace("---\n", "---\nreferences: [\"2209.15430\"]\n", 1)
+                                 if "references:" not in t else t)),
+        ("delete", lambda: (recs / "question" / "QUESTION-215.md").unlink()),
+    ]
+    for n, (what, step) in enumerate(steps):
+        step()
+        proc = run_cli("build", "-o", str(out), cwd=base)
+        assert proc.returncode == 0, (what, proc.stderr)
+        after = _snapshot(out)
+        cold = _cold_reference(base, tmp_path / f"cold-{n}")
+        assert {k: v[1] for k, v in after.items() if k != ".recordkit-site.json"} == cold, what
+        for k, (mtime, data) in after.items():
+            if k in before and before[k][1] == data:
+                assert before[k][0] == mtime, (what, k)      # unchanged bytes: not written again
+        before = after
+    assert not (out / "question" / "QUESTION-215.html").exists()
+    assert "CLAIM-300.html" in (out / "note" / "NOTE-652.html").read_text(encoding="utf-8")
+
+
+# -- query blocks -------------------------------------------------------------------
+
+QUERY_NOTE = """---
+id: NOTE-900
+title: Every note the site shows
+status: draft
+about: [LIT-849]
+---
+
+Notes, by a query:
+
+```query
+SELECT id, title FROM records WHERE kind = 'NOTE' ORDER BY id
+```
+
+Mentions of notes, with their targets:
+
+```query
+SELECT record, target FROM mentions WHERE target LIKE 'NOTE-%' ORDER BY record, target
+```
+
+A query that fails:
+
+```query
+SELECT title FROM no_such_table
+```
+"""
+
+
+def test_query_blocks_on_the_site_privacy_errors_and_incremental(tmp_path):
+    """A query runs against the published records only: the private NOTE-811
+    (and its unique phrase) is in no table; a failing query is an error box
+    and the build succeeds; editing a record the query reads updates the
+    query page in the next (incremental) build, and only then."""
+    base = copy_example(tmp_path, with_results=False, extra={"note/NOTE-900.md": QUERY_NOTE})
+    out = base / "out"
+    proc = run_cli("build", "-o", str(out), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "note" / "NOTE-900.html").read_text(encoding="utf-8")
+    notes = sorted(p.stem for p in (base / "records" / "note").glob("NOTE-*.md") if p.stem != EXCLUDED)
+    assert len(re.findall(r'<table class="rk-query-table">', page)) == 2
+    first = page[page.index('<table class="rk-query-table">'):page.index("</table>")]
+    assert re.findall(r'data-id="(NOTE-\d+)"', first) == notes       # NOTE-811 is kept out
+    assert EXCLUDED not in page and EXCLUDED_PHRASE not in page
+    assert 'rk-query-error' in page and "no such table: no_such_table" in page
+
+    before = _snapshot(out)
+    proc = run_cli("build", "-o", str(out), cwd=base)
+    assert "(0 rendered)" in proc.stderr, proc.stderr
+    rec = base / "records" / "note" / "NOTE-302.md"
+    rec.write_text(re.sub(r"^title: .*$", "title: A retitled reading", rec.read_text(encoding="utf-8"),
+                          count=1, flags=re.M), encoding="utf-8")
+    assert run_cli("build", "-o", str(out), cwd=base).returncode == 0
+    after = _snapshot(out)
+    assert after["note/NOTE-900.html"] != before["note/NOTE-900.html"]
+    assert "A retitled reading" in after["note/NOTE-900.html"][1].decode()
+    assert after["lit/LIT-874.html"] == before["lit/LIT-874.html"]       # unrelated: not written

@@ -63,8 +63,16 @@ def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
     assert code == 200 and "__rk/live.js" in text
     rec = base / "records" / "question" / "QUESTION-211.md"
     good = rec.read_text()
+    unrelated = base / "out" / "lit" / "LIT-874.html"
+    unrelated_mtime = unrelated.stat().st_mtime_ns
     rec.write_text(re.sub(r"^title: .*$", "title: A retitled question for the serve test", good, count=1, flags=re.M))
     _until(lambda: "A retitled question for the serve test" in _get(page)[1])
+    # rebuilt in the server's process from the records it holds: only the
+    # pages that show the record are rendered; an unrelated page is untouched
+    built = _until(lambda: next((l for l in log if l.startswith("built in") and "after the change" in l), None))
+    rendered = int(re.search(r"\((\d+) rendered\)", built).group(1))
+    assert 1 <= rendered < 20, built
+    assert unrelated.stat().st_mtime_ns == unrelated_mtime
     # break the YAML: the diagnostic is served, the page stays as last built
     rec.write_text(good.replace("status: open", "status: open\nbroken: [unclosed", 1))
     status = _until(lambda: (lambda s: s if '"error": [' in s else None)(_get(url + "__rk/status.js")[1]))
@@ -77,6 +85,12 @@ def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
     rec.write_text(good)
     _until(lambda: '"error": null' in _get(url + "__rk/status.js")[1])
     _until(lambda: "A retitled question" not in _get(page)[1])
+    # two edits in quick succession: the site ends with the second
+    for title in ("First of two quick titles", "Second of two quick titles"):
+        rec.write_text(re.sub(r"^title: .*$", f"title: {title}", good, count=1, flags=re.M))
+    _until(lambda: "Second of two quick titles" in _get(page)[1])
+    time.sleep(1.0)
+    assert "Second of two quick titles" in _get(page)[1]
 
 
 def test_the_open_page_reloads_and_shows_errors(server):
