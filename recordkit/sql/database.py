@@ -142,6 +142,11 @@ TABLES = ("records", "kinds", "fields", "relations", "tags", "mentions", "checks
 
 def _typed(value) -> tuple[str, object]:
     """(type name, SQLite value) of a front-matter value."""
+    t = type(value)
+    if t is str:       # the common cases first, by exact type (one test each)
+        return "string", value
+    if t is int:
+        return "integer", value
     if value is None:
         return "null", None
     if isinstance(value, bool):
@@ -171,17 +176,17 @@ def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list,
     worked out from the record alone."""
     rid = rec.id
     fields = []
+    append = fields.append
     for name, value in rec.meta.items():
         if name in relation_names:
             continue
-        name = str(name)
+        if type(name) is not str:
+            name = str(name)
         if isinstance(value, list):
             for i, v in enumerate(value):
-                t, sv = _typed(v)
-                fields.append((rid, name, i, t, sv))
+                append((rid, name, i, *_typed(v)))
         else:
-            t, sv = _typed(value)
-            fields.append((rid, name, None, t, sv))
+            append((rid, name, None, *_typed(value)))
     tags = [(rid, t) for t in rec.tags]
     ms = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] \
         if mentions and rec.mention_targets else []
@@ -457,7 +462,7 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 
 #: which groups of tables a helper process fills, with or without the
 #: full-text index (balanced on the 10,000-record bench: see bench/README.md)
-HELPER_GROUPS = {True: ("fields",), False: ("relations",)}
+HELPER_GROUPS = {True: ("fields", "checks"), False: ("relations",)}
 
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) -> Path:
