@@ -6,6 +6,15 @@ import click
 from .context import fast_exit, pass_ctx
 
 
+def row_analysis(config) -> dict:
+    """Load options that have the parse helpers work out each record's
+    database rows too (see :class:`recordkit.sql.database.RowAnalysis`)."""
+    from ..schema import load_schema
+    from ..sql.database import RowAnalysis
+    schema = load_schema(config.schema)
+    return {"schema": schema, "analyze": RowAnalysis(schema)}
+
+
 @click.command("export")
 @click.option("--sqlite", "sqlite_file", type=click.Path(dir_okay=False), required=True,
               help="Write the record as a SQLite database (tables: docs/query.md).")
@@ -14,7 +23,7 @@ from .context import fast_exit, pass_ctx
 def command(ctx, sqlite_file, no_fts):
     """The record as a SQLite database, for Datasette, sqlite3, pandas, DuckDB."""
     from ..sql.database import write_database
-    corpus = ctx.corpus
+    corpus = ctx.load_corpus(**row_analysis(ctx.config))
     path = write_database(corpus, sqlite_file, fts=not no_fts)
     click.echo(f"Wrote {path} ({len(corpus.records)} records)", err=True)
     fast_exit(0)

@@ -40,7 +40,8 @@ def command(ctx, sql, fmt, params, list_named, width):
             sys.exit(2)
         values[k.strip()] = v
     try:
-        result = query(config, sql, values, corpus_loader=ctx.load_corpus)
+        from .export import row_analysis
+        result = query(config, sql, values, corpus_loader=lambda: ctx.load_corpus(**row_analysis(config)))
     except QueryError as exc:
         hint = ""
         if sql not in named and " " not in sql.strip():

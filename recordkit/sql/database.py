@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -141,6 +142,11 @@ TABLES = ("records", "kinds", "fields", "relations", "tags", "mentions", "checks
 
 def _typed(value) -> tuple[str, object]:
     """(type name, SQLite value) of a front-matter value."""
+    t = type(value)
+    if t is str:       # the common cases first, by exact type (one test each)
+        return "string", value
+    if t is int:
+        return "integer", value
     if value is None:
         return "null", None
     if isinstance(value, bool):
@@ -170,112 +176,220 @@ def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list,
     worked out from the record alone."""
     rid = rec.id
     fields = []
+    append = fields.append
     for name, value in rec.meta.items():
         if name in relation_names:
             continue
-        name = str(name)
+        if type(name) is not str:
+            name = str(name)
         if isinstance(value, list):
             for i, v in enumerate(value):
-                t, sv = _typed(v)
-                fields.append((rid, name, i, t, sv))
+                append((rid, name, i, *_typed(v)))
         else:
-            t, sv = _typed(value)
-            fields.append((rid, name, None, t, sv))
+            append((rid, name, None, *_typed(value)))
     tags = [(rid, t) for t in rec.tags]
     ms = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] \
         if mentions and rec.mention_targets else []
     return fields, tags, ms
 
 
+#: ``corpus.analysis_key`` of a corpus loaded with :class:`RowAnalysis`
+ROWS_KEY = ("sql-rows", 1)
+
+
+class RowAnalysis:
+    """The ``analyze`` of :func:`recordkit.corpus.load` for a corpus that
+    becomes a database: each record's ``fields`` rows and its mentions with
+    their positions (``(target, line, col, form, label)``) are worked out
+    where the record is parsed, on every core, instead of afterwards in
+    one process (the mentions' positions mean scanning every body again:
+    a third of the export's work on one core).  :func:`record_rows` and
+    :func:`mention_rows` use them when ``corpus.analysis_key`` is
+    :data:`ROWS_KEY`."""
+    key = ROWS_KEY
+
+    def __init__(self, schema):
+        self.relation_names = frozenset(schema.relations)
+        self.mention_re = schema.mention_re
+
+    def __call__(self, rec) -> tuple[list, list, list]:
+        from ..corpus.mentions import scan_mentions
+        fields, _, _ = record_rows(rec, self.relation_names, mentions=False)
+        if not rec.mention_targets:
+            return fields, [], []
+        ms = [(m.target, m.line, m.col, m.form, m.label)
+              for m in scan_mentions(rec.body, self.mention_re, rec.body_line, rec.code)]
+        return fields, ms, _body_counts(rec.id, ms)
+
+
+def _body_counts(rid: str, ms: list) -> list:
+    """``(target, line, col, count)`` of each record a record's mentions
+    ``ms`` name (but itself), in order of first mention: the position is the
+    first mention's."""
+    counts: dict[str, list] = {}
+    for target, line, col, _, _ in ms:
+        c = counts.get(target)
+        if c is None:
+            if target != rid:
+                counts[target] = [line, col, 1]
+        else:
+            c[2] += 1
+    return [(t, line, col, n) for t, (line, col, n) in counts.items()]
+
+
+def _analysed(corpus) -> bool:
+    return getattr(corpus, "analysis_key", None) == ROWS_KEY
+
+
 def mention_rows(corpus) -> tuple[list, list]:
     """The rows of ``mentions``, and the ``relations`` rows of origin
-    ``body`` (one per record and mentioned record, with the count)."""
+    ``body`` (one per record and mentioned record, with the count and the
+    position of the first mention)."""
     records = corpus.records
     mention_rel = corpus.schema.mention_relation
+    pre = _analysed(corpus)
     mentions, rels = [], []
     for rid, r in records.items():
         if not r.mention_targets:
             continue
-        counts: dict[str, list] = {}
-        for m in r.mentions:
-            target = m.target
-            exists = target in records
-            mentions.append((rid, target, m.line, m.col, m.form, m.label, int(exists)))
-            if exists and target != rid:
-                c = counts.get(target)
-                if c is None:
-                    counts[target] = [m.line, m.col, 1]
-                else:
-                    c[2] += 1
-        for target, (line, col, n) in counts.items():
-            rels.append((rid, target, mention_rel, "body", line, col, n, None))
+        if pre and r.analysis is not None:
+            _, found, counts = r.analysis
+        else:
+            found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
+            counts = _body_counts(rid, found)
+        mentions += [(rid, t, line, col, form, label, t in records) for t, line, col, form, label in found]
+        rels += [(rid, t, mention_rel, "body", line, col, n, None) for t, line, col, n in counts if t in records]
     return mentions, rels
 
 
-def fill(conn: sqlite3.Connection, corpus, results=None, *, mentions: bool = True, indexes: bool = True) -> None:
-    """Create the tables (not the full-text index) and fill them from
-    ``corpus``.  ``mentions=False`` leaves the mentions (and the body
-    relations) to :func:`copy_mentions`; ``indexes=False`` leaves the
-    indexes to :data:`INDEXES`."""
-    from ..graph.edges import derived_edges
-    conn.executescript(SCHEMA)
+# -- the tables, in groups that can be filled in different processes ---------
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _table_of(stmt: str) -> str:
+    m = re.match(r"CREATE (?:TABLE|INDEX \w+ ON) (\w+)", stmt)
+    return m.group(1)
+
+
+#: each table's CREATE statement, and its indexes' (in :data:`SCHEMA` and
+#: :data:`INDEXES` order)
+TABLE_SQL = {_table_of(s): s for s in _statements(SCHEMA)}
+INDEX_SQL: dict[str, list[str]] = {}
+for _s in _statements(INDEXES):
+    INDEX_SQL.setdefault(_table_of(_s), []).append(_s)
+
+#: tables filled together (one function makes their rows)
+GROUPS = {
+    "records": ("kinds", "records"),
+    "fields": ("fields", "tags"),
+    "relations": ("relations", "mentions"),
+    "checks": ("checks", "check_citations", "requirements", "standings"),
+}
+
+
+def _fill_records(conn, corpus, results) -> None:
     schema = corpus.schema
-    records = corpus.records
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
-    rows, fields, tags, rels = [], [], [], []
-    relation_names = frozenset(schema.relations)
-    for rid, r in records.items():
+    rows = []
+    for rid, r in corpus.records.items():
         meta = r.meta
         note = meta.get("status_note")
         rows.append((rid, r.kind or "", r.status, r.title, r.relpath, _date(meta.get("created")),
                      _date(meta.get("updated")), note if isinstance(note, str) else None,
                      r.body, r.body_line, r.digest))
-        f, t, _ = record_rows(r, relation_names, mentions=False)
-        fields += f
-        tags += t
+    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _fill_fields(conn, corpus, results) -> None:
+    relation_names = frozenset(corpus.schema.relations)
+    pre = _analysed(corpus)
+    fields, tags = [], []
+    for rid, r in corpus.records.items():
+        if pre and r.analysis is not None:
+            fields += r.analysis[0]
+        else:
+            fields += record_rows(r, relation_names, mentions=False)[0]
+        tags += [(rid, t) for t in r.tags]
+    conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?, ?)", fields)
+    conn.executemany("INSERT INTO tags VALUES (?, ?)", tags)
+
+
+def _fill_relations(conn, corpus, results) -> None:
+    from ..graph.edges import derived_edges
+    records = corpus.records
+    rels = []
+    for rid, r in records.items():
         for rel, targets in r.relations.items():
             for tg in targets:
                 if tg.id in records and tg.id != rid:
                     rels.append((rid, tg.id, rel, "frontmatter", tg.pos[0], tg.pos[1], 1, None))
-    if mentions:
-        ms, body = mention_rows(corpus)
-        rels += body
+    ms, body = mention_rows(corpus)
+    rels += body
     for u, v, d in derived_edges(corpus):
         rels.append((u, v, d["relation"], "derived", d.get("line"), d.get("col"), 1, d.get("via")))
-    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?, ?)", fields)
-    conn.executemany("INSERT INTO tags VALUES (?, ?)", tags)
     conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rels)
-    if mentions:
-        conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+    conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+
+
+def _fill_checks(conn, corpus, results) -> None:
     _checks(conn, corpus, results)
+
+
+_FILL = {"records": _fill_records, "fields": _fill_fields, "relations": _fill_relations, "checks": _fill_checks}
+
+
+def fill(conn: sqlite3.Connection, corpus, results=None, *, indexes: bool = True) -> None:
+    """Create the tables (not the full-text index) and fill them from
+    ``corpus``; ``indexes=False`` leaves the indexes to :data:`INDEXES`."""
+    conn.executescript(SCHEMA)
+    for group in ("records", "fields", "relations", "checks"):
+        _FILL[group](conn, corpus, results)
     if indexes:
         conn.executescript(INDEXES)
 
 
-def _mentions_file(corpus, path: str) -> str:
-    """:func:`mention_rows` in a database of their own at ``path``."""
-    ms, body = mention_rows(corpus)
+def _side_file(corpus, results, groups: tuple, fts: bool, path: str) -> str:
+    """The tables of ``groups`` (with their indexes, declared exactly as in
+    the database) and, with ``fts``, the full-text index, in a database of
+    their own at ``path``: made by a helper process, copied in by
+    :func:`_copy_side`."""
     conn = _connect(path)
     try:
         with conn:
-            conn.execute("CREATE TABLE mentions (record, target, line, col, form, label, target_exists)")
-            conn.execute("CREATE TABLE relations (source, target, relation, origin, line, col, count, via)")
-            conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
-            conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", body)
+            for g in groups:
+                for t in GROUPS[g]:
+                    conn.execute(TABLE_SQL[t])
+            for g in groups:
+                _FILL[g](conn, corpus, results)
+            for g in groups:
+                for t in GROUPS[g]:
+                    for stmt in INDEX_SQL.get(t, ()):
+                        conn.execute(stmt)
+            if fts:
+                _fill_fts(conn, corpus)
     finally:
         conn.close()
     return path
 
 
-def copy_mentions(conn: sqlite3.Connection, path: str) -> None:
-    """The rows :func:`_mentions_file` wrote, into ``conn``'s tables."""
+def _copy_side(conn: sqlite3.Connection, path: str, groups: tuple, fts: bool) -> None:
+    """Copy what :func:`_side_file` made into ``conn``'s empty tables.
+    Each table and index is declared alike in both, so SQLite copies the
+    rows and the index entries as they are (its transfer optimization:
+    nothing is sorted or parsed again), rowids kept."""
     conn.execute("ATTACH DATABASE ? AS side", (path,))
     try:
         with conn:
-            conn.execute("INSERT INTO main.mentions SELECT * FROM side.mentions")
-            conn.execute("INSERT INTO main.relations SELECT * FROM side.relations")
+            for g in groups:
+                for t in GROUPS[g]:
+                    conn.execute(f"INSERT INTO main.{t} SELECT * FROM side.{t}")
+            if fts:
+                for t in FTS_SHADOW:
+                    conn.execute(f"DELETE FROM main.{t}")
+                    conn.execute(f"INSERT INTO main.{t} SELECT * FROM side.{t}")
     finally:
         conn.execute("DETACH DATABASE side")
 
@@ -330,50 +444,40 @@ def add_fts(conn: sqlite3.Connection) -> None:
 
 
 def _connect(path) -> sqlite3.Connection:
+    """A connection for writing a new database: no journal, no syncs (the
+    file is renamed into place once whole), 16 KB pages (a body then rarely
+    spills to overflow pages: 10% less work than 4 KB pages on the
+    10,000-record bench; the pages' size is no part of the contents)."""
     conn = sqlite3.connect(path)
+    conn.execute("PRAGMA page_size=16384")
     conn.execute("PRAGMA journal_mode=OFF")
     conn.execute("PRAGMA synchronous=OFF")
     conn.execute("PRAGMA cache_size=-65536")
     return conn
 
 
-def _fts_file(corpus, path: str) -> str:
-    """The full-text index of ``corpus`` alone in a database at ``path``,
-    its rowids those the records get in :func:`fill` (1, 2, … in order)."""
-    conn = _connect(path)
-    try:
-        with conn:
-            conn.execute(FTS_TABLE)
-            conn.executemany("INSERT INTO records_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
-                             ((i, rid, r.title, r.body) for i, (rid, r) in enumerate(corpus.records.items(), 1)))
-    finally:
-        conn.close()
-    return path
-
-
-def _copy_fts(conn: sqlite3.Connection, fts_path: str) -> None:
-    """Give ``conn``'s database the index built by :func:`_fts_file`: the
-    same virtual table, its shadow tables copied over."""
+def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
+    """The full-text index of ``corpus`` in ``conn`` (which need not hold
+    the records table), its rowids those the records get in
+    :func:`_fill_records` (1, 2, … in order)."""
     conn.execute(FTS_TABLE)
-    conn.execute("ATTACH DATABASE ? AS fts", (fts_path,))
-    try:
-        with conn:
-            for t in FTS_SHADOW:
-                conn.execute(f"DELETE FROM main.{t}")
-                conn.execute(f"INSERT INTO main.{t} SELECT * FROM fts.{t}")
-    finally:
-        conn.execute("DETACH DATABASE fts")
+    conn.executemany("INSERT INTO records_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
+                     ((i, rid, r.title, r.body) for i, (rid, r) in enumerate(corpus.records.items(), 1)))
+
+
+#: which groups of tables a helper process fills, with or without the
+#: full-text index (balanced on the 10,000-record bench: see bench/README.md)
+HELPER_GROUPS = {True: ("fields", "checks"), False: ("relations",)}
 
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) -> Path:
     """Write ``corpus`` as a SQLite database at ``path`` (replacing it
     atomically).  ``fts``: include the full-text index ``records_fts``.
 
-    On a large record a forked helper does the slowest part while this
-    process fills the other tables: the full-text index when there is one
-    (tokenizing 85 MB of bodies takes as long as the rest), else the
-    mentions with their positions; its database's tables are then copied
-    in (FTS5's shadow tables, for the index)."""
+    On a large record a forked helper fills some of the tables (with their
+    indexes) and the full-text index in a database of its own while this
+    process fills the others; the helper's tables are then copied in whole
+    (see :func:`_copy_side`).  The database is the same either way."""
     from ..common.fork import default_jobs, fork_map
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -386,20 +490,23 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
             if default_jobs(len(corpus.records)) > 1:
                 fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
                 os.close(fd)
+                theirs = HELPER_GROUPS[fts]
+                mine = tuple(g for g in GROUPS if g not in theirs)
+                conn.executescript(SCHEMA)
+                if fts:
+                    conn.execute(FTS_TABLE)
 
                 def tables(_):
                     with conn:
-                        fill(conn, corpus, results, mentions=fts, indexes=False)
+                        for g in mine:
+                            _FILL[g](conn, corpus, results)
+                        conn.executescript(INDEXES)
                     return None
 
                 def helper(_):
-                    return _fts_file(corpus, side) if fts else _mentions_file(corpus, side)
+                    return _side_file(corpus, results, theirs, fts, side)
                 fork_map(helper, ["tables", "helper"], first=tables)
-                if fts:
-                    _copy_fts(conn, side)
-                else:
-                    copy_mentions(conn, side)
-                conn.executescript(INDEXES)
+                _copy_side(conn, side, theirs, fts)
             else:
                 with conn:
                     fill(conn, corpus, results)

@@ -264,16 +264,79 @@ def test_json_is_strict(record_copy):
     assert json.loads(proc.stdout) == [{"b": "00ff", "big": "inf", "small": "-inf"}]
 
 
-def test_export_with_a_helper_for_the_mentions(tmp_path):
-    """Without the full-text index, the helper writes the mentions and body
-    relations; the database holds the same rows as one built in one process."""
-    def rows(p):
-        db = sqlite3.connect(p)
-        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'")]
-        return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+def _table_rows(path) -> dict:
+    """Every table's rows in rowid order (the FTS5 shadow tables too) and
+    sqlite_stat1's: what ``sqlite3 .dump`` prints, but for the schema's order."""
+    db = sqlite3.connect(path)
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE "
+                                       "'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite%' ORDER BY name")]
+    out = {t: db.execute(f"SELECT * FROM {t}").fetchall() for t in tables}
+    out["sqlite_stat1"] = sorted(db.execute("SELECT * FROM sqlite_stat1").fetchall())
+    out["schema"] = sorted(db.execute("SELECT type, name, sql FROM sqlite_master").fetchall(), key=repr)
+    return out
+
+
+@pytest.mark.parametrize("fts", [True, False])
+def test_export_with_a_helper_is_the_same_database(tmp_path, fts):
+    """With a forked helper filling some of the tables (copied in whole),
+    the database holds the same rows, in the same order, as one built in
+    one process; and the rows the parse helpers work out (RowAnalysis, the
+    CLI) are those worked out afterwards (the library, as the site uses it)."""
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.sql.database import write_database
     got = {}
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}.db"
-        run_cli("export", "--sqlite", str(out), "--no-fts", cwd=REPO, env={"RECORDKIT_JOBS": jobs}, check=True)
-        got[jobs] = rows(out)
-    assert got["1"] == got["2"] and len(got["1"]["mentions"]) > 200 and "records_fts" not in got["1"]
+        run_cli("export", "--sqlite", str(out), *([] if fts else ["--no-fts"]), cwd=REPO,
+                env={"RECORDKIT_JOBS": jobs}, check=True)
+        got[jobs] = _table_rows(out)
+        assert not list(tmp_path.glob(".*.tmp"))
+    config = load_config(REPO)
+    corpus = load(config.root, config=config, jobs=1)
+    assert corpus.analysis_key is None
+    write_database(corpus, tmp_path / "library.db", fts=fts)
+    got["library"] = _table_rows(tmp_path / "library.db")
+    assert got["1"] == got["2"] == got["library"]
+    assert len(got["1"]["mentions"]) > 200 and len(got["1"]["fields"]) > 500
+    assert ("records_fts_data" in got["1"]) == fts
+    origins = [r[3] for r in got["1"]["relations"]]
+    assert origins == sorted(origins, key=["frontmatter", "body", "derived"].index)   # in that order
+
+
+def test_a_deleted_or_new_record_is_seen_by_the_next_query(record_copy):
+    sql = "SELECT id FROM records WHERE id IN ('QUESTION-212', 'QUESTION-999') ORDER BY id"
+    assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == "id\nQUESTION-212\n"
+    src = record_copy / "records" / "question" / "QUESTION-212.md"
+    text = src.read_text()
+    src.unlink()
+    assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == "id\n"
+    (src.parent / "QUESTION-999.md").write_text(text.replace("QUESTION-212", "QUESTION-999"))
+    assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == "id\nQUESTION-999\n"
+    # a mention of the deleted record no longer has a target
+    assert run_cli("query", "SELECT count(*) AS n FROM mentions WHERE target = 'QUESTION-212' AND target_exists",
+                   "--format", "csv", cwd=record_copy, check=True).stdout == "n\n0\n"
+
+
+def test_a_database_from_an_older_recordkit_is_rebuilt(record_copy, monkeypatch):
+    """The cache key holds recordkit's version and the database's layout:
+    a database an older recordkit left in the cache folder is not read."""
+    import recordkit.sql.query as q
+    from recordkit.config import load_config
+    monkeypatch.chdir(record_copy)
+    config = load_config(record_copy)
+    monkeypatch.setattr(q, "__version__", "0.0.1-old")
+    old, built = q.cached_database(config)
+    assert built
+    db = sqlite3.connect(old)
+    with db:
+        db.execute("UPDATE records SET title = 'from an older recordkit'")
+    db.close()
+    assert q.cached_database(config) == (old, False)   # same version: the cached file is used
+    monkeypatch.undo()
+    monkeypatch.chdir(record_copy)
+    proc = run_cli("query", "SELECT count(*) AS n FROM records WHERE title = 'from an older recordkit'",
+                   "--format", "csv", cwd=record_copy, check=True)
+    assert proc.stdout == "n\n0\n"
+    assert not old.exists()   # the older database was removed
+    assert len(list(Path(config.cache_dir).glob("query-*.sqlite"))) == 1
