@@ -23,7 +23,9 @@ def dangling_relation(ctx, rec):
     closest existing id.  A target names a record by its id, or by what the
     schema's `links.resolve` adds (its path, file name, title or aliases); a
     value may be written as a wikilink (`"[[Note]]"`).  A target that
-    matches several records is not reported here but by RK308.
+    matches several records is not reported here but by RK308.  On a
+    record with no kind (RK110) only the relations any kind may have
+    (`from: '*'`, or no `from`) are checked.
 
     ## Why is this bad
     A dangling relation is a claim of support that points at nothing: the
@@ -42,12 +44,14 @@ def dangling_relation(ctx, rec):
     source: [LIT-849]
     ```
     """
-    if not rec.kind:
-        return None    # the schema's relations are not checked on a record without a kind (RK110)
     out = []
     records = ctx.records
     for rel, targets in rec.relations.items():
-        if rel not in ctx.schema.relations:
+        r = ctx.schema.relations.get(rel)
+        if r is None or (not rec.kind and "*" not in r.sources):
+            # a record without a kind (RK110) is checked only on the
+            # relations any record may have: a link it wrote still names
+            # something, or nothing
             continue
         for t in targets:
             if t.id not in records and t.id != rec.id:
