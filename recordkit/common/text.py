@@ -18,6 +18,17 @@ from typing import Any
 _JSON_SAFE_INT = 2**53 - 1
 
 
+def int_text(value: int) -> str:
+    """An integer as text.  Python refuses to write an integer of more than
+    4,300 decimal digits (a front matter can hold one written in hex, which
+    YAML reads without that limit): such a one is written in hex, as YAML
+    reads it back."""
+    try:
+        return str(value)
+    except ValueError:
+        return hex(value)
+
+
 def plain_key(key: Any) -> str:
     """A front-matter key as text, spelt as YAML would (``true``, ``null``,
     ``2026-01-01``), never as a Python repr."""
@@ -50,7 +61,7 @@ def to_plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, int):
-        return value if -_JSON_SAFE_INT <= value <= _JSON_SAFE_INT else str(value)
+        return value if -_JSON_SAFE_INT <= value <= _JSON_SAFE_INT else int_text(value)
     if isinstance(value, float):
         if value != value:
             return ".nan"
@@ -88,7 +99,9 @@ def _scalar(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return int_text(value)
+    if isinstance(value, float):
         return str(value)
     s = str(value)
     if (s and _PLAIN_OK.fullmatch(s) and s == s.strip() and s.lower() not in _YAML_WORDS

@@ -140,19 +140,28 @@ TABLES = ("records", "kinds", "fields", "relations", "tags", "mentions", "checks
           "requirements", "standings", "records_fts")
 
 
+_I64_MIN, _I64_MAX = -2**63, 2**63 - 1
+
+
+def _big_int(value: int) -> str:
+    """An integer SQLite cannot hold (beyond 64 bits): kept as its text."""
+    from ..common.text import int_text
+    return int_text(value)
+
+
 def _typed(value) -> tuple[str, object]:
     """(type name, SQLite value) of a front-matter value."""
     t = type(value)
     if t is str:       # the common cases first, by exact type (one test each)
         return "string", value
     if t is int:
-        return "integer", value
+        return "integer", value if _I64_MIN <= value <= _I64_MAX else _big_int(value)
     if value is None:
         return "null", None
     if isinstance(value, bool):
         return "boolean", int(value)
     if isinstance(value, int):
-        return "integer", value
+        return "integer", int(value) if _I64_MIN <= value <= _I64_MAX else _big_int(value)
     if isinstance(value, float):
         return "number", value
     if isinstance(value, (_dt.date, _dt.datetime)):

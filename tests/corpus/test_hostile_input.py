@@ -363,3 +363,18 @@ def test_deeply_nested_front_matter_is_a_diagnostic(rec):
           + "\n---\nBody\n")
     out = cli(rec, "lint", "--no-cache")
     assert "RK102" not in out.stdout, out.stdout
+
+
+def test_an_integer_too_long_for_decimal_text_is_shown(rec, tmp_path):
+    """YAML reads `0xfff…` of any length, but Python refuses to write an
+    integer of more than 4,300 decimal digits: `show` died with ValueError
+    (found by the fuzz test's `huge_number` mutation).  It is written in hex."""
+    big = "0x" + "f" * 4000
+    write(rec, "note/NOTE-002.md", f"---\nid: NOTE-002\ntitle: Big\nstatus: draft\nn: {big}\n---\nNOTE-001.\n")
+    for args in (("show", "NOTE-002"), ("show", "NOTE-002", "--format", "json"), ("lint", "--no-cache"),
+                 ("graph", "--format", "json"), ("export", "--sqlite", str(tmp_path / "x.sqlite")),
+                 ("build", "-o", str(tmp_path / "site"), "-q")):
+        out = cli(rec, *args, timeout=120)
+        assert out.returncode in (0, 1), (args, out.stderr[-2000:])
+        assert "Traceback" not in out.stderr, (args, out.stderr[-2000:])
+    assert big in cli(rec, "show", "NOTE-002").stdout

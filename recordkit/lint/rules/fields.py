@@ -292,6 +292,9 @@ def invalid_status(ctx, rec):
     first letter) has an unsafe fix, applied only with `--unsafe-fixes`: a
     status is a word of the record's own vocabulary, and the nearest one by
     spelling may mean something else (`Done` is never made `none`).
+    A status that a `derive` rule on `status` reads (MADR's `superseded by
+    [ADR-0008](0008-….md)`) is accepted when the words before its target
+    name a status of the kind (`superseded by`, or `superseded`).
 
     ## Why is this bad
     The lifecycle, the site's status badges and `promote` all read the
@@ -313,6 +316,8 @@ def invalid_status(ctx, rec):
     status = rec.meta.get("status")
     if kind is None or status is None or not isinstance(status, str) or status in kind.statuses:
         return None
+    if _derived_status(ctx.schema, status, kind.statuses):
+        return None
     cands = list(kind.statuses)
     low = status.strip().lower()
     exact = [s for s in cands if _same_but_case(status, s)]
@@ -326,6 +331,25 @@ def invalid_status(ctx, rec):
     hint = f" (did you mean {near[0]}?)" if near else ""
     return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for a {kind.name}{hint}",
                      rec, rec.value_pos("status"), fix=fix)]
+
+
+def _derived_status(schema, status: str, statuses) -> bool:
+    """A status that a ``derive`` rule on ``status`` reads, such as MADR's
+    ``superseded by [ADR-0008](0008-….md)``: the words before the rule's
+    ``target`` group ("superseded by", or without its last word,
+    "superseded") name one of the kind's statuses."""
+    for rule in getattr(schema, "derive_patterns", ()):
+        if rule.field != "status":
+            continue
+        m = rule.regex.search(status)
+        if m is None or m.start("target") < 0:
+            continue
+        head = status[:m.start("target")].strip()
+        words = head.split()
+        for cand in (head, " ".join(words[:-1])):
+            if cand and cand in statuses:
+                return True
+    return False
 
 
 @rule("RK205", "invalid-date", "error", local=True)
