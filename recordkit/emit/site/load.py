@@ -148,7 +148,7 @@ def _lazy_record_class():
         its file on first use (the file's stat is what the cache saw)."""
         __slots__ = ()
 
-        @property
+        @Record.text.getter      # the setter stays Record's
         def text(self) -> str:
             if self._text is None:
                 if self._raw is None:
@@ -160,12 +160,6 @@ def _lazy_record_class():
                 self._text = self._raw.decode("utf-8", "replace")
                 self._raw = None
             return self._text
-
-        @text.setter
-        def text(self, value: str) -> None:
-            self._text = value
-            self._raw = None
-            self._line_starts = None
 
     return CachedRecord
 
