@@ -115,6 +115,7 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
         cache = RecordCache(config, root)
         corpus, _ = cache.load()
         cache.save()
+        _keep_bytes_only(corpus)
     t = time.perf_counter()
     timings["load"] = t - t0
     data = gather(corpus, opts.dates)
@@ -155,6 +156,7 @@ class _Builder:
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
         self._others_done = False
+        self._sentences: tuple = (None, {})   # (id, backlink sentences) of the page _page_key saw last
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
                        "counts": {"records": len(site.ids), "links": None},   # links: in _candidates
                        "feed": bool(opts.site_url), "generated": None}
@@ -325,11 +327,15 @@ class _Builder:
             if dst in pub:
                 for d in kd.values():
                     parts.append((">", dst, d["relation"], d["origin"], face(dst)))
+        # the sentences are kept for this page's render (see _record_page)
+        sentences: dict = {}
+        self._sentences = (rid, sentences)
         for src, kd in g._pred[rid].items():
             if src in pub:
                 for d in kd.values():
-                    sentence = mention_sentence(records[src], rid, lines_cache=lines_cache) \
-                        if d["origin"] == "body" else None
+                    sentence = None
+                    if d["origin"] == "body":
+                        sentence = sentences[src] = mention_sentence(records[src], rid, lines_cache=lines_cache)
                     parts.append(("<", src, d["relation"], d["origin"], face(src), sentence))
         named = set(rec.mention_targets)
         for ts in rec.relations.values():
@@ -671,9 +677,10 @@ class _Builder:
         if rendered.checks:
             body = _fill_check_verdicts(body, {c["id"]: c for c in v["checks"]}, rendered.checks)
         mentions = []
+        known = self._sentences[1] if self._sentences[0] == rec.id else {}
         for m in v["mentioned_by"]:
-            src = site.corpus.records[m["id"]]
-            s = mention_sentence(src, rec.id, lines_cache=lines_cache)
+            s = known[m["id"]] if m["id"] in known else \
+                mention_sentence(site.corpus.records[m["id"]], rec.id, lines_cache=lines_cache)
             parts = None
             if s:
                 k = s.find(rec.id)
@@ -783,6 +790,20 @@ class _Builder:
         self.writer.put("feed.xml", atom_feed(self.site, rows, base, self.opts.feed_entries))
         pages = ["index.html"] + [rows[r]["url"] for r in self.site.ids]
         self.writer.put("sitemap.xml", sitemap(base, pages, {rows[r]["url"]: rows[r]["date"] for r in self.site.ids}))
+
+
+def _keep_bytes_only(corpus) -> None:
+    """Each record parsed by this build keeps its file as bytes, not as
+    decoded text and body (two copies, each as large as the file): the
+    pages decode a record's text when they need it and let it go
+    (``views.transient_text``).  At 10,000 records this is some 250 MB of
+    the process's peak, and of every helper's."""
+    for rec in corpus.files:
+        if rec._text is not None and rec._raw is None:
+            rec._raw = rec._text.encode("utf-8", "surrogatepass")
+            rec._text = None
+            rec._body = None
+            rec._line_starts = None
 
 
 def _kind_css(kinds: dict) -> str:

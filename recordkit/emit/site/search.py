@@ -132,20 +132,25 @@ def merge_postings(parts: list[dict]) -> dict:
     is absolute (:func:`encode_postings`), and its last document number);
     the first delta of each later run is made relative to the last
     document of the run before."""
-    merged: dict = {}
+    pieces: dict = {}       # term -> the encoded runs, joined once at the end (not concatenated run by run)
     last_doc: dict = {}
+    b36 = _b36
     for part in parts:
         for term, (enc, last) in part.items():
-            prev = merged.get(term)
-            if prev is None:
-                merged[term] = enc
+            runs = pieces.get(term)
+            if runs is None:
+                pieces[term] = [enc]
             else:
-                head, _, rest = enc.partition(",")
-                num, dot, w = head.partition(".")
-                head = _b36(int(num, 36) - last_doc[term]) + (dot + w if dot else "")
-                merged[term] = prev + "," + head + ("," + rest if rest else "")
+                comma = enc.find(",")
+                head = enc if comma < 0 else enc[:comma]
+                dot = head.find(".")
+                if dot < 0:
+                    head = b36(int(head, 36) - last_doc[term])
+                else:
+                    head = b36(int(head[:dot], 36) - last_doc[term]) + head[dot:]
+                runs.append(head if comma < 0 else head + enc[comma:])
             last_doc[term] = last
-    return merged
+    return {term: runs[0] if len(runs) == 1 else ",".join(runs) for term, runs in pieces.items()}
 
 
 def search_index_js(docs: list[dict], postings: dict) -> str:
