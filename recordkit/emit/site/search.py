@@ -129,28 +129,37 @@ def encode_postings(flat: list) -> str:
 def merge_postings(parts: list[dict]) -> dict:
     """Postings of consecutive runs of documents joined into one.  Each
     part maps a term to (its encoded postings, whose first document number
-    is absolute (:func:`encode_postings`), and its last document number);
-    the first delta of each later run is made relative to the last
-    document of the run before."""
-    pieces: dict = {}       # term -> the encoded runs, joined once at the end (not concatenated run by run)
-    last_doc: dict = {}
-    b36 = _b36
+    is absolute (:func:`encode_postings`), and its last document number).
+    A later run is joined as it is, its first number marked absolute with
+    ``=`` (the page's decoder sets the document there instead of adding):
+    joining needs no decoding, which at 10,000 records and 50,000 terms was
+    the slowest step of an incremental build."""
+    pieces: dict = {}
     for part in parts:
-        for term, (enc, last) in part.items():
+        for term, (enc, _last) in part.items():
             runs = pieces.get(term)
             if runs is None:
                 pieces[term] = [enc]
             else:
-                comma = enc.find(",")
-                head = enc if comma < 0 else enc[:comma]
-                dot = head.find(".")
-                if dot < 0:
-                    head = b36(int(head, 36) - last_doc[term])
-                else:
-                    head = b36(int(head[:dot], 36) - last_doc[term]) + head[dot:]
-                runs.append(head if comma < 0 else head + enc[comma:])
-            last_doc[term] = last
-    return {term: runs[0] if len(runs) == 1 else ",".join(runs) for term, runs in pieces.items()}
+                runs.append(enc)
+    return {term: runs[0] if len(runs) == 1 else ",=".join(runs) for term, runs in pieces.items()}
+
+
+def decode_postings(text: str) -> list:
+    """``[doc, weight, ...]`` from :func:`encode_postings` or
+    :func:`merge_postings` text (what the page's ``postings`` does)."""
+    out, doc = [], 0
+    for x in text.split(","):
+        w = 1
+        if "." in x:
+            x, w = x.split(".", 1)
+            w = int(w, 36)
+        if x.startswith("="):
+            doc = int(x[1:], 36)
+        else:
+            doc += int(x, 36)
+        out += [doc, w]
+    return out
 
 
 def search_index_js(docs: list[dict], postings: dict) -> str:

@@ -1,10 +1,10 @@
-"""The search index's postings: runs encoded apart and merged give what
-one encoding of every document gives (the build encodes runs in helpers
+"""The search index's postings: runs encoded apart and merged decode to
+what one encoding of every document decodes to (the build encodes runs in helpers
 and keeps them per shard; the merge joins them)."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recordkit.emit.site.search import encode_postings, merge_postings
+from recordkit.emit.site.search import decode_postings, encode_postings, merge_postings
 
 _doc = st.tuples(st.integers(min_value=1, max_value=3),       # gap to the previous document
                  st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.integers(min_value=1, max_value=40),
@@ -30,4 +30,9 @@ def test_merged_runs_equal_one_encoding(docs, cuts):
             for t, w in terms.items():
                 run.setdefault(t, []).extend((doc, w))
         parts.append({t: (encode_postings(lst), lst[-2]) for t, lst in run.items()})
-    assert merge_postings(parts) == {t: encode_postings(lst) for t, lst in whole.items()}
+    merged = merge_postings(parts)
+    assert set(merged) == set(whole)
+    for t, lst in whole.items():
+        assert decode_postings(merged[t]) == lst
+        assert decode_postings(encode_postings(lst)) == lst
+        assert merged[t].count(",") + 1 == len(lst) // 2      # the page counts documents by commas

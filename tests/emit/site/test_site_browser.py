@@ -121,6 +121,60 @@ def _word_in_one_body(records: Path) -> tuple[str, str]:
     raise AssertionError("no word unique to one body")
 
 
+def _bodies_by_word(records: Path) -> tuple[Counter, dict, set, list]:
+    import recordkit
+    from recordkit.emit.site.search import terms
+    corpus = recordkit.load(records)
+    seen, owners, titles = Counter(), {}, set()
+    for rid, rec in corpus.records.items():
+        if rec.get("publish") is False:
+            continue
+        titles |= set(terms(rec.title))
+        for w in set(terms(rec.body)):
+            seen[w] += 1
+            owners.setdefault(w, set()).add(rid)
+    return seen, owners, titles, sorted(corpus.records)
+
+
+def test_search_across_shards(tmp_path, browser, monkeypatch):
+    """With runs of 4 documents the index joins dozens of runs per term
+    (the '=' marks of merge_postings): every hit is still found."""
+    import recordkit.emit.site.build as site_build
+    from recordkit.config import load_config
+    base = copy_example(tmp_path)
+    monkeypatch.setattr(site_build, "SHARD", 4)
+    cfg = load_config(base / "records")
+    site_build.build_site(cfg, base / "site", jobs=1, progress=False)
+    seen, owners, titles, _ = _bodies_by_word(base / "records")
+    vocabulary = set(seen) | titles      # a query is also a prefix: no other word may start with it
+
+    def alone(w):
+        return not any(w != o and o.startswith(w) for o in vocabulary)
+    unique = [w for w, n in sorted(seen.items()) if n == 1 and len(w) >= 9 and w.isalpha() and w not in titles
+              and alone(w)]
+    picked = unique[:: max(1, len(unique) // 5)][:5]
+    shared = [w for w, n in sorted(seen.items(), key=lambda x: (-x[1], x[0]))
+              if 3 <= n <= 9 and len(w) >= 7 and w.isalpha() and w not in titles and alone(w)][:2]
+    assert len(picked) >= 3 and shared
+    with Tab(browser) as t:
+        p = t.page
+        p.goto((base / "site" / "index.html").as_uri())
+        for w in picked + shared:
+            p.fill("#rk-q", w)
+            # the hits settle once the index has loaded: wait for them, then compare
+            want = sorted(owners[w])
+            try:
+                p.wait_for_function(
+                    """want => JSON.stringify(Array.from(document.querySelectorAll('#rk-hits li[role=option] a'))
+                        .map(a => a.getAttribute('data-id')).sort()) === JSON.stringify(want)""",
+                    arg=want, timeout=5000)
+            except Exception:
+                pass
+            got = {a.get_attribute("data-id") for a in p.locator("#rk-hits li[role=option] a").all()}
+            assert got == owners[w], w
+        assert t.errors == []
+
+
 def test_search_from_file_url(site, browser):
     word, rid = _word_in_one_body(site.parents[2] / "records")
     with Tab(browser) as t:

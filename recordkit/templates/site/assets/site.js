@@ -74,7 +74,8 @@
     for (var i = 0; i < parts.length; i++) {
       var x = parts[i], dot = x.indexOf("."), w = 1;
       if (dot >= 0) { w = parseInt(x.slice(dot + 1), 36); x = x.slice(0, dot); }
-      doc += parseInt(x, 36);
+      if (x.charAt(0) === "=") doc = parseInt(x.slice(1), 36);   // a later run: its first doc is absolute
+      else doc += parseInt(x, 36);
       p.push(doc, w);
     }
     return (parsed[ti] = p);
