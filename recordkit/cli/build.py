@@ -20,11 +20,12 @@ from .context import fast_exit, pass_ctx
 def command(ctx, out, dates, jobs, force, quiet):
     """Build the static site: a page per record, lists, search, graph."""
     from ..emit.site import build_site
+    from ..emit.site.build import TemplateFailed
     from ..emit.site.writer import NotASite
     try:
         report = build_site(ctx.config, out, dates=dates, jobs=jobs, force=force,
                             progress=sys.stderr.isatty() and not quiet)
-    except NotASite as exc:
+    except (NotASite, TemplateFailed) as exc:
         click.echo(f"recordkit: {exc}", err=True)
         sys.exit(2)
     if not quiet:

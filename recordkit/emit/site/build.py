@@ -84,6 +84,27 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+class TemplateFailed(Exception):
+    """A page template raised an error: the message names the template's
+    file and line, and the page it was rendering."""
+
+
+def _template_failed(exc: BaseException, page: str) -> TemplateFailed:
+    """``exc`` (raised while rendering ``page``) as :class:`TemplateFailed`,
+    located at the innermost template line of its traceback (Jinja gives
+    template code its file name and line in a traceback)."""
+    import traceback
+    where = None
+    if getattr(exc, "filename", None) and getattr(exc, "lineno", None):      # a TemplateSyntaxError
+        where = f"{exc.filename}:{exc.lineno}"
+    else:
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if frame.filename.endswith(".j2"):
+                where = f"{frame.filename}:{frame.lineno}"
+    msg = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return TemplateFailed(f"{where or 'a template'}: {type(exc).__name__}: {msg} (rendering {page})")
+
+
 class BuildCancelled(Exception):
     """``cancel()`` said stop (a newer change superseded this build): what
     was written is whole files, and the manifest is the last build's, so the
@@ -183,6 +204,11 @@ class _Builder:
         self._prepare_queries()
         try:
             results = self._render_all(dirty, dirty_shards)
+        except BaseException:
+            # a failed or cancelled render leaves no scratch files in the site
+            import shutil
+            shutil.rmtree(w.out / ".recordkit-tmp", ignore_errors=True)
+            raise
         finally:
             self._drop_query_db()
         self.timings["pages"] = time.perf_counter() - t
@@ -549,7 +575,10 @@ class _Builder:
         first, ids = part
         site = self.site
         records = site.corpus.records
-        template = self.env.get_template("record.html.j2")
+        try:
+            template = self.env.get_template("record.html.j2")
+        except Exception as exc:
+            raise _template_failed(exc, "the record pages") from None
         writer = self.writer
         old_files = writer.old.files
         out = writer.out
@@ -688,8 +717,11 @@ class _Builder:
             mentions.append(dict(m, sentence=parts))
         toc = rendered.headings if len(rendered.headings) >= self.opts.toc_min_headings else None
         from markupsafe import Markup
-        return template.render(self.common, root="../", r=v, body=Markup(body), toc=toc, mentions=mentions,
-                               description=v["title"][:200])
+        try:
+            return template.render(self.common, root="../", r=v, body=Markup(body), toc=toc, mentions=mentions,
+                                   description=v["title"][:200])
+        except Exception as exc:
+            raise _template_failed(exc, v["url"]) from None
 
     # -- everything else ------------------------------------------------------------
     def _page(self, rel: str, template: str, **ctx) -> None:
@@ -699,7 +731,10 @@ class _Builder:
         if self.writer.unchanged(rel, key):
             return
         root = "../" * rel.count("/")
-        html_text = self.env.get_template(template).render(self.common, root=root, **ctx)
+        try:
+            html_text = self.env.get_template(template).render(self.common, root=root, **ctx)
+        except Exception as exc:
+            raise _template_failed(exc, rel) from None
         self.writer.put(rel, html_text, key=key)
 
     def _assets(self) -> None:

@@ -440,3 +440,25 @@ def test_query_blocks_on_the_site_privacy_errors_and_incremental(tmp_path):
     assert after["note/NOTE-900.html"] != before["note/NOTE-900.html"]
     assert "A retitled reading" in after["note/NOTE-900.html"][1].decode()
     assert after["lit/LIT-874.html"] == before["lit/LIT-874.html"]       # unrelated: not written
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_build_that_fails_half_way_leaves_no_scratch_files(tmp_path, jobs):
+    """A record page template that fails on one record: the build exits
+    with a message, not a traceback, and the site folder holds none of the
+    build's scratch files (the texts' fragments go to ``.recordkit-tmp``)."""
+    base = copy_example(tmp_path, with_results=False)
+    src = Path(__file__).resolve().parents[3] / "recordkit" / "templates" / "site" / "record.html.j2"
+    (base / "mytemplates").mkdir()
+    (base / "mytemplates" / "record.html.j2").write_text(
+        src.read_text(encoding="utf-8").replace("{% block main %}",
+                                                '{% block main %}{% if r.id == "THEORY-798" %}{{ 1 // 0 }}{% endif %}', 1),
+        encoding="utf-8")
+    conf = base / "recordkit.toml"
+    conf.write_text(conf.read_text() + '\n[site]\ntemplates = "mytemplates"\n')
+    proc = run_cli("build", "-o", str(base / "out"), "--jobs", jobs, cwd=base)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "record.html.j2:" in proc.stderr and "ZeroDivisionError" in proc.stderr and "THEORY-798" in proc.stderr
+    assert not (base / "out" / ".recordkit-tmp").exists()
+    assert not [p for p in (base / "out").rglob("*") if p.name.endswith(".tmp") or p.suffix == ".part"]
