@@ -119,6 +119,17 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
     ``cancel``: a function polled between pages; when it returns true the
     build stops with :class:`BuildCancelled`.
     Other keywords override :class:`SiteOptions` fields."""
+    # the collector stays off in this process while it builds: every
+    # collection would walk the loaded record and its graph (millions of
+    # objects) for no garbage (an incremental build at 10,000 records:
+    # 2.9 s with it, 2.3 s without).  The helpers that render turn it on
+    # again (see _render_all).
+    from ...common.gcpause import gc_paused
+    with gc_paused():
+        return _build_site(config, out, corpus=corpus, options=options, cancel=cancel, **overrides)
+
+
+def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overrides) -> BuildReport:
     t0 = time.perf_counter()
     timings = {}
     opts = options or site_options(config, out=out, **overrides)
@@ -544,7 +555,14 @@ class _Builder:
         progress = _Progress(len(parts[0][1]), self.opts.progress)
         quiet = _Progress(0, False)
 
+        parent = os.getpid()
+
         def work(part):
+            if os.getpid() != parent:
+                # a forked helper: what it inherited is frozen (below), so a
+                # collection walks only what its pages make
+                import gc
+                gc.enable()
             return self._render_part(part, dirty, dirty_shards, progress if part[0] == 0 else quiet)
 
         if len(parts) == 1:
