@@ -10,6 +10,7 @@ import copy
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path
 
@@ -173,6 +174,12 @@ class Schema:
     front_matter_required: bool = field(init=False)
     #: ``links``: how link text is matched to records (the resolver reads it)
     links: "LinkSettings" = field(init=False)
+    #: ``pages``: globs of files that are pages (an index, a template), not
+    #: typed records: read for their links, linkable, but of no kind
+    page_globs: tuple[str, ...] = field(init=False)
+    #: ``unique``: the values no two records may share (RK111), as
+    #: (source, argument) pairs: ("field", NAME) or ("pattern", GROUP)
+    unique: tuple = field(init=False)
     #: ``tags.pattern``, compiled (RK206)
     tag_re: re.Pattern = field(init=False, repr=False)
     #: ``claims_table.kinds``: the kinds whose records hold a claims table
@@ -248,6 +255,8 @@ class Schema:
         else:
             raise SchemaError(f"front_matter must be required or optional, not {_show(fm)}")
         self.links = _links(raw.get("links"))
+        self.page_globs = _pages(raw.get("pages"))
+        self.unique = _unique(raw.get("unique"), self.id_re)
         self.tag_re = _tag_pattern(raw.get("tags"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
@@ -287,6 +296,23 @@ class Schema:
         if self.id_re is None:
             return isinstance(record_id, str)
         return isinstance(record_id, str) and self.id_re.match(record_id) is not None
+
+    def is_page(self, relpath: str) -> bool:
+        """Whether the file at ``relpath`` (relative to the root,
+        ``/``-separated) is one of the schema's ``pages``: a pattern with no
+        ``/`` is matched against the file name, one with a ``/`` against the
+        whole path; letter case is ignored (``README.md``, ``readme.md``)."""
+        if not self.page_globs:
+            return False
+        memo = self._per_kind
+        key = ("page", relpath)
+        got = memo.get(key)
+        if got is None:
+            low = relpath.lower()
+            name = low.rsplit("/", 1)[-1]
+            got = any(fnmatchcase(low if "/" in g else name, g) for g in self.page_globs)
+            memo[key] = got
+        return got
 
     @property
     def id_pattern(self) -> str | None:
@@ -420,6 +446,57 @@ def _id_pattern(raw: dict) -> re.Pattern | None:
         return re.compile(pattern)
     except re.error as exc:
         raise SchemaError(f"id_pattern {pattern} is not a valid regular expression: {exc}") from exc
+
+
+def _pages(value) -> tuple[str, ...]:
+    """``pages``: a list of file globs (lower-cased for matching)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"pages must be a list of file globs (README.md, index.md, 'drafts/*.md'), "
+                          f"not {_show(value)}")
+    out = []
+    for i, g in enumerate(value):
+        if not isinstance(g, str) or not g.strip():
+            raise SchemaError(f"pages[{i}]: {_show(g)} is not a file glob: write one such as README.md "
+                              "or 'templates/*.md'")
+        g = g.strip().lstrip("/")
+        if g.startswith("./"):
+            g = g[2:]
+        out.append(g.lower())
+    return tuple(out)
+
+
+def _unique(value, id_re) -> tuple:
+    """``unique``: ``field:NAME`` (a front-matter field) or ``pattern:GROUP``
+    (a named group of ``id_pattern``, read from each record's id)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"unique must be a list of field:NAME or pattern:GROUP, not {_show(value)}")
+    out = []
+    for i, item in enumerate(value):
+        name, sep, arg = item.partition(":") if isinstance(item, str) else ("", "", "")
+        name, arg = name.strip(), arg.strip()
+        if not sep or name not in ("field", "pattern") or not arg:
+            raise SchemaError(f"unique[{i}]: {_show(item)} is not a value to keep unique: use field:NAME "
+                              "(a front-matter field) or pattern:GROUP (a group of id_pattern)")
+        if name == "pattern":
+            if id_re is None:
+                raise SchemaError(f"unique[{i}]: {item} names a group of id_pattern, but the schema has no "
+                                  "id_pattern")
+            if arg not in id_re.groupindex:
+                groups = ", ".join(id_re.groupindex) or "none"
+                raise SchemaError(f"unique[{i}]: id_pattern has no group named {arg} (its groups: {groups})")
+        pair = (name, arg)
+        if pair in out:
+            raise SchemaError(f"unique names {item} twice")
+        out.append(pair)
+    return tuple(out)
 
 
 def _sources(raw: dict, key: str, allowed: tuple[str, ...], default: list) -> tuple:

@@ -45,6 +45,11 @@ def _project(tmp_path, schema_text: str | None, config: str = 'schema = "schema.
     ("fields:\n  created: {type: date, epoch: days}\n", "fields.created.epoch"),
     ("fields:\n  n: {type: integer, epoch: ms}\n", "fields.n.epoch"),
     ("extends: 12\n", "extends"),
+    ("pages: {README.md: true}\n", "pages"),
+    ("pages: [README.md, '']\n", "pages[1]"),
+    ("unique: [id]\n", "unique[0]"),
+    ("unique: ['pattern:serial']\n", "unique[0]"),
+    ("unique: ['field:id', 'field:id']\n", "unique"),
 ])
 def test_a_bad_value_is_a_configuration_error_naming_the_key(tmp_path, schema_text, named):
     # derive lists replace the default's one rule: index 1 is after a good one

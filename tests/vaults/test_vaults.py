@@ -30,8 +30,6 @@ SUPERSEDED = ("the decision log's index (README.md, no front matter) is an ADR u
               "id `README` does not match the ADR number pattern: the preset cannot yet keep an index out of a kind "
               "(RK204 on `superseded by [ADR-0008](…)` is fixed)")
 GAPS = {
-    ("errors", "madr"): SUPERSEDED,
-    ("infer", "madr"): SUPERSEDED,
     ("not-yet", "dendron"): "RK107 compares record ids: with ids from file names (id_from: [stem], what Dendron "
                             "links by) a duplicate of Dendron's own `id:` field goes unreported (ident)",
 }
@@ -258,6 +256,8 @@ def test_infer_finds_each_vaults_shape(tmp_path):
     assert "first part of dotted file names" in said["dendron"] and "label-first" in said["dendron"]
     assert "date, in epoch milliseconds" in said["dendron"]
     assert "id_pattern ^(?P<number>[0-9]{4})-" in said["madr"] and "ADR: 14 note(s)" in said["madr"]
+    assert "pages: README.md (an index or a template" in said["madr"]
+    assert "pages:" not in said["obsidian"] + said["foam"] + said["dendron"]
     assert "relations: superseded_by" in said["madr"] and "Markdown links to .md 34" in said["madr"]
     # a template's braces and a capitalised slip are no statuses of their own
     assert "statuses accepted, proposed, deprecated, superseded" in said["madr"]

@@ -170,6 +170,8 @@ def invalid_id(ctx, rec):
     ```
     """
     schema = ctx.schema
+    if schema.page_globs and schema.is_page(rec.relpath):
+        return None     # a page (the schema's `pages`: an index, a template) has no id shape to keep
     name, alone = _id_field(schema)
     rx = schema.id_re
     if name is None or name not in rec.meta or not _field_gave_id(rec, name):
@@ -274,6 +276,8 @@ def id_file_mismatch(ctx, rec):
     schema = ctx.schema
     name, _ = _id_field(schema)
     if name is None or schema.id_re is None:   # no id field, or no id shape a file name could be checked by
+        return None
+    if schema.page_globs and schema.is_page(rec.relpath):
         return None
     rid = rec.meta.get(name)
     if isinstance(rid, str) and schema.id_re.match(rid) and rid != rec.stem:
@@ -440,7 +444,8 @@ def records_without_kind(ctx):
     schema = ctx.schema
     kinds = schema.kinds
     kindless = [rec for rec in ctx.corpus.files
-                if rec.ok and (not rec.kind or rec.kind not in kinds) and not _kind_explained(schema, rec)]
+                if rec.ok and (not rec.kind or rec.kind not in kinds) and not _kind_explained(schema, rec)
+                and not schema.is_page(rec.relpath)]
     if not kindless:
         return []
     n = len(kindless)
