@@ -26,13 +26,7 @@ NAMES = ["obsidian", "foam", "dendron", "madr"]
 
 #: what is still missing elsewhere for a vault to pass a test (each a strict
 #: xfail: it fails the suite the day the gap is closed, so the mark goes)
-SUPERSEDED = ("the decision log's index (README.md, no front matter) is an ADR under the preset, and RK105 says its "
-              "id `README` does not match the ADR number pattern: the preset cannot yet keep an index out of a kind "
-              "(RK204 on `superseded by [ADR-0008](…)` is fixed)")
-GAPS = {
-    ("not-yet", "dendron"): "RK107 compares record ids: with ids from file names (id_from: [stem], what Dendron "
-                            "links by) a duplicate of Dendron's own `id:` field goes unreported (ident)",
-}
+GAPS: dict = {}
 
 
 def params(test: str, names=NAMES):
@@ -115,17 +109,6 @@ def test_planted_defects_are_reported(name, tmp_path):
     diags = lint_json(copy_vault(name, tmp_path / name))
     got = {(rel(name, d["filename"]), d["code"]) for d in diags}
     want = {(d["path"], d["code"]) for d in exp["diagnostics"]}
-    assert want <= got, sorted(want - got)
-
-
-@pytest.mark.parametrize("name", params("not-yet", [n for n in NAMES if expected(n).get("diagnostics_not_yet")]))
-def test_planted_defects_the_lint_misses_yet(name, tmp_path):
-    """Defects planted in a vault that the lint should report and does not
-    yet (each says what is missing in ``expected.json``)."""
-    exp = expected(name)
-    diags = lint_json(copy_vault(name, tmp_path / name))
-    got = {(rel(name, d["filename"]), d["code"]) for d in diags}
-    want = {(d["path"], d["code"]) for d in exp["diagnostics_not_yet"]}
     assert want <= got, sorted(want - got)
 
 
@@ -287,7 +270,7 @@ def test_init_with_a_preset_and_without_inference(tmp_path):
     toml = (folder / "recordkit.toml").read_text(encoding="utf-8")
     assert 'root = "notes"' in toml and 'schema = "recordkit.schema.yaml"' in toml
     diags = lint_json(folder)
-    assert {d["code"] for d in diags if d["severity"] == "error"} <= {"RK107", "RK204", "RK205"}
+    assert {d["code"] for d in diags if d["severity"] == "error"} <= {"RK107", "RK111", "RK204", "RK205"}
     bad = run_cli("init", "--preset", "roam", "notes", cwd=tmp_path / "dendron")
     assert bad.returncode == 2 and "unknown preset roam" in bad.stderr
 
