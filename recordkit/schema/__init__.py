@@ -354,6 +354,33 @@ class Schema:
             out.setdefault(name, {})    # read for the id, kind or title: known, of any type
         return out
 
+    def epoch_unit(self, kind, name: str) -> str | None:
+        """The ``epoch`` unit ("ms" or "s") of the date field ``name`` for a
+        record of ``kind`` (None: no such field, or a date written as a
+        date)."""
+        memo = self._per_kind
+        key = ("epoch", (kind, name))
+        if key not in memo:
+            spec = self.fields_for(kind).get(name) if kind in self.kinds else self.common_fields.get(name)
+            memo[key] = spec.get("epoch") if isinstance(spec, dict) else None
+        return memo[key]
+
+    def date_text(self, kind, name: str, value) -> str | None:
+        """The value of the field ``name`` as ISO text: a date (or a
+        date-time) as YAML read it, a string as written, a whole number of
+        milliseconds or seconds where the field's spec says ``epoch:`` as
+        its UTC date; None otherwise."""
+        if isinstance(value, (_dt.date, _dt.datetime)):
+            return value.isoformat()
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            unit = self.epoch_unit(kind, name)
+            if unit is not None:
+                d = epoch_date(value, unit)
+                return d.isoformat() if d is not None else None
+        return None
+
     @property
     def source_fields(self) -> tuple[str, ...]:
         """The front-matter fields ``id_from``, ``kind_from``, ``title_from``
