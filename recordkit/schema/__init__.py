@@ -205,6 +205,7 @@ class Schema:
 
     def __post_init__(self) -> None:
         raw = self.raw
+        _known_keys(raw)
         self.id_re = _id_pattern(raw)
         self.common_fields = dict(raw.get("fields") or {})
         _check_epochs("fields", self.common_fields)
@@ -473,6 +474,46 @@ def _id_pattern(raw: dict) -> re.Pattern | None:
         return re.compile(pattern)
     except re.error as exc:
         raise SchemaError(f"id_pattern {pattern} is not a valid regular expression: {exc}") from exc
+
+
+#: the keys a schema file may have at its top, and in its ``graph``,
+#: ``mention`` and ``claims_table`` mappings
+TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
+            "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
+            "graph", "claims_table")
+SUB_KEYS = {"graph": ("faded_statuses", "tentative_statuses"),
+            "mention": ("relation", "label"),
+            "claims_table": ("section", "columns", "strengths", "kinds")}
+
+
+def _unknown(where: str, key, known) -> SchemaError:
+    from ..common.didyoumean import near_words
+    near = near_words(str(key), known)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return SchemaError(f"{where}unknown key {_show(key)}{hint}: the known keys are {', '.join(known)}")
+
+
+def _known_keys(raw: dict) -> None:
+    """Every key at the schema's top, and in its ``graph``, ``mention`` and
+    ``claims_table``, is one recordkit reads: a misspelt one would be
+    ignored without a word."""
+    for key in raw:
+        if key not in TOP_KEYS:
+            raise _unknown("", key, TOP_KEYS)
+    for name, known in SUB_KEYS.items():
+        value = raw.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise SchemaError(f"{name} must be a mapping ({', '.join(known)}), not {_show(value)}")
+        for key in value:
+            if key not in known:
+                raise _unknown(f"{name}: ", key, known)
+    graph = raw.get("graph") or {}
+    for key in SUB_KEYS["graph"]:
+        v = graph.get(key)
+        if v is not None and (not isinstance(v, list) or not all(isinstance(x, str) for x in v)):
+            raise SchemaError(f"graph.{key} must be a list of statuses, not {_show(v)}")
 
 
 def _pages(value) -> tuple[str, ...]:
