@@ -15,6 +15,7 @@ from ..corpus.parse import parse_bytes
 from ..common.transaction import digest
 from .plan import AuthorError, Change, Plan
 from .retarget import EditRefused, retarget, token_re, verify
+from ..common.text import a_or_an
 
 
 def check_new_id(schema, old: str, new: str) -> None:
@@ -35,7 +36,7 @@ def check_new_id(schema, old: str, new: str) -> None:
         raise AuthorError(f"{new}: {kind_new} is not a kind of the schema"
                           + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
     if kind_old != kind_new:
-        raise AuthorError(f"{old} is a {kind_old} and {new} a {kind_new}: a rename keeps the kind "
+        raise AuthorError(f"{old} is {a_or_an(kind_old)} and {new} {a_or_an(kind_new)}: a rename keeps the kind "
                           f"(make a new {kind_new} with `recordkit new` and merge into it)", usage=True)
 
 

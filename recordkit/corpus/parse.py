@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
+from ..common.text import kind_of
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
 from .identity import is_research_identity, record_id, record_kind, record_title
 from .mentions import code_ranges, scan_suppressions
@@ -70,7 +71,7 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     if data is None and not schema.front_matter_required:
         data = {}
     if not isinstance(data, dict):
-        what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
+        what = "empty" if data is None else f"{kind_of(data)}, not a mapping"
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
         return rec, diags
     if not exact:

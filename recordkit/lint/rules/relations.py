@@ -5,6 +5,7 @@ from ...corpus.resolve import mention_resolution, target_resolution
 from ...graph.cycles import cycles
 from ..involve import links_key
 from ..registry import rule
+from ...common.text import a_or_an
 
 
 def _near(ctx, target: str, exclude: str | None = None) -> str:
@@ -98,7 +99,7 @@ def relation_kind_not_allowed(ctx, rec):
             tgt = records.get(t.id)
             if tgt is not None and tgt is not rec and tgt.kind is not None and not rel.allows_target(tgt.kind):
                 out.append(ctx.diag("RK302", f"`{rel_name}` may point at {', '.join(rel.targets)}, "
-                                             f"not at {t.id} (a {tgt.kind})", rec, t.pos, about=(t.id,)))
+                                             f"not at {t.id} ({a_or_an(tgt.kind)})", rec, t.pos, about=(t.id,)))
     return out
 
 
