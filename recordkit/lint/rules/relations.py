@@ -103,12 +103,16 @@ def relation_kind_not_allowed(ctx, rec):
     return out
 
 
-@rule("RK303", "self-relation", "error", local=True)
+@rule("RK303", "self-relation", "error")
 def self_relation(ctx, rec):
     """A record relates to itself.
 
     ## What it does
-    Reports a relation whose target is the record's own id.
+    Reports a relation whose target is the record itself: its own id, or,
+    in a vault whose links resolve by path, file name, title or alias
+    (`links.resolve`), any of those (`up: "[[Sleep spindles]]"` in
+    `Sleep spindles.md`).  The targets are compared once the links are
+    resolved, as the graph has them.
 
     ## Why is this bad
     A theory that extends itself, or a claim grounded on itself, is circular
@@ -125,8 +129,15 @@ def self_relation(ctx, rec):
     """
     if not rec.kind:
         return None    # the schema's relations are not checked on a record without a kind (RK110)
-    return [ctx.diag("RK303", f"`{rel}` names the record itself", rec, t.pos)
-            for rel, targets in rec.relations.items() for t in targets if t.id == rec.id]
+    # ``t.id`` is the record a target names once the corpus's links are
+    # resolved (resolve_links, at the end of the load), else the value as written
+    out = []
+    for rel, targets in rec.relations.items():
+        for t in targets:
+            if t.id == rec.id:
+                said = "" if t.text is None or t.text == rec.id else f" ({t.text})"
+                out.append(ctx.diag("RK303", f"`{rel}` names the record itself{said}", rec, t.pos))
+    return out
 
 
 @rule("RK304", "relation-cycle", "error", scope="corpus")
