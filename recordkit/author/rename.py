@@ -35,7 +35,7 @@ def check_new_id(schema, old: str, new: str) -> None:
         near = difflib.get_close_matches(kind_new, list(schema.kinds), n=1)
         raise AuthorError(f"{new}: {kind_new} is not a kind of the schema"
                           + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
-    if kind_old != kind_new:
+    if kind_old is not None and kind_old != kind_new:    # (an old id of no kind: "no record", or a malformed id)
         raise AuthorError(f"{old} is {a_or_an(kind_old)} and {new} {a_or_an(kind_new)}: a rename keeps the kind "
                           f"(make a new {kind_new} with `recordkit new` and merge into it)", usage=True)
 
