@@ -96,6 +96,7 @@ class Inference:
     id_note: str = ""
     id_pattern: str | None = None
     pages: list[str] = field(default_factory=list)
+    unique: list[str] = field(default_factory=list)
     kind_from: list[dict] = field(default_factory=list)
     kind_note: str = ""
     kinds: dict[str, dict] = field(default_factory=dict)       # name -> {count, statuses: Counter}
@@ -126,6 +127,8 @@ class Inference:
         if self.pages:
             out += ["# an index or a template, not of the id shape: read for its links, of no kind",
                     f"pages: {_flow(self.pages)}"]
+        if self.unique:
+            out += ["# values no two notes may share (RK111)", f"unique: {_flow(self.unique)}"]
         if self.without_front_matter:
             out += [f"# {len(self.without_front_matter)} file(s) have no front matter: notes with no fields",
                     "front_matter: optional"]
@@ -184,6 +187,8 @@ class Inference:
                      + (f"; id_pattern {self.id_pattern}" if self.id_pattern else ""))
         if self.pages:
             lines.append(f"pages: {', '.join(self.pages)} (an index or a template: read for links, of no kind)")
+        if self.unique:
+            lines.append(f"unique: {', '.join(self.unique)} (no two notes may share one: RK111)")
         lines.append(f"kinds: {self.kind_note}")
         for name, k in self.kinds.items():
             st = _status_list(k["statuses"])
@@ -277,6 +282,10 @@ def _infer_ids(inf: Inference, samples, metas, stems) -> None:
     if inf.id_pattern:
         rx = re.compile(inf.id_pattern)
         inf.pages = sorted(s.relpath for s in samples if s.relpath in maybe_pages and not rx.match(_id_of(inf, s)))
+        if "number" in rx.groupindex and "kind" not in rx.groupindex:
+            inf.unique.append("pattern:number")     # NNNN-title files: one decision per number
+    if with_id and "field:id" not in inf.id_from and len(with_id) >= 0.5 * len(metas):
+        inf.unique.insert(0, "field:id")            # internal keys (Dendron's): one note per key
 
 
 def _page_name(relpath: str) -> bool:

@@ -241,6 +241,8 @@ def test_infer_finds_each_vaults_shape(tmp_path):
     assert "id_pattern ^(?P<number>[0-9]{4})-" in said["madr"] and "ADR: 14 note(s)" in said["madr"]
     assert "pages: README.md (an index or a template" in said["madr"]
     assert "pages:" not in said["obsidian"] + said["foam"] + said["dendron"]
+    assert "unique: pattern:number (no two notes" in said["madr"] and "unique: field:id (" in said["dendron"]
+    assert "unique:" not in said["obsidian"] + said["foam"]
     assert "relations: superseded_by" in said["madr"] and "Markdown links to .md 34" in said["madr"]
     # a template's braces and a capitalised slip are no statuses of their own
     assert "statuses accepted, proposed, deprecated, superseded" in said["madr"]
