@@ -34,3 +34,19 @@ def test_nothing_is_unique_by_default(tmp_path):
     write(tmp_path, "records/note/NOTE-001.md", "---\nid: NOTE-001\ntitle: a\nstatus: draft\n---\n")
     write(tmp_path, "records/question/QUESTION-001.md", "---\nid: QUESTION-001\ntitle: b\nstatus: open\n---\n")
     assert _lint(tmp_path) == []
+
+
+def test_odd_values_never_break_the_rule(tmp_path):
+    """A huge integer (hex in YAML, beyond Python's decimal text limit), a
+    long string, a mapping, a boolean: compared as text or skipped, with
+    no traceback."""
+    (tmp_path / "recordkit.toml").write_text('schema = "schema.yaml"\n', encoding="utf-8")
+    (tmp_path / "schema.yaml").write_text("unique: ['field:key']\n", encoding="utf-8")
+    big = "0x" + "f" * 4000
+    long = "x" * 5000
+    for i, key in enumerate([big, big, long, long, "{a: 1}", "{a: 1}", "true", "true", "[[1], [1]]"]):
+        write(tmp_path, f"records/note/NOTE-{i:03d}.md", f"---\nid: NOTE-{i:03d}\ntitle: t\nstatus: draft\n"
+                                                         f"key: {key}\n---\n")
+    got = _lint(tmp_path)
+    assert sorted(d["filename"] for d in got) == [f"records/note/NOTE-00{i}.md" for i in range(4)]
+    assert all(len(d["message"]) < 200 for d in got)

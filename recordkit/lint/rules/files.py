@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...common.didyoumean import near_words
-from ...common.text import kind_of, yaml_text
+from ...common.text import int_text, kind_of, yaml_text
 from ..registry import rule
 
 
@@ -512,7 +512,8 @@ def duplicate_value(ctx):
                 others = [f"{o.relpath}:{p[0]}:{p[1]}" for o, p in holders if o is not rec]
                 if not others:
                     continue
-                out.append(ctx.diag("RK111", f"{what} {value} is also {again} of {', '.join(others)}", rec, pos,
+                shown = value if len(value) <= 80 else value[:79] + "…"
+                out.append(ctx.diag("RK111", f"{what} {shown} is also {again} of {', '.join(others)}", rec, pos,
                                     about=tuple(sorted({o.id for o, _ in holders if o is not rec and o.id}))))
     return out
 
@@ -526,7 +527,7 @@ def _unique_values(schema, rec, source: str, arg: str) -> list:
         for i, item in items:
             if isinstance(item, bool) or not isinstance(item, (str, int, float)):
                 continue
-            text = str(item).strip()
+            text = int_text(item) if isinstance(item, int) else str(item).strip()
             if text:
                 out.append((text, rec.value_pos(arg) if i is None else rec.value_pos(arg, i)))
         return out
