@@ -214,6 +214,9 @@ class Schema:
             k = k or {}
             if not isinstance(k, dict):
                 raise SchemaError(f"kinds.{name} must be a mapping (statuses, fields, ...)")
+            for key in k:
+                if key not in KIND_KEYS:
+                    raise _unknown(f"kinds.{name}: ", key, KIND_KEYS)
             if not k.get("statuses"):
                 raise SchemaError(f"kind {name} has no statuses")
             if k.get("color") is not None and not valid_color(k["color"]):
@@ -233,6 +236,11 @@ class Schema:
         self.relations = {}
         for name, r in (raw.get("relations") or {}).items():
             r = r or {}
+            if not isinstance(r, dict):
+                raise SchemaError(f"relations.{name} must be a mapping (from, to, max, label, ...), not {_show(r)}")
+            for key in r:
+                if key not in RELATION_KEYS:
+                    raise _unknown(f"relations.{name}: ", key, RELATION_KEYS)
             if "label" not in r:
                 r = {**r, "label": f"{name} by"}
             for side in ("from", "to"):
@@ -481,6 +489,9 @@ def _id_pattern(raw: dict) -> re.Pattern | None:
 TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
             "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
             "graph", "claims_table")
+KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir")
+RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
+                 "label")
 SUB_KEYS = {"graph": ("faded_statuses", "tentative_statuses"),
             "mention": ("relation", "label"),
             "claims_table": ("section", "columns", "strengths", "kinds")}
