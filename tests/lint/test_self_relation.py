@@ -20,3 +20,18 @@ def test_a_self_link_by_name_title_or_alias_is_rk303(tmp_path):
         ("Sleep spindles.md", 3, "`up` names the record itself ([[Sleep spindles]])"),
         ("Sleep spindles.md", 4, "`related` names the record itself ([[Spindles]])"),
     ]
+
+
+def test_a_derived_relation_to_the_record_itself_is_rk303(tmp_path):
+    """MADR's `status: superseded by [ADR-0003](0003-….md)` in 0003 itself:
+    the derived edge would be a loop (the graph drops it); RK303 says so."""
+    (tmp_path / "recordkit.toml").write_text('schema = "preset:madr"\n', encoding="utf-8")
+    write(tmp_path, "records/0003-use-sqlite.md",
+          "---\nstatus: superseded by [ADR-0003](0003-use-sqlite.md)\n---\n# Use SQLite\n")
+    write(tmp_path, "records/0004-use-duckdb.md",
+          "---\nstatus: superseded by [ADR-0003](./0003-use-sqlite.md)\n---\n# Use DuckDB\n")
+    p = run_cli("lint", "--no-cache", "--format", "json", "--exit-zero", "--select", "RK303", cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    got = [(d["filename"], d["location"]["row"], d["location"]["column"], d["message"]) for d in json.loads(p.stdout)]
+    assert got == [("records/0003-use-sqlite.md", 2, 9, "`status` makes `superseded_by` name the record itself "
+                                                        "([ADR-0003](0003-use-sqlite.md))")]

@@ -112,7 +112,9 @@ def self_relation(ctx, rec):
     in a vault whose links resolve by path, file name, title or alias
     (`links.resolve`), any of those (`up: "[[Sleep spindles]]"` in
     `Sleep spindles.md`).  The targets are compared once the links are
-    resolved, as the graph has them.
+    resolved, as the graph has them.  A relation a `derive` pattern reads
+    from a field is checked too (MADR's `status: superseded by
+    [ADR-0003](0003-….md)` in 0003 itself), as the graph drops such a loop.
 
     ## Why is this bad
     A theory that extends itself, or a claim grounded on itself, is circular
@@ -137,6 +139,35 @@ def self_relation(ctx, rec):
             if t.id == rec.id:
                 said = "" if t.text is None or t.text == rec.id else f" ({t.text})"
                 out.append(ctx.diag("RK303", f"`{rel}` names the record itself{said}", rec, t.pos))
+    if ctx.schema.derive_patterns:
+        out += _derived_self(ctx, rec)
+    return out
+
+
+def _derived_self(ctx, rec) -> list:
+    """RK303 for a relation a ``derive`` pattern reads from a field
+    (``status: superseded by [ADR-0003](0003-….md)`` in 0003 itself): the
+    graph drops such an edge, so only this rule says so."""
+    from ...corpus.resolve import link_settings, resolver_for, value_link
+    out = []
+    settings = link_settings(ctx.schema)
+    settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
+                              settings.mentions)     # as the derived edges read their targets
+    for rule in ctx.schema.derive_patterns:
+        values = rec.meta.get(rule.field)
+        items = list(enumerate(values)) if isinstance(values, list) else [(None, values)]
+        for i, value in items:
+            if not isinstance(value, str):
+                continue
+            for m in rule.regex.finditer(value):
+                ref = (m.group("target") or "").strip()
+                if not ref:
+                    continue
+                text, form = value_link(ref, settings)
+                if resolver_for(ctx.corpus).resolve(text, from_path=rec.relpath, form=form).target == rec.id:
+                    pos = rec.value_pos(rule.field) if i is None else rec.value_pos(rule.field, i)
+                    out.append(ctx.diag("RK303", f"`{rule.field}` makes `{rule.relation}` name the record "
+                                                 f"itself ({ref})", rec, pos))
     return out
 
 
