@@ -491,7 +491,7 @@ TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_f
             "graph", "claims_table")
 KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir")
 RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
-                 "label")
+                 "label", "color")
 SUB_KEYS = {"graph": ("faded_statuses", "tentative_statuses"),
             "mention": ("relation", "label"),
             "claims_table": ("section", "columns", "strengths", "kinds")}
