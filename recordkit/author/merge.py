@@ -19,6 +19,7 @@ from ..corpus.model import Fix
 from ..corpus.parse import parse_text
 from .plan import AuthorError, Change, Plan
 from .retarget import replace_deep, retarget, token_re
+from ..common.text import a_or_an
 
 #: OLD's fields that describe OLD itself and are not carried over
 _OWN = ("id", "title", "status", "status_note", "created", "updated", "lint", "promote_when")
@@ -121,7 +122,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
                               "(a '---' line, its fields, a '---' line) first", usage=True)
     if src.kind != dst.kind:
         def what(kind):
-            return f"a {kind}" if kind is not None else "of no kind"
+            return a_or_an(kind) if kind is not None else "of no kind"
         raise AuthorError(f"{old} is {what(src.kind)} and {into} {what(dst.kind)}: merge records of one kind",
                           usage=True)
     for rid in (old, into):

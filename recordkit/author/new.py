@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from .plan import AuthorError, Change, Plan
+from ..common.text import a_or_an
 
 
 def resolve_kind(schema, kind: str) -> str:
@@ -77,8 +78,8 @@ def _typed(schema, kind: str, name: str, raw: str, records) -> object:
                     raise AuthorError(f"--field {name}: no record {i}" + (f" (did you mean {near}?)" if near else ""),
                                       usage=True)
                 if not rel.allows_target(target.kind):
-                    raise AuthorError(f"--field {name}: {name} may name a {' or '.join(rel.targets)}, "
-                                      f"not a {target.kind} ({i})", usage=True)
+                    raise AuthorError(f"--field {name}: {name} may name {a_or_an(' or '.join(rel.targets))}, "
+                                      f"not {a_or_an(target.kind)} ({i})", usage=True)
             if rel.max == 1 and len(items) == 1:
                 return items[0]
         return items
@@ -122,13 +123,13 @@ def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.d
             raise AuthorError(f"--field {name}: the {name} is set by `new` itself", usage=True)
         if name not in known:
             near = difflib.get_close_matches(name, list(known), n=1)
-            raise AuthorError(f"--field {name}: a {kind} has no field {name}"
+            raise AuthorError(f"--field {name}: {a_or_an(kind)} has no field {name}"
                               + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
         values[name] = _typed(schema, kind, name, raw.strip(), corpus.records)
     status = values.pop("status", k.statuses[0])
     if status not in k.statuses:
         near = difflib.get_close_matches(str(status), k.statuses, n=1)
-        raise AuthorError(f"--field status: {status!r} is not a status of a {kind} ({', '.join(k.statuses)})"
+        raise AuthorError(f"--field status: {status!r} is not a status of {a_or_an(kind)} ({', '.join(k.statuses)})"
                           + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
     folder = Path(corpus.root) / (k.dir or kind.lower())
     taken = {p.stem for p in folder.glob("*.md")} if folder.is_dir() else set()
@@ -139,9 +140,9 @@ def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.d
         hints = []
         for f in missing:
             rel = schema.relations.get(f)
-            what = f"ids of a {' or '.join(rel.targets)}" if rel else (known[f].get("type") or "a value")
+            what = f"ids of {a_or_an(' or '.join(rel.targets))}" if rel else (known[f].get("type") or "a value")
             hints.append(f"--field {f}=…  ({what})")
-        raise AuthorError(f"a {kind} needs {', '.join(missing)}: give " + "; ".join(hints), usage=True)
+        raise AuthorError(f"{a_or_an(kind)} needs {', '.join(missing)}: give " + "; ".join(hints), usage=True)
 
     lines = ["---", f"id: {rid}", f"title: {_scalar(title.strip())}", f"status: {_scalar(status)}"]
     for name, v in values.items():

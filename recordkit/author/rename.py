@@ -15,6 +15,7 @@ from ..corpus.parse import parse_bytes
 from ..common.transaction import digest
 from .plan import AuthorError, Change, Plan
 from .retarget import EditRefused, retarget, token_re, verify
+from ..common.text import a_or_an
 
 
 def check_new_id(schema, old: str, new: str) -> None:
@@ -34,8 +35,8 @@ def check_new_id(schema, old: str, new: str) -> None:
         near = difflib.get_close_matches(kind_new, list(schema.kinds), n=1)
         raise AuthorError(f"{new}: {kind_new} is not a kind of the schema"
                           + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
-    if kind_old != kind_new:
-        raise AuthorError(f"{old} is a {kind_old} and {new} a {kind_new}: a rename keeps the kind "
+    if kind_old is not None and kind_old != kind_new:    # (an old id of no kind: "no record", or a malformed id)
+        raise AuthorError(f"{old} is {a_or_an(kind_old)} and {new} {a_or_an(kind_new)}: a rename keeps the kind "
                           f"(make a new {kind_new} with `recordkit new` and merge into it)", usage=True)
 
 

@@ -43,8 +43,15 @@ def run_plan(ctx, make_plan, dry_run: bool) -> None:
 @pass_ctx
 def command(ctx, old, new, dry_run):
     """Give record OLD the id NEW: its file, its id, and every relation,
-    mention and wikilink that names it, in one all-or-nothing write."""
+    mention and wikilink that names it, in one all-or-nothing write.  OLD
+    may be an id, a path, a file name, a title or an alias."""
     from ..author.rename import plan_rename
     from ..schema import load_schema
-    run_plan(ctx, lambda: plan_rename(ctx.config, load_schema(ctx.config.schema), old, new,
-                                      files=ctx.record_files()), dry_run)
+    schema = load_schema(ctx.config.schema)
+    if schema.id_re is None or not schema.id_matches(old):
+        # not an id: a path, a file name, a title or an alias, found as
+        # `show` finds it (this loads the record; an id needs only the
+        # files that name it)
+        from .show import record_argument
+        old = record_argument(ctx.corpus, old, "recordkit rename")
+    run_plan(ctx, lambda: plan_rename(ctx.config, schema, old, new, files=ctx.record_files()), dry_run)

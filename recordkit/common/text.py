@@ -172,7 +172,7 @@ def kind_of(value: Any) -> str:
         return "a date and time"
     if isinstance(value, _dt.date):
         return "a date"
-    return "a " + type(value).__name__
+    return a_or_an(type(value).__name__)
 
 
 # C0 controls but tab and newline, DEL, C1 controls, and the Unicode
@@ -252,3 +252,57 @@ def _texts(value: Any) -> Any:
     if isinstance(value, dict):
         return {_texts(k): _texts(v) for k, v in value.items()}
     return value
+
+
+# -- "a" or "an" ---------------------------------------------------------------
+#: letters whose names start with a vowel sound ("an F", "an HTML page", "an MVP")
+_AN_LETTERS = frozenset("AEFHILMNORSX")
+#: consonant pairs a word may start with ("a SCRATCH note" is read as a word)
+_ONSETS = ("BL", "BR", "CH", "CL", "CR", "DR", "FL", "FR", "GL", "GR", "KN", "PH", "PL", "PR", "RH", "SC", "SH",
+           "SK", "SL", "SM", "SN", "SP", "SQ", "ST", "SW", "TH", "TR", "TW", "WH", "WR")
+#: words whose "h" is silent
+_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def _initialism(word: str) -> bool:
+    """Whether an upper-case ``word`` is read letter by letter (ADR, HTML,
+    MVP) rather than as a word (LIT, NOTE, SCRATCH)."""
+    letters = "".join(ch for ch in word if ch.isalpha())
+    if not letters.isupper() or not letters.isascii():
+        return False
+    if len(letters) <= 2:      # UI, AI, ML, HR
+        return True
+    if letters[0] in "AEIOU":
+        # ADR, OKR: a vowel and no other vowel after it; IDEA, ESSAY, USER: words
+        return not any(ch in "AEIOUY" for ch in letters[1:])
+    if letters[1] in "AEIOUY":
+        return False
+    return not (letters[:2] in _ONSETS and any(ch in "AEIOUY" for ch in letters[2:]))
+
+
+def article(word: str) -> str:
+    """"a" or "an" before ``word``, by its sound: "an ADR", "an HTML file",
+    "an idea", "a USER", "a LIT", "a NOTE", "a unit", "an hour"."""
+    w = str(word).strip().lstrip("`'\"(")
+    if not w or not w[0].isalpha():
+        return "a"
+    if _initialism(w):
+        return "an" if w[0].upper() in _AN_LETTERS else "a"
+    low = w.lower()
+    if low[0] in "aeio":
+        return "an"
+    if low[0] == "u":
+        # "a user", "a unit", "a union" (you-); "an update", "an umbrella", "an unknown"
+        if len(low) > 2 and low[1] not in "aeiou" and low[2] in "aeiouy" and low[1] not in "dmnpgt":
+            return "a"
+        if low.startswith(("uni", "usa", "use", "usu", "ute", "uti", "uto", "ure", "uri", "uro")):
+            return "a"
+        return "an"
+    if low.startswith(_SILENT_H):
+        return "an"
+    return "a"
+
+
+def a_or_an(word) -> str:
+    """``word`` with its article: "an ADR", "a NOTE"."""
+    return f"{article(word)} {word}"

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
+from ..common.text import kind_of
 from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front_matter
 from .identity import is_research_identity, record_id, record_kind, record_title
 from .mentions import code_ranges, scan_suppressions
@@ -27,7 +28,7 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     if not m:
         rec.body, rec.body_line, rec.body_offset = text, 1, 0
         _scan_body(rec, schema)
-        if schema.front_matter_required:
+        if schema.front_matter_required and not schema.is_page(relpath):
             diags.append(Diagnostic("RK101", "no YAML front matter: the file must start with a '---' line",
                                     path, 1, 1, 1, 2))
         else:   # a note all the same (Obsidian, Foam): a record with no fields
@@ -70,7 +71,7 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     if data is None and not schema.front_matter_required:
         data = {}
     if not isinstance(data, dict):
-        what = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
+        what = "empty" if data is None else f"{kind_of(data)}, not a mapping"
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
         return rec, diags
     if not exact:
@@ -98,7 +99,7 @@ def _identify(rec: Record, data: dict, schema) -> None:
     if is_research_identity(schema):   # the research record's way, at the cost of today's
         rid = data.get("id")
         rec.id = rid if isinstance(rid, str) and rid else stem
-        rec.kind = schema.kind_of(rec.id)
+        rec.kind = schema.kind_of(rec.id) if not schema.page_globs or not schema.is_page(rec.relpath) else None
         t = data.get("title")
         if isinstance(t, str) and t.strip():
             rec.title, rec.title_source = t, "field"
@@ -106,7 +107,8 @@ def _identify(rec: Record, data: dict, schema) -> None:
             rec.title, rec.title_source = t if isinstance(t, str) else "", None
         return
     rec.id = record_id(data, rec.relpath, stem, schema.id_from)
-    rec.kind = record_kind(rec.id, data, rec.relpath, schema)
+    # a page (an index, a template: the schema's ``pages``) is of no kind
+    rec.kind = None if schema.is_page(rec.relpath) else record_kind(rec.id, data, rec.relpath, schema)
     rec.title, rec.title_source = record_title(data, lambda: rec.body, lambda: rec.code, stem, schema.title_from)
 
 

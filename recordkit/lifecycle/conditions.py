@@ -12,6 +12,7 @@ from ..common.text import plain_key
 from ..common.text import shown as _shown
 from ..common.text import yaml_text as _yaml_text
 from ..common.textpos import trimmed_span
+from ..common.text import a_or_an
 
 REQUIREMENT_KEYS = ("check", "record", "claim")
 RECORD_KEYS = ("kind", "relation", "status")
@@ -79,7 +80,7 @@ def requirement_text(item) -> str:
         if "record" in item:
             r = item["record"] if isinstance(item["record"], dict) else {}
             status = r.get("status") or item.get("status")
-            return (f"a {_words(r.get('kind', '?'))} pointing here by {_words(r.get('relation', '?'))}"
+            return (f"{a_or_an(_words(r.get('kind', '?')))} pointing here by {_words(r.get('relation', '?'))}"
                     + (f" with status {_words(status)}" if status else ""))
     return _words(item)
 
@@ -112,7 +113,7 @@ def parse_promote_when(value: Any) -> PromoteWhen:
     if not isinstance(reqs, list):
         pw.problems.append(Problem(
             f"promote_when.requires must be a list of items (check:, record: or claim:), "
-            f"not a {_type_name(reqs)}", (PROMOTE_FIELD, "requires")))
+            f"not {a_or_an(_type_name(reqs))}", (PROMOTE_FIELD, "requires")))
         return pw
     pw.requires = [_parse_item(i, item) for i, item in enumerate(reqs)]
     return pw
@@ -128,7 +129,7 @@ def _parse_item(i: int, item: Any) -> Requirement:
     req = Requirement(i, None, _text(item), item)
     if not isinstance(item, dict):
         req.problems.append(Problem(
-            f"requirement {i + 1} is a {_type_name(item)}; write a mapping with one of "
+            f"requirement {i + 1} is {a_or_an(_type_name(item))}; write a mapping with one of "
             f"check:, record: or claim:", where))
         return req
     present = [k for k in REQUIREMENT_KEYS if k in item]
@@ -145,7 +146,7 @@ def _parse_item(i: int, item: Any) -> Requirement:
     allowed = {t} | ({"status"} if t == "record" else set())
     for k in item:
         if k not in allowed:
-            req.problems.append(Problem(f"unknown key `{plain_key(k)}` in a {t}: requirement{_near(str(k), sorted(allowed))}",
+            req.problems.append(Problem(f"unknown key `{plain_key(k)}` in {a_or_an(t)}: requirement{_near(str(k), sorted(allowed))}",
                                         where + (k,), at_key=True))
     v = item[t]
     if t in ("check", "claim"):
@@ -220,7 +221,7 @@ def name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]:
         else:
             kind = schema.kinds.get(target.kind)
             if kind is not None and SUPPORTED not in kind.statuses:
-                out.append(Problem(f"{req.claim} is a {target.kind}, which has no status '{SUPPORTED}': "
+                out.append(Problem(f"{req.claim} is {a_or_an(target.kind)}, which has no status '{SUPPORTED}': "
                                    f"claim: names a record that can be supported", where + ("claim",)))
     elif req.type == "record":
         rpath = where + ("record",)
@@ -234,7 +235,7 @@ def name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]:
         if kind is not None and rel is not None:
             if not (rel.allows_source(req.kind) and rel.allows_target(rec.kind)) and not (
                     rel.symmetric and rel.allows_source(rec.kind) and rel.allows_target(req.kind)):
-                out.append(Problem(f"no {req.kind} can point at a {rec.kind} by {req.relation} "
+                out.append(Problem(f"no {req.kind} can point at {a_or_an(rec.kind)} by {req.relation} "
                                    f"(the schema allows {req.relation} from {', '.join(rel.sources)} "
                                    f"to {', '.join(rel.targets)}), so this can never hold", rpath + ("relation",)))
         if kind is not None and req.status is not None and req.status not in kind.statuses:

@@ -15,13 +15,14 @@ from ..corpus.model import Fix
 from ..corpus.parse import parse_text
 from .conditions import ACTIVE, PROMOTED_BY, PROPOSED
 from .standing import AWAITING, BLOCKED, MALFORMED, READY, UNESTABLISHED, Lifecycle, Standing, analyze
+from ..common.text import a_or_an
 
 
 def not_in_lifecycle(rec, schema) -> str:
     """Why ``rec`` cannot be promoted: its kind has no lifecycle (and which
     kinds have one)."""
     if rec.kind:
-        return f"{rec.id} is a {rec.kind}, which has no promote_when lifecycle"
+        return f"{rec.id} is {a_or_an(rec.kind)}, which has no promote_when lifecycle"
     from .words import lifecycle_kinds
     kinds = lifecycle_kinds(schema)
     which = (f" (only {', '.join(kinds)} {'has' if len(kinds) == 1 else 'have'} one)" if kinds
@@ -133,8 +134,8 @@ def plan_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle 
     if by == record_id:
         raise PromotionRefused([f"--by {by}: a record cannot promote itself"])
     if rel is not None and not rel.allows_target(target.kind):
-        what = f"a {target.kind}" if target.kind else "a record without a kind"
-        raise PromotionRefused([f"--by {by}: promoted_by may name a {' or '.join(rel.targets)}, not {what}"])
+        what = a_or_an(target.kind) if target.kind else "a record without a kind"
+        raise PromotionRefused([f"--by {by}: promoted_by may name {a_or_an(' or '.join(rel.targets))}, not {what}"])
     new = promotion_edit(rec, by)
     _verify(corpus, rec, new, by)
     return new, by

@@ -10,6 +10,7 @@ import copy
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path
 
@@ -173,6 +174,12 @@ class Schema:
     front_matter_required: bool = field(init=False)
     #: ``links``: how link text is matched to records (the resolver reads it)
     links: "LinkSettings" = field(init=False)
+    #: ``pages``: globs of files that are pages (an index, a template), not
+    #: typed records: read for their links, linkable, but of no kind
+    page_globs: tuple[str, ...] = field(init=False)
+    #: ``unique``: the values no two records may share (RK111), as
+    #: (source, argument) pairs: ("field", NAME) or ("pattern", GROUP)
+    unique: tuple = field(init=False)
     #: ``tags.pattern``, compiled (RK206)
     tag_re: re.Pattern = field(init=False, repr=False)
     #: ``claims_table.kinds``: the kinds whose records hold a claims table
@@ -198,6 +205,7 @@ class Schema:
 
     def __post_init__(self) -> None:
         raw = self.raw
+        _known_keys(raw)
         self.id_re = _id_pattern(raw)
         self.common_fields = dict(raw.get("fields") or {})
         _check_epochs("fields", self.common_fields)
@@ -206,6 +214,9 @@ class Schema:
             k = k or {}
             if not isinstance(k, dict):
                 raise SchemaError(f"kinds.{name} must be a mapping (statuses, fields, ...)")
+            for key in k:
+                if key not in KIND_KEYS:
+                    raise _unknown(f"kinds.{name}: ", key, KIND_KEYS)
             if not k.get("statuses"):
                 raise SchemaError(f"kind {name} has no statuses")
             if k.get("color") is not None and not valid_color(k["color"]):
@@ -225,6 +236,11 @@ class Schema:
         self.relations = {}
         for name, r in (raw.get("relations") or {}).items():
             r = r or {}
+            if not isinstance(r, dict):
+                raise SchemaError(f"relations.{name} must be a mapping (from, to, max, label, ...), not {_show(r)}")
+            for key in r:
+                if key not in RELATION_KEYS:
+                    raise _unknown(f"relations.{name}: ", key, RELATION_KEYS)
             if "label" not in r:
                 r = {**r, "label": f"{name} by"}
             for side in ("from", "to"):
@@ -248,6 +264,8 @@ class Schema:
         else:
             raise SchemaError(f"front_matter must be required or optional, not {_show(fm)}")
         self.links = _links(raw.get("links"))
+        self.page_globs = _pages(raw.get("pages"))
+        self.unique = _unique(raw.get("unique"), self.id_re)
         self.tag_re = _tag_pattern(raw.get("tags"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
@@ -288,6 +306,23 @@ class Schema:
             return isinstance(record_id, str)
         return isinstance(record_id, str) and self.id_re.match(record_id) is not None
 
+    def is_page(self, relpath: str) -> bool:
+        """Whether the file at ``relpath`` (relative to the root,
+        ``/``-separated) is one of the schema's ``pages``: a pattern with no
+        ``/`` is matched against the file name, one with a ``/`` against the
+        whole path; letter case is ignored (``README.md``, ``readme.md``)."""
+        if not self.page_globs:
+            return False
+        memo = self._per_kind
+        key = ("page", relpath)
+        got = memo.get(key)
+        if got is None:
+            low = relpath.lower()
+            name = low.rsplit("/", 1)[-1]
+            got = any(fnmatchcase(low if "/" in g else name, g) for g in self.page_globs)
+            memo[key] = got
+        return got
+
     @property
     def id_pattern(self) -> str | None:
         """``id_pattern`` as written, or None."""
@@ -327,6 +362,33 @@ class Schema:
         for name in self.source_fields:
             out.setdefault(name, {})    # read for the id, kind or title: known, of any type
         return out
+
+    def epoch_unit(self, kind, name: str) -> str | None:
+        """The ``epoch`` unit ("ms" or "s") of the date field ``name`` for a
+        record of ``kind`` (None: no such field, or a date written as a
+        date)."""
+        memo = self._per_kind
+        key = ("epoch", (kind, name))
+        if key not in memo:
+            spec = self.fields_for(kind).get(name) if kind in self.kinds else self.common_fields.get(name)
+            memo[key] = spec.get("epoch") if isinstance(spec, dict) else None
+        return memo[key]
+
+    def date_text(self, kind, name: str, value) -> str | None:
+        """The value of the field ``name`` as ISO text: a date (or a
+        date-time) as YAML read it, a string as written, a whole number of
+        milliseconds or seconds where the field's spec says ``epoch:`` as
+        its UTC date; None otherwise."""
+        if isinstance(value, (_dt.date, _dt.datetime)):
+            return value.isoformat()
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            unit = self.epoch_unit(kind, name)
+            if unit is not None:
+                d = epoch_date(value, unit)
+                return d.isoformat() if d is not None else None
+        return None
 
     @property
     def source_fields(self) -> tuple[str, ...]:
@@ -420,6 +482,100 @@ def _id_pattern(raw: dict) -> re.Pattern | None:
         return re.compile(pattern)
     except re.error as exc:
         raise SchemaError(f"id_pattern {pattern} is not a valid regular expression: {exc}") from exc
+
+
+#: the keys a schema file may have at its top, and in its ``graph``,
+#: ``mention`` and ``claims_table`` mappings
+TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
+            "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
+            "graph", "claims_table")
+KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir")
+RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
+                 "label", "color")
+SUB_KEYS = {"graph": ("faded_statuses", "tentative_statuses"),
+            "mention": ("relation", "label"),
+            "claims_table": ("section", "columns", "strengths", "kinds")}
+
+
+def _unknown(where: str, key, known) -> SchemaError:
+    from ..common.didyoumean import near_words
+    near = near_words(str(key), known)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return SchemaError(f"{where}unknown key {_show(key)}{hint}: the known keys are {', '.join(known)}")
+
+
+def _known_keys(raw: dict) -> None:
+    """Every key at the schema's top, and in its ``graph``, ``mention`` and
+    ``claims_table``, is one recordkit reads: a misspelt one would be
+    ignored without a word."""
+    for key in raw:
+        if key not in TOP_KEYS:
+            raise _unknown("", key, TOP_KEYS)
+    for name, known in SUB_KEYS.items():
+        value = raw.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise SchemaError(f"{name} must be a mapping ({', '.join(known)}), not {_show(value)}")
+        for key in value:
+            if key not in known:
+                raise _unknown(f"{name}: ", key, known)
+    graph = raw.get("graph") or {}
+    for key in SUB_KEYS["graph"]:
+        v = graph.get(key)
+        if v is not None and (not isinstance(v, list) or not all(isinstance(x, str) for x in v)):
+            raise SchemaError(f"graph.{key} must be a list of statuses, not {_show(v)}")
+
+
+def _pages(value) -> tuple[str, ...]:
+    """``pages``: a list of file globs (lower-cased for matching)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"pages must be a list of file globs (README.md, index.md, 'drafts/*.md'), "
+                          f"not {_show(value)}")
+    out = []
+    for i, g in enumerate(value):
+        if not isinstance(g, str) or not g.strip():
+            raise SchemaError(f"pages[{i}]: {_show(g)} is not a file glob: write one such as README.md "
+                              "or 'templates/*.md'")
+        g = g.strip().lstrip("/")
+        if g.startswith("./"):
+            g = g[2:]
+        out.append(g.lower())
+    return tuple(out)
+
+
+def _unique(value, id_re) -> tuple:
+    """``unique``: ``field:NAME`` (a front-matter field) or ``pattern:GROUP``
+    (a named group of ``id_pattern``, read from each record's id)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"unique must be a list of field:NAME or pattern:GROUP, not {_show(value)}")
+    out = []
+    for i, item in enumerate(value):
+        name, sep, arg = item.partition(":") if isinstance(item, str) else ("", "", "")
+        name, arg = name.strip(), arg.strip()
+        if not sep or name not in ("field", "pattern") or not arg:
+            raise SchemaError(f"unique[{i}]: {_show(item)} is not a value to keep unique: use field:NAME "
+                              "(a front-matter field) or pattern:GROUP (a group of id_pattern)")
+        if name == "pattern":
+            if id_re is None:
+                raise SchemaError(f"unique[{i}]: {item} names a group of id_pattern, but the schema has no "
+                                  "id_pattern")
+            if arg not in id_re.groupindex:
+                groups = ", ".join(id_re.groupindex) or "none"
+                raise SchemaError(f"unique[{i}]: id_pattern has no group named {arg} (its groups: {groups})")
+        pair = (name, arg)
+        if pair in out:
+            raise SchemaError(f"unique names {item} twice")
+        out.append(pair)
+    return tuple(out)
 
 
 def _sources(raw: dict, key: str, allowed: tuple[str, ...], default: list) -> tuple:

@@ -55,6 +55,10 @@ DENDRON_PREFIXES = {"daily": "JOURNAL", "journal": "JOURNAL", "task": "TASK", "m
                     "user": "USER", "tags": "TAG", "templates": "TEMPLATE", "template": "TEMPLATE",
                     "scratch": "SCRATCH"}
 MAX_KINDS = 16
+#: file names (lower case) of an index or a template: proposed as ``pages``
+#: when the other files' ids have a shape these names do not
+PAGE_NAMES = ("readme.md", "index.md", "_index.md", "template.md", "_template.md")
+PAGE_SUFFIXES = ("-template.md", "_template.md")
 _WORD_STATUS = re.compile(r"^[\w][\w .'/-]{0,38}$")
 _POINTER_STATUS = re.compile(r"^\s*(?P<word>[A-Za-z][\w-]*)\s+(?:by|to|with)\s+(?P<target>\S.*)$")
 _DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
@@ -91,6 +95,8 @@ class Inference:
     id_from: list[str] = field(default_factory=list)
     id_note: str = ""
     id_pattern: str | None = None
+    pages: list[str] = field(default_factory=list)
+    unique: list[str] = field(default_factory=list)
     kind_from: list[dict] = field(default_factory=list)
     kind_note: str = ""
     kinds: dict[str, dict] = field(default_factory=dict)       # name -> {count, statuses: Counter}
@@ -118,6 +124,11 @@ class Inference:
         out.append(f"id_from: {_flow(self.id_from)}")
         if self.id_pattern:
             out.append(f"id_pattern: {_q(self.id_pattern)}")
+        if self.pages:
+            out += ["# an index or a template, not of the id shape: read for its links, of no kind",
+                    f"pages: {_flow(self.pages)}"]
+        if self.unique:
+            out += ["# values no two notes may share (RK111)", f"unique: {_flow(self.unique)}"]
         if self.without_front_matter:
             out += [f"# {len(self.without_front_matter)} file(s) have no front matter: notes with no fields",
                     "front_matter: optional"]
@@ -174,6 +185,10 @@ class Inference:
                          "with no fields (front_matter: optional)")
         lines.append(f"ids: {_flow(self.id_from)}; {self.id_note}"
                      + (f"; id_pattern {self.id_pattern}" if self.id_pattern else ""))
+        if self.pages:
+            lines.append(f"pages: {', '.join(self.pages)} (an index or a template: read for links, of no kind)")
+        if self.unique:
+            lines.append(f"unique: {', '.join(self.unique)} (no two notes may share one: RK111)")
         lines.append(f"kinds: {self.kind_note}")
         for name, k in self.kinds.items():
             st = _status_list(k["statuses"])
@@ -209,6 +224,8 @@ def infer(samples, preset: str | None = None) -> Inference:
     inf.with_front_matter = len(metas)
     stems = [_stem(s.relpath) for s in samples]
     _infer_ids(inf, samples, metas, stems)
+    if inf.pages:
+        metas = [s for s in metas if s.relpath not in inf.pages]
     ids = {s.relpath: _id_of(inf, s) for s in metas}
     _infer_kinds(inf, metas, ids)
     _infer_fields(inf, metas, set(ids.values()) | set(stems))
@@ -252,13 +269,28 @@ def _infer_ids(inf: Inference, samples, metas, stems) -> None:
         inf.id_from = ["path"]
         dup = len(stems) - len(set(stems))
         inf.id_note = f"{dup} file name(s) repeat in other folders: the id is the path (without .md)"
-    ids = [_id_of(inf, s) for s in metas]
+    # an index or a template (README.md, adr-template.md) is left out of the
+    # id shape: when the other ids have one, it is proposed as a page
+    maybe_pages = {s.relpath for s in samples if _page_name(s.relpath)}
+    ids = [_id_of(inf, s) for s in metas if s.relpath not in maybe_pages]
     if ids:
         for _name, pattern in ID_SHAPES:
             rx = re.compile(pattern)
             if all(rx.match(i) for i in ids):
                 inf.id_pattern = pattern
                 break
+    if inf.id_pattern:
+        rx = re.compile(inf.id_pattern)
+        inf.pages = sorted(s.relpath for s in samples if s.relpath in maybe_pages and not rx.match(_id_of(inf, s)))
+        if "number" in rx.groupindex and "kind" not in rx.groupindex:
+            inf.unique.append("pattern:number")     # NNNN-title files: one decision per number
+    if with_id and "field:id" not in inf.id_from and len(with_id) >= 0.5 * len(metas):
+        inf.unique.insert(0, "field:id")            # internal keys (Dendron's): one note per key
+
+
+def _page_name(relpath: str) -> bool:
+    name = relpath.rsplit("/", 1)[-1].lower()
+    return name in PAGE_NAMES or name.endswith(PAGE_SUFFIXES)
 
 
 def _infer_kinds(inf: Inference, metas, ids: dict) -> None:

@@ -173,12 +173,6 @@ def _typed(value) -> tuple[str, object]:
                                                                           default=str)
 
 
-def _date(value) -> str | None:
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    return value if isinstance(value, str) else None
-
-
 def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list, list]:
     """The rows of one record for ``fields``, ``tags`` and ``mentions``
     (without ``target_exists``, which needs the whole record): what can be
@@ -303,11 +297,12 @@ def _fill_records(conn, corpus, results) -> None:
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
     rows = []
+    date = schema.date_text     # dates as ISO text; epoch numbers (a field's `epoch:`) converted
     for rid, r in corpus.records.items():
         meta = r.meta
         note = meta.get("status_note")
-        rows.append((rid, r.kind or "", r.status, r.title, r.relpath, _date(meta.get("created")),
-                     _date(meta.get("updated")), note if isinstance(note, str) else None,
+        rows.append((rid, r.kind or "", r.status, r.title, r.relpath, date(r.kind, "created", meta.get("created")),
+                     date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
                      r.body, r.body_line, r.digest))
     conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 

@@ -434,3 +434,44 @@ def test_merge_in_the_example_record(record_copy):
     run_cli("merge", "LIT-863", "LIT-862", cwd=record_copy, check=True)
     assert _backlinks(root, "LIT-862") >= want
     assert not [d for d in lint_json(root, record_copy) if d["severity"] == "error"]
+
+
+# -- rename and merge name a record as `show` does -----------------------------
+
+def test_merge_and_rename_take_a_path_a_title_or_an_alias(make_record, tmp_path):
+    files = dict(MERGE)
+    files["lit/LIT-004.md"] = files["lit/LIT-004.md"].replace("arxiv:", "aliases: [Doe 2021]\narxiv:")
+    root = make_record(files)
+    # merge: OLD by its title, INTO by its path
+    proc = run_cli("--root", str(root), "merge", "The paper, again", "lit/LIT-001.md", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "lit" / "LIT-002.md").exists()
+    assert "paper: LIT-001\n" in (root / "note" / "NOTE-001.md").read_text()
+    # rename: by the file's path (relative to the root), then by an alias, then by a title
+    proc = run_cli("--root", str(root), "rename", "lit/LIT-003.md", "LIT-013", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "lit" / "LIT-013.md").exists() and not (root / "lit" / "LIT-003.md").exists()
+    proc = run_cli("--root", str(root), "rename", "Doe 2021", "LIT-014", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "source: [LIT-014]" in (root / "theory" / "THEORY-003.md").read_text()
+    proc = run_cli("--root", str(root), "rename", "t2", "THEORY-012", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "extends: [THEORY-012]" in (root / "theory" / "THEORY-003.md").read_text()
+
+
+def test_an_ambiguous_name_exits_2_listing_the_candidates(make_record, tmp_path):
+    files = dict(MERGE)
+    files["lit/LIT-004.md"] = files["lit/LIT-004.md"].replace("title: Other", "title: Same name")
+    files["lit/LIT-003.md"] = files["lit/LIT-003.md"].replace("title: Cites both", "title: Same name")
+    root = make_record(files)
+    before = snapshot(root)
+    for args in (("merge", "Same name", "LIT-001"), ("merge", "LIT-001", "Same name"),
+                 ("rename", "Same name", "LIT-009")):
+        proc = run_cli("--root", str(root), *args, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert "Same name matches 2 records by title: LIT-003 (lit/LIT-003.md), LIT-004 (lit/LIT-004.md)" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert "INTO Same name" in run_cli("--root", str(root), "merge", "LIT-001", "Same name", cwd=tmp_path).stderr
+    proc = run_cli("--root", str(root), "rename", "No such paper", "LIT-009", cwd=tmp_path)
+    assert proc.returncode == 2 and "no record No such paper" in proc.stderr, proc.stderr
+    assert snapshot(root) == before

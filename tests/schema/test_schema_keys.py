@@ -45,6 +45,22 @@ def _project(tmp_path, schema_text: str | None, config: str = 'schema = "schema.
     ("fields:\n  created: {type: date, epoch: days}\n", "fields.created.epoch"),
     ("fields:\n  n: {type: integer, epoch: ms}\n", "fields.n.epoch"),
     ("extends: 12\n", "extends"),
+    ("kinds_from: [{default: NOTE}]\n", "unknown key kinds_from (did you mean kind_from?)"),
+    ("titel_from: [h1]\n", "unknown key titel_from (did you mean title_from?)"),
+    ("colour: red\n", "unknown key colour: the known keys are extends, replace, id_pattern"),
+    ("graph: {faded_statues: [dropped]}\n", "graph: unknown key faded_statues (did you mean faded_statuses?)"),
+    ("graph: [dropped]\n", "graph must be a mapping"),
+    ("graph: {tentative_statuses: draft}\n", "graph.tentative_statuses must be a list"),
+    ("mention: {relations: mentions}\n", "mention: unknown key relations (did you mean relation?)"),
+    ("claims_table: {colums: [id]}\n", "claims_table: unknown key colums (did you mean columns?)"),
+    ("kinds:\n  NOTE: {colour: red}\n", "kinds.NOTE: unknown key colour (did you mean color?)"),
+    ("relations:\n  grounds: {acylic: true}\n", "relations.grounds: unknown key acylic (did you mean acyclic?)"),
+    ("relations:\n  grounds: [NOTE]\n", "relations.grounds must be a mapping"),
+    ("pages: {README.md: true}\n", "pages"),
+    ("pages: [README.md, '']\n", "pages[1]"),
+    ("unique: [id]\n", "unique[0]"),
+    ("unique: ['pattern:serial']\n", "unique[0]"),
+    ("unique: ['field:id', 'field:id']\n", "unique"),
 ])
 def test_a_bad_value_is_a_configuration_error_naming_the_key(tmp_path, schema_text, named):
     # derive lists replace the default's one rule: index 1 is after a good one

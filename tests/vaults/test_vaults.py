@@ -26,15 +26,7 @@ NAMES = ["obsidian", "foam", "dendron", "madr"]
 
 #: what is still missing elsewhere for a vault to pass a test (each a strict
 #: xfail: it fails the suite the day the gap is closed, so the mark goes)
-SUPERSEDED = ("the decision log's index (README.md, no front matter) is an ADR under the preset, and RK105 says its "
-              "id `README` does not match the ADR number pattern: the preset cannot yet keep an index out of a kind "
-              "(RK204 on `superseded by [ADR-0008](…)` is fixed)")
-GAPS = {
-    ("errors", "madr"): SUPERSEDED,
-    ("infer", "madr"): SUPERSEDED,
-    ("not-yet", "dendron"): "RK107 compares record ids: with ids from file names (id_from: [stem], what Dendron "
-                            "links by) a duplicate of Dendron's own `id:` field goes unreported (ident)",
-}
+GAPS: dict = {}
 
 
 def params(test: str, names=NAMES):
@@ -117,17 +109,6 @@ def test_planted_defects_are_reported(name, tmp_path):
     diags = lint_json(copy_vault(name, tmp_path / name))
     got = {(rel(name, d["filename"]), d["code"]) for d in diags}
     want = {(d["path"], d["code"]) for d in exp["diagnostics"]}
-    assert want <= got, sorted(want - got)
-
-
-@pytest.mark.parametrize("name", params("not-yet", [n for n in NAMES if expected(n).get("diagnostics_not_yet")]))
-def test_planted_defects_the_lint_misses_yet(name, tmp_path):
-    """Defects planted in a vault that the lint should report and does not
-    yet (each says what is missing in ``expected.json``)."""
-    exp = expected(name)
-    diags = lint_json(copy_vault(name, tmp_path / name))
-    got = {(rel(name, d["filename"]), d["code"]) for d in diags}
-    want = {(d["path"], d["code"]) for d in exp["diagnostics_not_yet"]}
     assert want <= got, sorted(want - got)
 
 
@@ -258,6 +239,10 @@ def test_infer_finds_each_vaults_shape(tmp_path):
     assert "first part of dotted file names" in said["dendron"] and "label-first" in said["dendron"]
     assert "date, in epoch milliseconds" in said["dendron"]
     assert "id_pattern ^(?P<number>[0-9]{4})-" in said["madr"] and "ADR: 14 note(s)" in said["madr"]
+    assert "pages: README.md (an index or a template" in said["madr"]
+    assert "pages:" not in said["obsidian"] + said["foam"] + said["dendron"]
+    assert "unique: pattern:number (no two notes" in said["madr"] and "unique: field:id (" in said["dendron"]
+    assert "unique:" not in said["obsidian"] + said["foam"]
     assert "relations: superseded_by" in said["madr"] and "Markdown links to .md 34" in said["madr"]
     # a template's braces and a capitalised slip are no statuses of their own
     assert "statuses accepted, proposed, deprecated, superseded" in said["madr"]
@@ -287,7 +272,7 @@ def test_init_with_a_preset_and_without_inference(tmp_path):
     toml = (folder / "recordkit.toml").read_text(encoding="utf-8")
     assert 'root = "notes"' in toml and 'schema = "recordkit.schema.yaml"' in toml
     diags = lint_json(folder)
-    assert {d["code"] for d in diags if d["severity"] == "error"} <= {"RK107", "RK204", "RK205"}
+    assert {d["code"] for d in diags if d["severity"] == "error"} <= {"RK107", "RK111", "RK204", "RK205"}
     bad = run_cli("init", "--preset", "roam", "notes", cwd=tmp_path / "dendron")
     assert bad.returncode == 2 and "unknown preset roam" in bad.stderr
 

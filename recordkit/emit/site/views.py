@@ -149,7 +149,18 @@ def record_date(site: Site, rec) -> str | None:
             return v.isoformat()[:10]
         if isinstance(v, str) and re.match(r"^\d{4}-\d{2}-\d{2}", v):
             return v[:10]
+        if isinstance(v, int):     # epoch milliseconds or seconds, where the schema says `epoch:`
+            text = site.corpus.schema.date_text(rec.kind, key, v)
+            if text is not None:
+                return text
     return None
+
+
+def _created(site: Site, rec):
+    v = rec.get("created")
+    if isinstance(v, int) and not isinstance(v, bool):
+        return site.corpus.schema.date_text(rec.kind, "created", v) or v
+    return to_plain(v)
 
 
 def _value_items(value) -> list:
@@ -298,7 +309,7 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
         "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
         "kind_url": kind_url(rec.kind), "minutes": reading_minutes(body),
-        "date": record_date(site, rec), "created": to_plain(rec.get("created")),
+        "date": record_date(site, rec), "created": _created(site, rec),
         "cite": citation(rec) if rec.kind == "LIT" else None,
         "props": props, "standing": standing, "promote": promote, "checks": checks,
         "mentioned_by": mentions, "graph": {"nodes": nodes, "edges": edges},

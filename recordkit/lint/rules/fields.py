@@ -10,6 +10,7 @@ from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
 from ...schema import EPOCH_WORDS, epoch_date
+from ...common.text import a_or_an
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -272,10 +273,10 @@ def unknown_field(ctx, rec):
         skey = key
         rel = ctx.schema.relations.get(skey)
         if rel is not None:
-            msg = f"relation `{skey}` is not declared by a {kind.name} (only by {', '.join(rel.sources)})"
+            msg = f"relation `{skey}` is not declared by {a_or_an(kind.name)} (only by {', '.join(rel.sources)})"
         else:
             near = near_words(skey, fields)
-            msg = f"unknown field `{skey}` for a {kind.name}" + (f" (did you mean `{near[0]}`?)" if near else "")
+            msg = f"unknown field `{skey}` for {a_or_an(kind.name)}" + (f" (did you mean `{near[0]}`?)" if near else "")
         out.append(ctx.diag("RK203", msg, rec, rec.key_pos(skey)))
     return out
 
@@ -329,7 +330,7 @@ def invalid_status(ctx, rec):
     elif not exact and len(near) == 1:
         fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}", "unsafe")
     hint = f" (did you mean {near[0]}?)" if near else ""
-    return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for a {kind.name}{hint}",
+    return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for {a_or_an(kind.name)}{hint}",
                      rec, rec.value_pos("status"), fix=fix)]
 
 
@@ -529,7 +530,7 @@ def missing_section(ctx, rec):
             continue
         if s.title.lower() not in have:
             when = f" with status {status}" if s.statuses else ""
-            out.append(ctx.diag("RK207", f"a {kind.name}{when} should have a section \"{s.title}\"", rec,
+            out.append(ctx.diag("RK207", f"{a_or_an(kind.name)}{when} should have a section \"{s.title}\"", rec,
                                 (rec.fm_end_line, 1, rec.fm_end_line, 4)))
     return out
 

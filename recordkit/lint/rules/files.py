@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...common.didyoumean import near_words
-from ...common.text import kind_of, yaml_text
+from ...common.text import int_text, kind_of, yaml_text
 from ..registry import rule
 
 
@@ -170,6 +170,8 @@ def invalid_id(ctx, rec):
     ```
     """
     schema = ctx.schema
+    if schema.page_globs and schema.is_page(rec.relpath):
+        return None     # a page (the schema's `pages`: an index, a template) has no id shape to keep
     name, alone = _id_field(schema)
     rx = schema.id_re
     if name is None or name not in rec.meta or not _field_gave_id(rec, name):
@@ -274,6 +276,8 @@ def id_file_mismatch(ctx, rec):
     schema = ctx.schema
     name, _ = _id_field(schema)
     if name is None or schema.id_re is None:   # no id field, or no id shape a file name could be checked by
+        return None
+    if schema.page_globs and schema.is_page(rec.relpath):
         return None
     rid = rec.meta.get(name)
     if isinstance(rid, str) and schema.id_re.match(rid) and rid != rec.stem:
@@ -440,7 +444,8 @@ def records_without_kind(ctx):
     schema = ctx.schema
     kinds = schema.kinds
     kindless = [rec for rec in ctx.corpus.files
-                if rec.ok and (not rec.kind or rec.kind not in kinds) and not _kind_explained(schema, rec)]
+                if rec.ok and (not rec.kind or rec.kind not in kinds) and not _kind_explained(schema, rec)
+                and not schema.is_page(rec.relpath)]
     if not kindless:
         return []
     n = len(kindless)
@@ -452,3 +457,90 @@ def records_without_kind(ctx):
            f"or a default) so that {'its' if n == 1 else 'their'} fields and relations are checked ({names}{more})")
     about = tuple(sorted({r.id for r in kindless if r.id}))
     return [ctx.diag("RK110", msg, first, (1, 1, 1, 4), about=about)]
+
+
+@rule("RK111", "duplicate-value", "error", scope="corpus")
+def duplicate_value(ctx):
+    """Two records share a value the schema's `unique` says is one record's own.
+
+    ## What it does
+    For each entry of the schema's `unique` list, collects every record's
+    value and reports each record whose value another record also has, at
+    the value, naming the other file with the line and column of its value.
+    `field:NAME` reads a front-matter field (each item of a list counts);
+    `pattern:GROUP` reads a named group of `id_pattern` from the record's id
+    (from the file name, when the ids are file names).  Values are compared
+    as text.  Pages (the schema's `pages`) are not checked.  By default the
+    schema asks for nothing unique; `preset:dendron` asks it of the `id:`
+    field, `preset:madr` of the decision number.
+
+    ## Why is this bad
+    Some values name a record as surely as its id does, even where the id
+    is taken from elsewhere: Dendron's internal `id:` (its links and its
+    database use it, and it refuses two notes with one), the number of an
+    architecture decision ("ADR 11" must be one decision).  Two files with
+    one such value are usually a copied file that kept it, or two people
+    who took the next number at once.
+
+    ## Example
+    With `unique: [pattern:number]` and `id_pattern:
+    '^(?P<number>[0-9]{4})-[a-z0-9-]+$'`, two decisions numbered 0011:
+    `0011-version-datasets-with-dvc.md` and
+    `0011-publish-figures-from-notebooks.md`.
+
+    ## Use instead
+    Give one of them the next free number (`0015-publish-figures-from-notebooks.md`),
+    or, for a copied Dendron note, a new `id:`.
+    """
+    schema = ctx.schema
+    if not schema.unique:
+        return []
+    out = []
+    for source, arg in schema.unique:
+        seen: dict[str, list] = {}
+        for rec in ctx.corpus.files:
+            if not rec.ok or (schema.page_globs and schema.is_page(rec.relpath)):
+                continue
+            for value, pos in _unique_values(schema, rec, source, arg):
+                seen.setdefault(value, []).append((rec, pos))
+        what, again = ((f"`{arg}`", f"the `{arg}`") if source == "field"
+                       else (f"{arg} (the `{arg}` group of the id)", f"the {arg}"))
+        for value, holders in seen.items():
+            if len({id(r) for r, _ in holders}) < 2:
+                continue
+            for rec, pos in holders:
+                others = [f"{o.relpath}:{p[0]}:{p[1]}" for o, p in holders if o is not rec]
+                if not others:
+                    continue
+                shown = value if len(value) <= 80 else value[:79] + "…"
+                out.append(ctx.diag("RK111", f"{what} {shown} is also {again} of {', '.join(others)}", rec, pos,
+                                    about=tuple(sorted({o.id for o, _ in holders if o is not rec and o.id}))))
+    return out
+
+
+def _unique_values(schema, rec, source: str, arg: str) -> list:
+    """(value as text, position) of what ``unique``'s entry reads in ``rec``."""
+    if source == "field":
+        v = rec.meta.get(arg)
+        items = list(enumerate(v)) if isinstance(v, list) else [(None, v)]
+        out = []
+        for i, item in items:
+            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+                continue
+            text = int_text(item) if isinstance(item, int) else str(item).strip()
+            if text:
+                out.append((text, rec.value_pos(arg) if i is None else rec.value_pos(arg, i)))
+        return out
+    rid = rec.id
+    m = schema.id_re.match(rid) if isinstance(rid, str) else None
+    if m is None or m.group(arg) is None:
+        return []
+    name, _ = _id_field(schema)
+    if name is not None and rec.meta.get(name) == rid:
+        # the id is written in the front matter: point at the group within it
+        line, col, end_line, _ = rec.value_pos(name)
+        if line == end_line and rec.line_text(line)[col - 1:].startswith(rid):
+            start = col + m.start(arg)
+            return [(m.group(arg), (line, start, line, start + len(m.group(arg))))]
+        return [(m.group(arg), rec.value_pos(name))]
+    return [(m.group(arg), (1, 1, 1, 1))]    # the id is the file's name: no line holds it

@@ -5,6 +5,7 @@ from ...corpus.resolve import mention_resolution, target_resolution
 from ...graph.cycles import cycles
 from ..involve import links_key
 from ..registry import rule
+from ...common.text import a_or_an
 
 
 def _near(ctx, target: str, exclude: str | None = None) -> str:
@@ -98,16 +99,22 @@ def relation_kind_not_allowed(ctx, rec):
             tgt = records.get(t.id)
             if tgt is not None and tgt is not rec and tgt.kind is not None and not rel.allows_target(tgt.kind):
                 out.append(ctx.diag("RK302", f"`{rel_name}` may point at {', '.join(rel.targets)}, "
-                                             f"not at {t.id} (a {tgt.kind})", rec, t.pos, about=(t.id,)))
+                                             f"not at {t.id} ({a_or_an(tgt.kind)})", rec, t.pos, about=(t.id,)))
     return out
 
 
-@rule("RK303", "self-relation", "error", local=True)
+@rule("RK303", "self-relation", "error")
 def self_relation(ctx, rec):
     """A record relates to itself.
 
     ## What it does
-    Reports a relation whose target is the record's own id.
+    Reports a relation whose target is the record itself: its own id, or,
+    in a vault whose links resolve by path, file name, title or alias
+    (`links.resolve`), any of those (`up: "[[Sleep spindles]]"` in
+    `Sleep spindles.md`).  The targets are compared once the links are
+    resolved, as the graph has them.  A relation a `derive` pattern reads
+    from a field is checked too (MADR's `status: superseded by
+    [ADR-0003](0003-….md)` in 0003 itself), as the graph drops such a loop.
 
     ## Why is this bad
     A theory that extends itself, or a claim grounded on itself, is circular
@@ -124,8 +131,44 @@ def self_relation(ctx, rec):
     """
     if not rec.kind:
         return None    # the schema's relations are not checked on a record without a kind (RK110)
-    return [ctx.diag("RK303", f"`{rel}` names the record itself", rec, t.pos)
-            for rel, targets in rec.relations.items() for t in targets if t.id == rec.id]
+    # ``t.id`` is the record a target names once the corpus's links are
+    # resolved (resolve_links, at the end of the load), else the value as written
+    out = []
+    for rel, targets in rec.relations.items():
+        for t in targets:
+            if t.id == rec.id:
+                said = "" if t.text is None or t.text == rec.id else f" ({t.text})"
+                out.append(ctx.diag("RK303", f"`{rel}` names the record itself{said}", rec, t.pos))
+    if ctx.schema.derive_patterns:
+        out += _derived_self(ctx, rec)
+    return out
+
+
+def _derived_self(ctx, rec) -> list:
+    """RK303 for a relation a ``derive`` pattern reads from a field
+    (``status: superseded by [ADR-0003](0003-….md)`` in 0003 itself): the
+    graph drops such an edge, so only this rule says so."""
+    from ...corpus.resolve import link_settings, resolver_for, value_link
+    out = []
+    settings = link_settings(ctx.schema)
+    settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
+                              settings.mentions)     # as the derived edges read their targets
+    for rule in ctx.schema.derive_patterns:
+        values = rec.meta.get(rule.field)
+        items = list(enumerate(values)) if isinstance(values, list) else [(None, values)]
+        for i, value in items:
+            if not isinstance(value, str):
+                continue
+            for m in rule.regex.finditer(value):
+                ref = (m.group("target") or "").strip()
+                if not ref:
+                    continue
+                text, form = value_link(ref, settings)
+                if resolver_for(ctx.corpus).resolve(text, from_path=rec.relpath, form=form).target == rec.id:
+                    pos = rec.value_pos(rule.field) if i is None else rec.value_pos(rule.field, i)
+                    out.append(ctx.diag("RK303", f"`{rule.field}` makes `{rule.relation}` name the record "
+                                                 f"itself ({ref})", rec, pos))
+    return out
 
 
 @rule("RK304", "relation-cycle", "error", scope="corpus")

@@ -41,6 +41,7 @@ EXAMPLE_NOT_A_RECORD = {
     "RK103": "a file's bytes (not UTF-8): described in words",
     "RK106": "a file name against an id: described in words",
     "RK107": "two files: described in words",
+    "RK111": "two files: described in words",
     "RK109": "a path that is not a regular file, or too large: described in words",
     "RK208": "the absence of a final newline: described in words",
     "RK307": "the absence of relations: described in words",
