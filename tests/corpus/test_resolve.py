@@ -463,7 +463,8 @@ def test_site_links_wikilinks_by_title(tmp_path):
     assert p.returncode == 0, p.stderr
     page = next((tmp_path / "site").rglob("NOTE-001.html")).read_text()
     import re
-    a = re.search(r'<a class="rk-ref[^"]*" href="([^"]+)" data-id="second note">the second</a>', page)
+    # data-id is the record's id (the hover preview is looked up by it), not the text as written
+    a = re.search(r'<a class="rk-ref[^"]*" href="([^"]+)" data-id="NOTE-002">the second</a>', page)
     assert a and a.group(1).endswith("NOTE-002.html"), page
     assert "rk-dangling" not in page
 

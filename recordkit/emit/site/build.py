@@ -186,7 +186,10 @@ class _Builder:
                               str(len(site.ids)),       # every page's footer shows the count
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
-        self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../")
+        from ...corpus.resolve import link_settings
+        self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
+                                     wikilink_order=link_settings(site.corpus.schema).wikilink_order,
+                                     resolve_file=site.resolve_file)
         self._others_done = False
         self._sentences: tuple = (None, {})   # (id, backlink sentences) of the page _page_key saw last
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
@@ -717,7 +720,7 @@ class _Builder:
 
     def _record_page(self, template, rec, v, lines_cache=None, body=None) -> str:
         site = self.site
-        rendered = self.renderer.render(rec.body if body is None else body)
+        rendered = self.renderer.render(rec.body if body is None else body, rec.relpath)
         body = rendered.html
         if rec.id in self.query_keys:
             body = self._fill_queries(rec, body)

@@ -34,6 +34,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from ...corpus.mentions import _is_attachment, markdown_target
+from ...corpus.resolve import wikilink_target
 from .mathml import tex_to_mathml
 
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
@@ -43,7 +45,8 @@ _CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
 _CHECK_ID = re.compile(r"(?:^|\s)id=([\w.:\-]+)")
 STRENGTHS = ("strong", "moderate", "weak")
 
-#: A mention's target as the page sees it: ("link", url, kind), ("dangling",)
+#: A mention's target as the page sees it: ("link", url, kind[, id]) (``id``:
+#: the record a link by title, alias or path names), ("dangling",)
 #: for an id that no record has, or ("hidden",) for one kept out of the site.
 Resolver = Callable[[str], tuple]
 
@@ -110,19 +113,33 @@ def pygments_css() -> str:
 
 # -- the markdown-it plugins ----------------------------------------------------
 
-def _wikilink_rule(state, silent):
-    src, pos = state.src, state.pos
-    if not src.startswith("[[", pos):
-        return False
-    m = WIKI_RE.match(src, pos)
-    if not m:
-        return False
-    if not silent:
-        tok = state.push("rk_wikilink", "", 0)
-        tok.meta = {"id": m.group(1).strip(), "label": m.group(2)}
-        tok.content = m.group(0)
-    state.pos = m.end()
-    return True
+def _make_wikilink_rule(order: str = "target-first"):
+    """``[[target#heading|label]]``, ``[[target^block]]`` and the embed
+    ``![[target]]`` as one ``rk_wikilink`` token (``label|target`` when the
+    schema's ``links.wikilink_order`` is ``label-first``, as Dendron writes)."""
+    def wikilink(state, silent):
+        src, pos = state.src, state.pos
+        embed = src.startswith("![[", pos)
+        if not embed and not src.startswith("[[", pos):
+            return False
+        m = _WIKI_ANY.match(src, pos + embed)
+        if not m:
+            return False
+        if not silent:
+            inner = m.group(1)
+            label = None
+            if "|" in inner:
+                a, b = inner.split("|", 1) if order != "label-first" else inner.rsplit("|", 1)
+                label = b if order != "label-first" else a
+            tok = state.push("rk_wikilink", "", 0)
+            tok.meta = {"id": wikilink_target(inner, order), "label": label, "embed": embed}
+            tok.content = src[pos:m.end()]
+        state.pos = m.end()
+        return True
+    return wikilink
+
+
+_WIKI_ANY = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 
 
 def _make_mentions_rule(id_re: re.Pattern):
@@ -242,9 +259,13 @@ class BodyRenderer:
     mention of ``id`` becomes (see :data:`Resolver`); ``prefix`` is the
     relative path from a record page to the site's root."""
 
-    def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../"):
+    def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
+                 wikilink_order: str = "target-first", resolve_file: Callable | None = None):
         self.resolve = resolve
         self.prefix = prefix
+        #: ``resolve_file(path, from_path)``: the record id a Markdown link to
+        #: a ``.md`` file names (None: none), read against the linking file
+        self.resolve_file = resolve_file
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
         md.use(footnote_plugin).use(tasklists_plugin)
@@ -253,7 +274,7 @@ class BodyRenderer:
         md.add_render_rule("math_inline_double", lambda renderer, tokens, idx, options, env:
                            '<span class="math display">%s</span>' % tex_to_mathml(tokens[idx].content, True))
         md.validateLink = safe_url
-        md.inline.ruler.before("link", "rk_wikilink", _wikilink_rule)
+        md.inline.ruler.before("link", "rk_wikilink", _make_wikilink_rule(wikilink_order))
         md.core.ruler.push("rk_mentions", _make_mentions_rule(id_re))
         md.core.ruler.push("rk_headings", _headings_rule)
         md.core.ruler.push("rk_claims", _claims_rule)
@@ -271,11 +292,16 @@ class BodyRenderer:
         rid = tok.meta["id"]
         label = tok.meta.get("label")
         text = escapeHtml(label.strip() if label and label.strip() else rid)
+        if _is_attachment(rid):
+            # a figure or file of the vault: not published, named as text
+            return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
         target = self.resolve(rid)
         if target[0] == "link":
+            rid = target[3] if len(target) > 3 else rid
             env.setdefault("rk_links", set()).add(rid)
-            return (f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(self.prefix + target[1])}"'
-                    f' data-id="{escapeHtml(rid)}">{text}</a>')
+            embed = " rk-embed" if tok.meta.get("embed") else ""
+            return (f'<a class="rk-ref{embed} k-{escapeHtml(target[2] or "")}" '
+                    f'href="{escapeHtml(self.prefix + target[1])}" data-id="{escapeHtml(rid)}">{text}</a>')
         if target[0] == "dangling":
             return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
                     f'{text}</span>')
@@ -311,13 +337,35 @@ class BodyRenderer:
     def _render_link_open(self, renderer, tokens, idx, options, env):
         tok = tokens[idx]
         href = tok.attrGet("href") or ""
+        path = markdown_target(href) if self.resolve_file is not None and ".md" in href.lower() else None
+        if path is not None:
+            # a link to a record's file becomes a link to its page; to a file
+            # that is no published record, plain text (the site has no such file)
+            rid = self.resolve_file(path, env.get("rk_from"))
+            target = self.resolve(rid) if rid is not None else ("dangling",)
+            if target[0] == "link":
+                rid = target[3] if len(target) > 3 else rid
+                env.setdefault("rk_links", set()).add(rid)
+                tok.attrs = {"class": f"rk-ref k-{target[2] or ''}", "href": self.prefix + target[1], "data-id": rid}
+            else:
+                level = tok.level
+                for close in tokens[idx + 1:]:
+                    if close.type == "link_close" and close.level == level:
+                        close.tag = "span"
+                        break
+                tok.tag = "span"
+                tok.attrs = {"class": "rk-dangling", "title": f"No record at {path}"} \
+                    if target[0] == "dangling" else {}
+            return renderer.renderToken(tokens, idx, options, env)
         if _SAFE_SCHEME.match(href):
             tok.attrSet("rel", "noopener noreferrer")
             tok.attrJoin("class", "rk-external")
         return renderer.renderToken(tokens, idx, options, env)
 
-    def render(self, body: str) -> Rendered:
-        env: dict = {}
+    def render(self, body: str, from_path: str | None = None) -> Rendered:
+        """``from_path``: the root-relative path of the record's file, against
+        which its Markdown links are read."""
+        env: dict = {"rk_from": from_path}
         out = self.md.render(body, env)
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
 

@@ -90,10 +90,17 @@ class Site:
                 rid = got
         if rid in self.published:
             rec = self.corpus.records[rid]
-            return ("link", record_url(rid, rec.kind), rec.kind)
+            return ("link", record_url(rid, rec.kind), rec.kind, rid)
         if rid in self.corpus.records:
             return ("hidden",)
         return ("dangling",)
+
+    def resolve_file(self, path: str, from_path: str | None) -> str | None:
+        """The id of the record a Markdown link to the ``.md`` file ``path``
+        (URL-decoded) names, read from the file at ``from_path``; None when
+        it names no record (or several)."""
+        from ...corpus.resolve import resolver_for
+        return resolver_for(self.corpus).resolve(path, from_path=from_path, form="markdown").target
 
     def scrub(self, text):
         """``text`` with every id of a record kept out of the site replaced
@@ -308,7 +315,8 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
     return {
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
         "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
-        "kind_url": kind_url(rec.kind), "minutes": reading_minutes(body),
+        # a record with no kind (a vault's index page) has no kind page to link to
+        "kind_url": kind_url(rec.kind) if rec.kind in site.kinds else None, "minutes": reading_minutes(body),
         "date": record_date(site, rec), "created": _created(site, rec),
         "cite": citation(rec) if rec.kind == "LIT" else None,
         "props": props, "standing": standing, "promote": promote, "checks": checks,

@@ -1,0 +1,63 @@
+"""Each fixture vault published with its preset: every link the native
+tool resolves is a link from the source's page to the target's page,
+whatever its form (wikilink by title or alias, label-first, embed, heading
+link, relative Markdown link); attachments and unresolved links are text;
+and no internal link of the built site is broken."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from test_vaults import NAMES, copy_vault, expected
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "emit" / "site"))
+from site_fixtures import crawl  # noqa: E402
+
+
+def _pages(folder: Path) -> dict:
+    """root-relative path of each record's file -> (id, its page's URL)."""
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.emit.site.views import record_url
+    cfg = load_config(folder)
+    corpus = load(cfg.root, config=cfg)
+    root = Path(cfg.root).resolve()
+    base = root.relative_to(folder.resolve()).as_posix()
+    out = {}
+    for rid, rec in corpus.records.items():
+        rel = rec.relpath if base in ("", ".") else f"{base}/{rec.relpath}"
+        out[rel] = (rid, record_url(rid, rec.kind))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_native_link_is_a_link_between_pages(tmp_path, name):
+    folder = copy_vault(name, tmp_path / name)
+    site = tmp_path / "site"        # a vault's root is its folder: the site goes beside it
+    proc = run_cli("build", "-o", str(site), cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    pages = _pages(folder)
+    missing = []
+    body_edges = [e for e in expected(name)["edges"] if e["relation"] in ("link", "link-up", "links")]
+    assert body_edges
+    for e in body_edges:
+        if e["source"] not in pages or e["target"] not in pages:
+            continue
+        src_url = pages[e["source"]][1]
+        tid, turl = pages[e["target"]]
+        html = (site / src_url).read_text(encoding="utf-8")
+        body = html[html.find('class="rk-body"'):html.find('class="rk-aside"')]
+        href = "../" + turl
+        if not re.search(rf'<a class="rk-ref[^"]*"[^>]* href="{re.escape(href)}" data-id="{re.escape(tid)}"', body):
+            missing.append((e["source"], e["target"]))
+    assert missing == []
+    found = crawl(site)
+    assert found["broken"] == []
+    # an attachment is named, never linked (the site has no copy of it)
+    for page in found["pages"]:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'href="[^"]*\.(png|jpg|pdf|svg)"', text), page
