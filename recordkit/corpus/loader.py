@@ -91,17 +91,17 @@ class Corpus:
         return index.nearest(target, exclude, n)
 
 
-def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
-               skipped: list | None = None) -> list[Path]:
-    """Every ``*.md`` file under ``root``, in a stable order; hidden files
-    are skipped, and the folders ``skip_dirs`` matches (default:
-    :data:`recordkit.config.DEFAULT_SKIP_DIRS`); ``skipped`` receives the
-    root-relative paths of the folders skipped."""
+def skip_matcher(root, skip_dirs=None):
+    """``skip(folder, name)``: whether the folder ``name`` inside ``folder``
+    (under ``root``) is one ``skip_dirs`` keeps out of the walk (default:
+    :data:`recordkit.config.DEFAULT_SKIP_DIRS`): a pattern without ``/``
+    matches the folder's name, one with ``/`` its root-relative path."""
     import fnmatch
     from ..config import DEFAULT_SKIP_DIRS
     pats = list(DEFAULT_SKIP_DIRS if skip_dirs is None else skip_dirs)
     by_name = [p for p in pats if "/" not in p]
     by_path = [p for p in pats if "/" in p]
+    root = str(root)
 
     def skip(folder: str, name: str) -> bool:
         if any(fnmatch.fnmatchcase(name, p) for p in by_name):
@@ -111,6 +111,16 @@ def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
             return any(fnmatch.fnmatchcase(rel, p) for p in by_path)
         return False
 
+    return skip
+
+
+def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
+               skipped: list | None = None) -> list[Path]:
+    """Every ``*.md`` file under ``root``, in a stable order; hidden files
+    are skipped, and the folders ``skip_dirs`` matches (default:
+    :data:`recordkit.config.DEFAULT_SKIP_DIRS`); ``skipped`` receives the
+    root-relative paths of the folders skipped."""
+    skip = skip_matcher(root, skip_dirs)
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         keep = []
