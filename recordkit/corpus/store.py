@@ -153,7 +153,8 @@ class RecordStore:
     changed.  A long-lived process (``recordkit serve``) keeps one alive
     between loads; a command reads it from disk.  ``parsed_again``: the
     paths the last ``parse`` parsed (not taken from the store);
-    ``fm_digests``: path -> :func:`fm_digest` of the last ``parse``'s files."""
+    ``fm_digests``: path -> :func:`fm_digest` of the last ``parse``'s files,
+    or None where it was not worked out (see :meth:`front_matter_digests`)."""
 
     def __init__(self, config, root: str | Path | None = None):
         self.config = config
@@ -289,6 +290,21 @@ class RecordStore:
         self.fm_digests = fms
         return out
 
+    def front_matter_digests(self, corpus) -> dict[str, str]:
+        """path -> :func:`fm_digest` of every file of ``corpus`` (the last
+        load), working out those the store did not hold (and keeping them)."""
+        fms = self.fm_digests
+        entries = self.entries or {}
+        for rec in corpus.files:
+            key = str(rec.path)
+            if fms.get(key) is None:
+                fms[key] = d = fm_digest(rec)
+                e = entries.get(key)
+                if e is not None and e[2] is None:
+                    entries[key] = e[:2] + (d,) + e[3:]
+                    self.dirty.add(_bucket(key))
+        return fms
+
     def _restore(self, e: tuple, path: Path, mention_re) -> tuple[Record, list]:
         f = ParsedRecord._make(e[1])
         rec = CachedRecord(
@@ -307,7 +323,9 @@ class RecordStore:
               akey) -> str:
         """Store a record just parsed (before its links are resolved);
         returns its front matter digest."""
-        fm = fm_digest(rec)
+        # the front matter's digest (for the site) when the text is at hand;
+        # a record parsed in a helper arrives as bytes, not decoded for it
+        fm = fm_digest(rec) if rec._text is not None else None
         entries = self.entries
         if rec.stat is None or not isinstance(rec.stat, tuple) or len(rec.stat) != 4:
             # not read (a folder, a FIFO, too large, unreadable): looked at again every time
@@ -318,7 +336,7 @@ class RecordStore:
         flat = list(_flat(rec, diags))
         # the text stays in the file; but a text that is not the file's
         # (not UTF-8: the record has none) is kept as it is
-        flat[2] = None if rec.text else ""
+        flat[2] = None if (rec._raw if rec._text is None else rec._text) else ""
         flat[17] = None                 # the analysis is kept apart (when it may be)
         flat = tuple(flat)
         vals = rec._values

@@ -366,3 +366,25 @@ def test_commands_through_the_store_say_what_they_said_without(tmp_path):
     dump = [subprocess.run(["sqlite3", str(root / f), ".dump"], capture_output=True, text=True).stdout
             for f in ("a.db", "b.db")]
     assert dump[0] == dump[1] and "INSERT INTO records" in dump[0]
+
+
+def test_the_sites_front_matter_digests_are_those_of_the_files(record, monkeypatch):
+    """The site's graph page keys on each record's front matter digest: the
+    store keeps it, works out those of records parsed in a helper process
+    (which arrive undecoded) when the site asks, and keeps them then."""
+    from recordkit.corpus.store import fm_digest
+    from recordkit.emit.site.load import RecordCache, front_matter_digests
+    monkeypatch.setenv("RECORDKIT_JOBS", "2")
+    config = _stores(record)
+    fresh = {str(r.path): fm_digest(r) for r in _load(config, jobs=1).records.values()}
+    cache = RecordCache(config, record)
+    corpus, parsed = cache.load()
+    assert len(parsed) == len(corpus.files)
+    assert {k: v for k, v in front_matter_digests(corpus).items() if k in fresh} == fresh
+    _settle(cache.store)
+    cache.save()
+    again = RecordCache(config, record)
+    corpus2, parsed2 = again.load()
+    assert not parsed2
+    assert all(e[2] is not None for e in again.store.entries.values())
+    assert {k: v for k, v in front_matter_digests(corpus2).items() if k in fresh} == fresh

@@ -151,5 +151,5 @@ class RecordCache:
         corpus and the set of paths parsed again."""
         from ...corpus.loader import load
         corpus = load(self.root, config=self.config, files=files, store=self.store)
-        FM_DIGESTS[corpus] = self.store.fm_digests
+        FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
         return corpus, self.store.parsed_again
