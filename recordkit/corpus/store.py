@@ -204,9 +204,13 @@ class RecordStore:
                 by[b][p] = e
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            gi = Path(self.config.cache_dir) / ".gitignore"
+            cache_dir = Path(self.config.cache_dir)
+            gi = cache_dir / ".gitignore"
             if not gi.exists():
                 gi.write_text("*\n")
+            if (cache_dir / "site-records").is_dir():     # the site's own cache, before this store
+                import shutil
+                shutil.rmtree(cache_dir / "site-records", ignore_errors=True)
             for k, entries in by.items():
                 path = self.folder / f"{k}.pickle"
                 tmp = path.with_name(f".{k}.{os.getpid()}.tmp")

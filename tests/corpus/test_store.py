@@ -291,6 +291,15 @@ def test_the_store_holds_the_record_and_no_more(record):
         assert set(s2.entries) == readable
     folder = store_folder(config, record.resolve())
     assert {p.name for p in folder.iterdir()} <= {f"{k}.pickle" for k in range(BUCKETS)}
+    # the site's record cache of before this store is removed
+    old = Path(config.cache_dir) / "site-records" / "0123456789abcdef"
+    old.mkdir(parents=True)
+    (old / "0.pickle").write_bytes(b"old")
+    (record / "note" / "NOTE-new.md").write_text("---\nid: NOTE-777\ntitle: n\n---\n", encoding="utf-8")
+    s = RecordStore(config)
+    _load(config, store=s)
+    s.save()
+    assert not old.parent.exists()
 
 
 def test_analyses_are_those_of_a_fresh_load(record, monkeypatch):
