@@ -261,10 +261,14 @@ class RecordStore:
                 if e is not None:
                     sig = _signature(path)
                     # a change in the clock tick of the read keeps the stat: parse such a file again
-                    if sig is not None and sig == e[0] and max(sig[0], sig[3]) < e[3] - RACY_NS:
-                        rec, diags = self._restore(e, path, mention_re)
+                    try:
+                        fresh = sig is not None and sig == e[0] and max(sig[0], sig[3]) < e[3] - RACY_NS
+                        rec, diags = self._restore(e, path, mention_re) if fresh else (None, None)
+                        got = e[5].get(akey, _MISSING) if (rec is not None and cacheable and e[5]) else _MISSING
+                    except Exception:     # an entry that is not what this version writes: parsed again
+                        rec = None
+                    if rec is not None:
                         if analyze is not None and rec.ok:
-                            got = e[5].get(akey, _MISSING) if (cacheable and e[5]) else _MISSING
                             if got is _MISSING:
                                 analyse.append((key, rec))
                             else:

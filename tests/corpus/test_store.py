@@ -270,6 +270,26 @@ def test_a_corrupt_store_is_ignored(record, tmp_path):
     s3 = RecordStore(config)
     s3._read()
     assert not s3.dirty and set(s3.entries) == set(s2.entries)
+    # entries whose signature matches but whose contents are not what this version writes
+    s5 = RecordStore(config)
+    s5._read()
+    _settle(s5)
+    some = sorted(s5.entries)[:4]
+    for i, k in enumerate(some):
+        e = s5.entries[k]
+        s5.entries[k] = [(e[0], ("x",) * 3) + e[2:],                           # a short record
+                         e[:5] + ("not a dict",),                              # analyses
+                         (e[0], e[1][:14] + ("not relations",) + e[1][15:]) + e[2:],
+                         e[:3] + ("not a time",) + e[4:]][i]
+    s5.dirty = set(range(BUCKETS))
+    s5.save()
+    from recordkit.schema import load_schema
+    from recordkit.sql.database import RowAnalysis
+    schema = load_schema(config.schema)
+    s6 = RecordStore(config)
+    got6 = _load(config, store=s6, schema=schema, analyze=RowAnalysis(schema))
+    assert set(some) <= s6.parsed_again
+    assert_same(got6, _load(config, schema=schema, analyze=RowAnalysis(schema)))
     # a bucket that unpickles to an object whose class is gone: ignored too
     files[0].write_bytes(b"\x80\x04\x95\x1d\x00\x00\x00\x00\x00\x00\x00\x8c\x0cnot_a_module\x94\x8c\x01X\x94\x93\x94.")
     s4 = RecordStore(config)
