@@ -20,6 +20,8 @@ class Context:
         self._config = None
         self._corpus = None
         self._files = None
+        #: load through the store of parsed records (``lint --no-cache`` turns it off)
+        self.use_store = True
 
     def record_files(self) -> list:
         """The record's files, found once per command (the lint cache and
@@ -57,6 +59,7 @@ class Context:
             # of its sight, or every later collection walks millions of
             # objects to find no garbage among them.
             with gc_paused(keep_frozen=True):
+                load_options.setdefault("store", self.use_store)
                 self._corpus = load(self.config.root, config=self.config, files=self._files, **load_options)
         return self._corpus
 

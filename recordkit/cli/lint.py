@@ -31,7 +31,7 @@ def _split(values) -> list[str]:
 @click.option("--diff", is_flag=True, help="Show the fixes as a unified diff without writing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--statistics", is_flag=True, help="Count diagnostics by rule instead of listing them.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the lint cache.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the lint cache (nor the store of parsed records).")
 @click.option("--run-checks", is_flag=True, help="Run the numeric checks first, refreshing their results.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary.")
 @click.option("-v", "--verbose", is_flag=True,
@@ -64,6 +64,8 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
     from ..lint.involve import given_path
     targets = [given_path(p) for p in paths]
 
+    if no_cache:
+        ctx.use_store = False   # neither the lint cache nor the store of parsed records
     if run_checks:
         from ..numeric.runner import run_checks as _run
         _run(ctx.corpus, quiet=True)

@@ -91,17 +91,17 @@ class Corpus:
         return index.nearest(target, exclude, n)
 
 
-def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
-               skipped: list | None = None) -> list[Path]:
-    """Every ``*.md`` file under ``root``, in a stable order; hidden files
-    are skipped, and the folders ``skip_dirs`` matches (default:
-    :data:`recordkit.config.DEFAULT_SKIP_DIRS`); ``skipped`` receives the
-    root-relative paths of the folders skipped."""
+def skip_matcher(root, skip_dirs=None):
+    """``skip(folder, name)``: whether the folder ``name`` inside ``folder``
+    (under ``root``) is one ``skip_dirs`` keeps out of the walk (default:
+    :data:`recordkit.config.DEFAULT_SKIP_DIRS`): a pattern without ``/``
+    matches the folder's name, one with ``/`` its root-relative path."""
     import fnmatch
     from ..config import DEFAULT_SKIP_DIRS
     pats = list(DEFAULT_SKIP_DIRS if skip_dirs is None else skip_dirs)
     by_name = [p for p in pats if "/" not in p]
     by_path = [p for p in pats if "/" in p]
+    root = str(root)
 
     def skip(folder: str, name: str) -> bool:
         if any(fnmatch.fnmatchcase(name, p) for p in by_name):
@@ -111,6 +111,16 @@ def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
             return any(fnmatch.fnmatchcase(rel, p) for p in by_path)
         return False
 
+    return skip
+
+
+def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
+               skipped: list | None = None) -> list[Path]:
+    """Every ``*.md`` file under ``root``, in a stable order; hidden files
+    are skipped, and the folders ``skip_dirs`` matches (default:
+    :data:`recordkit.config.DEFAULT_SKIP_DIRS`); ``skipped`` receives the
+    root-relative paths of the folders skipped."""
+    skip = skip_matcher(root, skip_dirs)
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         keep = []
@@ -133,7 +143,7 @@ def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
 
 def load(root: str | Path | None = None, *, config: Config | None = None,
          schema: Schema | None = None, jobs: int | None = None,
-         files: list[Path] | None = None, analyze=None) -> Corpus:
+         files: list[Path] | None = None, analyze=None, store=None) -> Corpus:
     """Load the record under ``root`` (default: the configured root).
 
     Never raises for a bad record file: each problem becomes a diagnostic in
@@ -148,6 +158,12 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     parsed (on every core); its result, which must pickle, is kept as the
     record's ``analysis``, and ``corpus.analysis_key`` is its ``key``
     attribute.  The lint runs its local rules this way.
+    ``store``: take what was parsed before from the store of parsed records
+    (:mod:`recordkit.corpus.store`) and keep what is parsed now: ``True``
+    for the configured cache folder's (saved before returning), or a
+    :class:`~recordkit.corpus.store.RecordStore` (the caller saves it).
+    The corpus is the same with or without it.  A store keeps the files of
+    the last load only: give it every file of the root.
     """
     if config is None:
         config = load_config(Path(root) if root is not None else Path.cwd())
@@ -163,9 +179,16 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     if files is None:
         files = iter_files(root, config.exclude, config.skip_dirs)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
+    njobs = default_jobs(len(items)) if jobs is None else jobs
+    own_store = store is True
+    if own_store:
+        from .store import RecordStore
+        store = RecordStore(config, root)
     with gc_paused():
-        parsed = parse_parallel(items, schema, default_jobs(len(items)) if jobs is None else jobs, analyze,
-                                max_size=config.max_file_size)
+        if store:
+            parsed = store.parse(items, schema, njobs, analyze, max_size=config.max_file_size)
+        else:
+            parsed = parse_parallel(items, schema, njobs, analyze, max_size=config.max_file_size)
         corpus.analysis_key = getattr(analyze, "key", None) if analyze is not None else None
         for rec, diags in parsed:
             corpus.files.append(rec)
@@ -173,6 +196,8 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
             if rec.ok and rec.id not in corpus.records:
                 corpus.records[rec.id] = rec
         resolve_links(corpus)
+    if own_store:
+        store.save()
     return corpus
 
 

@@ -334,7 +334,7 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     schema = load_schema(config.schema)
     analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore))
     if loader is None:
-        corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze)
+        corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze, store=use_cache)
     else:
         corpus = loader(schema=schema, analyze=analyze)
     with gc_paused():

@@ -210,6 +210,9 @@ class RowAnalysis:
     :func:`mention_rows` use them when ``corpus.analysis_key`` is
     :data:`ROWS_KEY`."""
     key = ROWS_KEY
+    #: a function of the record and the schema alone: the store of parsed
+    #: records keeps it beside the record (:mod:`recordkit.corpus.store`)
+    cacheable = True
 
     def __init__(self, schema):
         self.relation_names = frozenset(schema.relations)

@@ -79,10 +79,13 @@ SIGNATURES = "query-files.json"
 RACY_NS = 50_000_000
 
 
-def _walk(root: str, exclude) -> dict[str, os.stat_result]:
+def _walk(root: str, exclude, skip_dirs=None) -> dict[str, os.stat_result]:
     """path -> stat of every record file under ``root``: the files
-    :func:`recordkit.corpus.iter_files` finds (``*.md``, hidden files and
-    ``.``/``_`` folders skipped), without building a Path per file."""
+    :func:`recordkit.corpus.loader.iter_files` finds (``*.md``, hidden files
+    skipped, the folders ``skip_dirs`` matches not walked, the same
+    matcher), without building a Path per file."""
+    from ..corpus.loader import skip_matcher
+    skip = skip_matcher(root, skip_dirs)
     out: dict[str, os.stat_result] = {}
     stack = [root]
     while stack:
@@ -99,7 +102,8 @@ def _walk(root: str, exclude) -> dict[str, os.stat_result]:
                 except OSError:
                     continue
                 if is_dir:
-                    if not name.startswith((".", "_")) and not e.is_symlink():
+                    # (a link to a folder is not walked: os.walk does not follow links)
+                    if not e.is_symlink() and not skip(folder, name):
                         stack.append(e.path)
                 elif name.endswith(".md") and not name.startswith("."):
                     try:
@@ -124,7 +128,7 @@ def _unchanged_hashes(config) -> dict[str, str] | None:
         entries, since = stored["files"], stored["t"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    now = _walk(str(Path(config.root).resolve()), config.exclude)
+    now = _walk(str(Path(config.root).resolve()), config.exclude, config.skip_dirs)
     if len(now) != len(entries):
         return None
     out = {}

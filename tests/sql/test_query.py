@@ -340,3 +340,38 @@ def test_a_database_from_an_older_recordkit_is_rebuilt(record_copy, monkeypatch)
     assert proc.stdout == "n\n0\n"
     assert not old.exists()   # the older database was removed
     assert len(list(Path(config.cache_dir).glob("query-*.sqlite"))) == 1
+
+
+def test_the_query_cache_walks_the_folders_the_loader_walks(record_copy, monkeypatch):
+    """The cached database's file signatures come from the loader's walk
+    (``iter_files``, ``skip_dirs``): a folder the configuration keeps out
+    neither rebuilds the database on every query, and one it lets in (an
+    ``_inbox`` when ``skip_dirs`` leaves ``_*`` out) is watched for changes."""
+    import recordkit.sql.query as q
+    from recordkit.config import load_config
+    from recordkit.corpus.loader import iter_files
+    toml = record_copy / "recordkit.toml"
+    base = toml.read_text()
+    toml.write_text(base.replace('checks = "checks"\n', 'checks = "checks"\nskip_dirs = ["archive", "old/*"]\n'))
+    for folder in ("archive", "old/drafts", "_inbox"):
+        (record_copy / "records" / folder).mkdir(parents=True)
+    (record_copy / "records" / "archive" / "NOTE-900.md").write_text("---\nid: NOTE-900\ntitle: a\n---\n")
+    (record_copy / "records" / "old" / "drafts" / "NOTE-901.md").write_text("---\nid: NOTE-901\ntitle: b\n---\n")
+    inbox = record_copy / "records" / "_inbox" / "NOTE-902.md"
+    inbox.write_text("---\nid: NOTE-902\ntitle: first title\nstatus: draft\n---\n")
+    monkeypatch.chdir(record_copy)
+    config = load_config(record_copy)
+    root = str(Path(config.root).resolve())
+    walked = set(q._walk(root, config.exclude, config.skip_dirs))
+    assert walked == {str(p) for p in iter_files(Path(root), config.exclude, config.skip_dirs)}
+    assert not any("/archive/" in p or "/old/" in p for p in walked) and str(inbox) in walked
+    path, built = q.cached_database(config)
+    assert built
+    assert q.cached_database(config) == (path, False)          # a skipped folder does not rebuild it
+    # a folder skip_dirs lets in is watched: `_inbox` is walked when skip_dirs does not name `_*`
+    sql = "SELECT id, title FROM records WHERE id LIKE 'NOTE-90%' ORDER BY id"
+    assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == \
+        "id,title\nNOTE-902,first title\n"
+    inbox.write_text("---\nid: NOTE-902\ntitle: a new title\nstatus: draft\n---\n")
+    assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == \
+        "id,title\nNOTE-902,a new title\n"

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import subprocess
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...corpus import Corpus
+from ...corpus.store import fm_digest  # noqa: F401  (re-exported: the site's graph page uses it)
 
 FAILING = ("fail", "error", "timeout", "crashed")
 
@@ -108,75 +110,21 @@ def git_dates(root: Path) -> dict[str, str]:
     return out
 
 
-# -- the site's record cache ------------------------------------------------------------
+# -- the site's records: the store of parsed records ---------------------------------
 #
 # A fresh ``recordkit build`` on an existing site should not parse 10,000
-# files again (2.6 s of CPU) to find the one that changed.  The cache keeps
-# every file's parse (front matter, relations, mentions, code ranges,
-# diagnostics: what :class:`recordkit.corpus.parallel.ParsedRecord` holds,
-# without the text) under its stat signature ``(mtime_ns, size, inode,
-# ctime_ns)``; a file whose signature is unchanged is taken from the cache
-# and its text is read from the file only when a page needs it.  As in the
-# lint cache (:func:`recordkit.lint.cache.unchanged_hashes`), a file whose
-# change time is within ``RACY_NS`` of the moment the cache was written
-# proves nothing by its stat and is parsed again.  The cache is cut into
-# buckets by a hash of the path, so after an edit one bucket is written,
-# not the whole cache.
+# files again to find the one that changed: it loads the record through the
+# store every command shares (:mod:`recordkit.corpus.store`), which also
+# keeps each record's front matter digest (what the graph page shows of a
+# record comes from its front matter and edges, not its body).
 
-CACHE_VERSION = 2
-CACHE_BUCKETS = 64
-
-#: corpus -> {path: digest of the front matter text}: what the graph page
-#: shows of a record comes from its front matter and edges, not its body
-FM_DIGESTS: "weakref.WeakKeyDictionary" = None   # set below
-
-
-def _init_weak():
-    global FM_DIGESTS
-    import weakref
-    FM_DIGESTS = weakref.WeakKeyDictionary()
-
-
-_init_weak()
-
-
-def _lazy_record_class():
-    from ...corpus.model import Record
-
-    class CachedRecord(Record):
-        """A record restored from the site's cache: its text is read from
-        its file on first use (the file's stat is what the cache saw)."""
-        __slots__ = ()
-
-        @Record.text.getter      # the setter stays Record's
-        def text(self) -> str:
-            if self._text is None:
-                if self._raw is None:
-                    try:
-                        with open(self.path, "rb") as fh:
-                            self._raw = fh.read()
-                    except OSError:
-                        self._raw = b""
-                self._text = self._raw.decode("utf-8", "replace")
-                self._raw = None
-            return self._text
-
-    return CachedRecord
-
-
-_CachedRecord = None
-
-
-def fm_digest(rec) -> str:
-    import hashlib
-    if rec.meta is None:
-        return ""
-    return hashlib.blake2b(rec.text[:rec.body_offset].encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+#: corpus -> {path: digest of the front matter text}
+FM_DIGESTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def front_matter_digests(corpus) -> dict:
     """{path: digest of its front matter} for every record of ``corpus``
-    (from the cache when it loaded the corpus)."""
+    (from the store when it loaded the corpus)."""
     d = FM_DIGESTS.get(corpus)
     if d is None:
         d = {str(r.path): fm_digest(r) for r in corpus.records.values()}
@@ -184,168 +132,24 @@ def front_matter_digests(corpus) -> dict:
     return d
 
 
-def _cache_folder(config, root: Path) -> Path:
-    import hashlib
-    return Path(config.cache_dir) / "site-records" / hashlib.sha1(str(root).encode()).hexdigest()[:16]
-
-
-def _cache_key(config, schema_raw) -> str:
-    import hashlib
-    from ...version import __version__
-    import json as _json
-    return hashlib.sha1(_json.dumps([CACHE_VERSION, __version__, schema_raw, config.max_file_size],
-                                    sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _bucket(path: str) -> int:
-    import zlib
-    return zlib.crc32(path.encode("utf-8", "surrogatepass")) % CACHE_BUCKETS
-
-
 class RecordCache:
-    """The parsed records of one record root, in memory and on disk
-    (``<cache_dir>/site-records/<hash of the root>/N.pickle``).  ``serve``
-    keeps one alive between rebuilds; ``recordkit build`` reads it from disk."""
+    """The record of one root loaded through the store of parsed records
+    (:class:`recordkit.corpus.store.RecordStore`): ``serve`` keeps one alive
+    between rebuilds; ``recordkit build`` reads it from disk."""
 
     def __init__(self, config, root: Path):
-        from ...lint.cache import schema_fingerprint
+        from ...corpus.store import RecordStore
         self.config, self.root = config, Path(root)
-        self.folder = _cache_folder(config, self.root)
-        self.key = _cache_key(config, schema_fingerprint(config))
-        # path -> (stat signature, flat ParsedRecord without the text, front
-        # matter digest, time.time_ns() from before the file was read)
-        self.entries: dict | None = None
-        self.dirty: set = set()
-
-    def _read(self) -> None:
-        import pickle
-        self.entries = {}
-        for k in range(CACHE_BUCKETS):
-            try:
-                with open(self.folder / f"{k}.pickle", "rb") as fh:
-                    data = pickle.load(fh)
-            except Exception:   # missing, torn or of another version: parsed again
-                self.dirty.add(k)
-                continue
-            if not isinstance(data, dict) or data.get("key") != self.key:
-                self.dirty.add(k)
-                continue
-            self.entries.update(data["entries"])
+        self.store = RecordStore(config, self.root)
 
     def save(self) -> None:
-        import pickle
-        from .writer import write_atomic
-        if not self.dirty:
-            return
-        by: dict = {k: {} for k in self.dirty}
-        for p, e in self.entries.items():
-            b = _bucket(p)
-            if b in by:
-                by[b][p] = e
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            for k, entries in by.items():
-                write_atomic(self.folder / f"{k}.pickle",
-                             pickle.dumps({"key": self.key, "entries": entries},
-                                          protocol=pickle.HIGHEST_PROTOCOL))
-            self.dirty.clear()
-        except OSError:
-            pass   # a read-only cache folder: the next build parses again
+        self.store.save()
 
     def load(self, files: list | None = None):
         """The corpus, parsing only the files whose stat changed since the
-        cache saw them (and those changed just around then).  Returns the
+        store saw them (and those changed just around then).  Returns the
         corpus and the set of paths parsed again."""
-        import os
-        import time
-        from ...common.gcpause import gc_paused
-        from ...corpus.loader import Corpus, iter_files
-        from ...corpus.model import Diagnostic
-        from ...corpus.parallel import _flat, ParsedRecord
-        from ...corpus.parse import read_record
-        from ...schema import load_schema
-        from ...lint.cache import RACY_NS
-        global _CachedRecord
-        if _CachedRecord is None:
-            _CachedRecord = _lazy_record_class()
-        config = self.config
-        root = self.root.resolve()
-        schema = load_schema(config.schema)
-        if self.entries is None:
-            self._read()
-        started = time.time_ns()
-        if files is None:
-            files = iter_files(root, config.exclude)
-        prefix = len(str(root)) + 1
-        corpus = Corpus(root=root, schema=schema, config=config)
-        fms = {}
-        entries = self.entries
-        seen = set()
-        parsed_again = set()
-        mention_re = schema.mention_re
-        derive_fields = {r.get("from_field") for r in schema.derive}
-        from ...corpus.model import Target
-        slots: list = []          # (path, record, diagnostics) or (path, None, relpath) to parse
-        todo = []
-        with gc_paused():
-            for path in files:
-                key = str(path)
-                seen.add(key)
-                e = entries.get(key)
-                if e is not None:
-                    try:
-                        st = os.stat(path)
-                        sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-                    except OSError:
-                        sig = None
-                    # a change in the clock tick of the read keeps the stat: re-read such a file
-                    if sig == e[0] and max(sig[0], sig[3]) < e[3] - RACY_NS:
-                        f = ParsedRecord._make(e[1])
-                        rec = _CachedRecord(
-                            path=path, relpath=f.relpath, _text=None, _raw=None, meta=f.meta, fm_line=f.fm_line,
-                            fm_end_line=f.fm_end_line, _body=None, body_line=f.body_line,
-                            body_offset=f.body_offset, mention_targets=f.mention_targets,
-                            suppressions=f.suppressions, kind=f.kind, id=f.id,
-                            relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
-                            digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,
-                            mention_re=mention_re, no_fix=f.no_fix)
-                        if e[4]:
-                            # the positions of the fields derived edges read (else one more
-                            # YAML parse each); any other position is worked out in full
-                            rec._values = e[4]
-                        diags = [Diagnostic(c, msg, path, ln, col, el, ec) for c, msg, ln, col, el, ec in f.diagnostics]
-                        fms[key] = e[2]
-                        slots.append((path, rec, diags))
-                        continue
-                rel = key[prefix:].replace(os.sep, "/")
-                slots.append((path, None, rel))
-                todo.append((path, rel))
-            if todo:
-                from ...common.fork import default_jobs
-                from ...corpus.parallel import parse_parallel
-                parsed = iter(parse_parallel(todo, schema, default_jobs(len(todo)), max_size=config.max_file_size))
-            for path, rec, diags in slots:
-                if rec is None:
-                    key = str(path)
-                    rec, diags = next(parsed)
-                    parsed_again.add(key)
-                    flat = list(_flat(rec, diags))
-                    flat[2] = None            # the text stays in the file
-                    fms[key] = fm_digest(rec)
-                    if rec.stat is not None:
-                        vals = rec._values
-                        part = {k: v for k, v in vals.items() if k and k[0] in derive_fields} if vals else None
-                        entries[key] = (rec.stat, tuple(flat), fms[key], started, part or None)
-                        self.dirty.add(_bucket(key))
-                    elif key in entries:
-                        del entries[key]
-                        self.dirty.add(_bucket(key))
-                corpus.files.append(rec)
-                corpus.diagnostics.extend(diags)
-                if rec.ok and rec.id not in corpus.records:
-                    corpus.records[rec.id] = rec
-        for key in [k for k in entries if k not in seen]:
-            del entries[key]
-            self.dirty.add(_bucket(key))
-        FM_DIGESTS[corpus] = fms
-        return corpus, parsed_again
+        from ...corpus.loader import load
+        corpus = load(self.root, config=self.config, files=files, store=self.store)
+        FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
+        return corpus, self.store.parsed_again

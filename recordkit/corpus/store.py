@@ -1,0 +1,379 @@
+"""The store of parsed records: the one cache of what parsing each file gave.
+
+``recordkit lint``, ``export``, ``query``, ``build`` and ``serve`` load the
+record through it (:func:`recordkit.corpus.load` with ``store=``), so a file
+parsed by one command is not parsed again by the next while it is unchanged:
+a record linted by pre-commit or CI is exported, queried or published
+without reading its front matter again.
+
+What is kept of a file is what :class:`recordkit.corpus.parallel.ParsedRecord`
+holds (front matter, relations with their positions, mention targets, code
+ranges, fence infos, suppressions, id, kind, title, the load diagnostics),
+without the text, under the file's stat signature ``(mtime_ns, size, inode,
+ctime_ns)``.  A file whose signature is unchanged is taken from the store
+and its text is read from the file only when something asks for it.  As in
+the lint cache (:func:`recordkit.lint.cache.unchanged_hashes`), a file whose
+modification or change time is within :data:`RACY_NS` of the moment the
+store read it proves nothing by its stat (an edit in the same clock tick
+keeps it) and is parsed again.  The key of the store holds recordkit's
+version, PyYAML's, the schema (the default one and the user's files) and
+``max_file_size``: whatever else changes a parse.  A record's links are
+resolved after every load (:func:`recordkit.corpus.resolve.resolve_links`),
+never kept resolved.
+
+Per-record results of a loader ``analyze`` function that depend on nothing
+but the record and the schema (those with ``cacheable = True``: the SQL rows
+of :class:`recordkit.sql.database.RowAnalysis`) are kept beside the record;
+any other analysis runs again on the records taken from the store, on every
+core.
+
+On disk: ``<cache_dir>/records/<hash of the root>/N.pickle``, the entries
+cut into :data:`BUCKETS` files by a hash of the path, so after an edit one
+bucket is written, not the whole store.  A bucket that cannot be read (torn,
+corrupt, of another version) counts as empty; entries of files that are no
+longer walked are dropped when the store is saved, so it never holds more
+than the record.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import time
+import zlib
+from pathlib import Path
+
+from ..common.fork import default_jobs, fork_map
+from ..common.gcpause import gc_paused
+from .model import Diagnostic, Record, Target
+from .parallel import ParsedRecord, _flat, parse_parallel
+
+#: bump when what an entry holds changes
+VERSION = 3
+BUCKETS = 64
+#: a file changed this close to (or after) the moment the store read it may
+#: have changed again in the same clock tick: it is parsed again (as the
+#: lint cache's ``RACY_NS``: file systems stamp times with a coarse clock)
+RACY_NS = 3_000_000_000
+
+
+class CachedRecord(Record):
+    """A record restored from the store.  Its text is read from its file on
+    first use (the file's stat is what the store saw).  The positions of
+    the fields a derive rule reads are kept (``_values`` then holds those
+    alone, ``_keys`` None); any other position works out every position
+    from the text, as for a record parsed in a helper process."""
+    __slots__ = ()
+
+    @Record.text.getter      # the setter stays Record's
+    def text(self) -> str:
+        if self._text is None:
+            if self._raw is None:
+                try:
+                    fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                    try:
+                        chunks = []
+                        while True:
+                            b = os.read(fd, 1 << 20)
+                            if not b:
+                                break
+                            chunks.append(b)
+                    finally:
+                        os.close(fd)
+                    self._raw = b"".join(chunks)
+                except OSError:
+                    self._raw = b""
+            self._text = self._raw.decode("utf-8", "replace")
+            self._raw = None
+        return self._text
+
+    @Record.keys.getter
+    def keys(self) -> dict:
+        if self._keys is None:
+            self._positions()
+        return self._keys
+
+    @Record.values.getter
+    def values(self) -> dict:
+        if self._keys is None:       # only the derive fields' positions were kept
+            self._positions()
+        return self._values
+
+    def value_pos(self, *path):
+        if self._keys is None:
+            part = self._values
+            if part is not None and path in part:
+                return part[path]
+        return Record.value_pos(self, *path)
+
+
+def fm_digest(rec: Record) -> str:
+    """A digest of the front matter's text ("" without one): what the
+    site's graph page shows of a record comes from it, not the body."""
+    if rec.meta is None:
+        return ""
+    return hashlib.blake2b(rec.text[:rec.body_offset].encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def store_key(config) -> str:
+    """What a parse depends on beside the file: recordkit's and PyYAML's
+    versions, the schema's files, ``max_file_size``."""
+    import yaml
+    from ..schema import default_schema_raw, schema_fingerprint_texts
+    from ..version import __version__
+    spec = config.schema
+    return hashlib.sha1(json.dumps(
+        [VERSION, __version__, yaml.__version__, default_schema_raw(),
+         schema_fingerprint_texts(spec) if spec is not None else None, str(spec), config.max_file_size],
+        sort_keys=True, default=str).encode()).hexdigest()
+
+
+def store_folder(config, root: Path) -> Path:
+    return Path(config.cache_dir) / "records" / hashlib.sha1(os.fsencode(str(root))).hexdigest()[:16]
+
+
+def _bucket(path: str) -> int:
+    return zlib.crc32(path.encode("utf-8", "surrogatepass")) % BUCKETS
+
+
+def _signature(path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+class RecordStore:
+    """The parsed records of one record root, in memory and on disk.
+
+    ``parse(items, schema, jobs, analyze)`` is :func:`parse_parallel` that
+    takes what it can from the store; ``save()`` writes the buckets that
+    changed.  A long-lived process (``recordkit serve``) keeps one alive
+    between loads; a command reads it from disk.  ``parsed_again``: the
+    paths the last ``parse`` parsed (not taken from the store);
+    ``fm_digests``: path -> :func:`fm_digest` of the last ``parse``'s files,
+    or None where it was not worked out (see :meth:`front_matter_digests`)."""
+
+    def __init__(self, config, root: str | Path | None = None):
+        self.config = config
+        self.root = Path(config.root if root is None else root).resolve()
+        self.folder = store_folder(config, self.root)
+        self.key = store_key(config)
+        # path -> (signature, flat ParsedRecord without the text nor the
+        # analysis, fm digest, time.time_ns() from before the file was read,
+        # the derive fields' positions or None, {analysis key: result} or None)
+        self.entries: dict | None = None
+        self.dirty: set[int] = set()
+        self.parsed_again: set[str] = set()
+        self.fm_digests: dict[str, str] = {}
+        self.hits = 0
+
+    # -- disk ------------------------------------------------------------------
+    def _read(self) -> None:
+        self.entries = {}
+        for k in range(BUCKETS):
+            try:
+                with open(self.folder / f"{k}.pickle", "rb") as fh:
+                    data = pickle.load(fh)
+                if not isinstance(data, dict) or data.get("key") != self.key \
+                        or not isinstance(data.get("entries"), dict):
+                    raise ValueError("another version")
+                entries = data["entries"]
+                for p, e in entries.items():
+                    if not (isinstance(p, str) and isinstance(e, tuple) and len(e) == 6 and _bucket(p) == k):
+                        raise ValueError("malformed entry")
+            except FileNotFoundError:
+                continue
+            except Exception:   # torn, corrupt or of another version: parsed again, rewritten
+                self.dirty.add(k)
+                continue
+            self.entries.update(entries)
+
+    def save(self) -> None:
+        """Write the buckets that changed (to a temporary file, then renamed:
+        a reader never sees half a bucket).  A folder that cannot be written
+        leaves the store as it was: the next load parses again."""
+        if not self.dirty or self.entries is None:
+            return
+        by: dict = {k: {} for k in self.dirty}
+        for p, e in self.entries.items():
+            b = _bucket(p)
+            if b in by:
+                by[b][p] = e
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            cache_dir = Path(self.config.cache_dir)
+            gi = cache_dir / ".gitignore"
+            if not gi.exists():
+                gi.write_text("*\n")
+            if (cache_dir / "site-records").is_dir():     # the site's own cache, before this store
+                import shutil
+                shutil.rmtree(cache_dir / "site-records", ignore_errors=True)
+            for k, entries in by.items():
+                path = self.folder / f"{k}.pickle"
+                tmp = path.with_name(f".{k}.{os.getpid()}.tmp")
+                try:
+                    with open(tmp, "wb") as fh:
+                        pickle.dump({"key": self.key, "entries": entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    os.replace(tmp, path)
+                except BaseException:
+                    try:
+                        os.unlink(tmp)
+                    except OSError:
+                        pass
+                    raise
+            self.dirty.clear()
+        except OSError:
+            pass
+
+    # -- loading ------------------------------------------------------------------
+    def parse(self, items: list, schema, jobs: int, analyze=None, max_size: int | None = None,
+              whole: bool = True) -> list:
+        """``parse_parallel(items, schema, jobs, analyze, max_size)``,
+        parsing only the files whose stat changed since the store saw them
+        (and those changed just around then).  ``whole``: ``items`` are
+        every file of the root, so entries of other paths are dropped."""
+        from .parse import DEFAULT_MAX_FILE_SIZE
+        if max_size is None:
+            max_size = DEFAULT_MAX_FILE_SIZE
+        if self.entries is None:
+            self._read()
+        entries = self.entries
+        started = time.time_ns()
+        akey = getattr(analyze, "key", None) if analyze is not None else None
+        cacheable = analyze is not None and getattr(analyze, "cacheable", False)
+        mention_re = schema.mention_re
+        derive_fields = {r.get("from_field") for r in schema.derive}
+        fms: dict[str, str] = {}
+        self.parsed_again = set()
+        self.hits = 0
+        slots: list = []      # (path, record, diagnostics) or (path, None, None) to parse
+        todo = []
+        analyse = []          # records from the store that need ``analyze`` run
+        seen = set()
+        with gc_paused():
+            for path, rel in items:
+                key = str(path)
+                seen.add(key)
+                e = entries.get(key)
+                if e is not None:
+                    sig = _signature(path)
+                    # a change in the clock tick of the read keeps the stat: parse such a file again
+                    try:
+                        fresh = sig is not None and sig == e[0] and max(sig[0], sig[3]) < e[3] - RACY_NS
+                        rec, diags = self._restore(e, path, mention_re) if fresh else (None, None)
+                        got = e[5].get(akey, _MISSING) if (rec is not None and cacheable and e[5]) else _MISSING
+                    except Exception:     # an entry that is not what this version writes: parsed again
+                        rec = None
+                    if rec is not None:
+                        if analyze is not None and rec.ok:
+                            if got is _MISSING:
+                                analyse.append((key, rec))
+                            else:
+                                rec.analysis = got
+                        fms[key] = e[2]
+                        slots.append((path, rec, diags))
+                        self.hits += 1
+                        continue
+                slots.append((path, None, None))
+                todo.append((path, rel))
+            parsed = iter(parse_parallel(todo, schema, min(jobs, default_jobs(len(todo))), analyze,
+                                         max_size=max_size)) if todo else iter(())
+            if analyse:
+                self._analyse(analyse, analyze, jobs, cacheable, akey)
+            out = []
+            for path, rec, diags in slots:
+                if rec is None:
+                    key = str(path)
+                    rec, diags = next(parsed)
+                    self.parsed_again.add(key)
+                    fms[key] = self._keep(key, rec, diags, started, derive_fields, cacheable, akey)
+                out.append((rec, diags))
+            if whole:
+                for key in [k for k in entries if k not in seen]:
+                    del entries[key]
+                    self.dirty.add(_bucket(key))
+        self.fm_digests = fms
+        return out
+
+    def front_matter_digests(self, corpus) -> dict[str, str]:
+        """path -> :func:`fm_digest` of every file of ``corpus`` (the last
+        load), working out those the store did not hold (and keeping them)."""
+        fms = self.fm_digests
+        entries = self.entries or {}
+        for rec in corpus.files:
+            key = str(rec.path)
+            if fms.get(key) is None:
+                fms[key] = d = fm_digest(rec)
+                e = entries.get(key)
+                if e is not None and e[2] is None:
+                    entries[key] = e[:2] + (d,) + e[3:]
+                    self.dirty.add(_bucket(key))
+        return fms
+
+    def _restore(self, e: tuple, path: Path, mention_re) -> tuple[Record, list]:
+        f = ParsedRecord._make(e[1])
+        rec = CachedRecord(
+            path=path, relpath=f.relpath, _text=f.content, _raw=None, meta=f.meta, fm_line=f.fm_line,
+            fm_end_line=f.fm_end_line, _body=None, body_line=f.body_line, body_offset=f.body_offset,
+            mention_targets=f.mention_targets, suppressions=f.suppressions, kind=f.kind, id=f.id,
+            _title=f.title, title_source=f.title_source,
+            relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
+            digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,
+            mention_re=mention_re, no_fix=f.no_fix)
+        if e[4]:
+            rec._values = e[4]
+        return rec, [Diagnostic(c, msg, path, ln, col, el, ec) for c, msg, ln, col, el, ec in f.diagnostics]
+
+    def _keep(self, key: str, rec: Record, diags: list, started: int, derive_fields: set, cacheable: bool,
+              akey) -> str:
+        """Store a record just parsed (before its links are resolved);
+        returns its front matter digest."""
+        # the front matter's digest (for the site) when the text is at hand;
+        # a record parsed in a helper arrives as bytes, not decoded for it
+        fm = fm_digest(rec) if rec._text is not None else None
+        entries = self.entries
+        if rec.stat is None or not isinstance(rec.stat, tuple) or len(rec.stat) != 4:
+            # not read (a folder, a FIFO, too large, unreadable): looked at again every time
+            if key in entries:
+                del entries[key]
+                self.dirty.add(_bucket(key))
+            return fm
+        flat = list(_flat(rec, diags))
+        # the text stays in the file; but a text that is not the file's
+        # (not UTF-8: the record has none) is kept as it is
+        flat[2] = None if (rec._raw if rec._text is None else rec._text) else ""
+        flat[17] = None                 # the analysis is kept apart (when it may be)
+        flat = tuple(flat)
+        vals = rec._values
+        part = {k: v for k, v in vals.items() if k and k[0] in derive_fields} if vals else None
+        analyses = {akey: rec.analysis} if cacheable and rec.ok else None
+        entries[key] = (rec.stat, flat, fm, started, part or None, analyses)
+        self.dirty.add(_bucket(key))
+        return fm
+
+    def _analyse(self, todo: list, analyze, jobs: int, cacheable: bool, akey) -> None:
+        """Run ``analyze`` on the records taken from the store (on every
+        core); keep a cacheable result in the store."""
+        recs = [rec for _, rec in todo]
+        n = min(jobs, default_jobs(len(recs)))
+        if n > 1 and hasattr(analyze, "before_fork"):
+            analyze.before_fork()
+        size = -(-len(recs) // n)
+        parts = [recs[i * size:(i + 1) * size] for i in range(n)]
+        results = fork_map(lambda part: [analyze(r) for r in part], parts)
+        got = [a for part in results for a in part]
+        entries = self.entries
+        for (key, rec), a in zip(todo, got):
+            rec.analysis = a
+            if cacheable:
+                e = entries[key]
+                analyses = dict(e[5] or {})
+                analyses[akey] = a
+                entries[key] = e[:5] + (analyses,)
+                self.dirty.add(_bucket(key))
+
+
+_MISSING = object()
