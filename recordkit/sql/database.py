@@ -69,7 +69,7 @@ CREATE TABLE mentions (
   target TEXT NOT NULL,
   line INTEGER NOT NULL,
   col INTEGER NOT NULL,
-  form TEXT NOT NULL CHECK (form IN ('bare', 'wikilink')),
+  form TEXT NOT NULL CHECK (form IN ('bare', 'wikilink', 'embed', 'markdown')),
   label TEXT,
   target_exists INTEGER NOT NULL
 );
@@ -253,7 +253,11 @@ def mention_rows(corpus) -> tuple[list, list]:
     position of the first mention)."""
     records = corpus.records
     mention_rel = corpus.schema.mention_relation
-    pre = _analysed(corpus)
+    # the rows worked out at parse time hold the links as written: right
+    # when links are ids (the research defaults); a vault's links resolve
+    # by path, title or alias, which ``r.mentions`` has done
+    from ..corpus.resolve import link_settings
+    pre = _analysed(corpus) and link_settings(corpus.schema).is_default
     mentions, rels = [], []
     for rid, r in records.items():
         if not r.mention_targets:

@@ -56,7 +56,7 @@ def _key(config, hashes: dict[str, str]) -> str:
     from ..numeric.store import fingerprint
     from ..schema import default_schema_raw
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"recordkit {__version__} query-db 3\0".encode())
+    h.update(f"recordkit {__version__} query-db 4\0".encode())
     h.update(json.dumps(default_schema_raw(), sort_keys=True, default=str).encode())
     if config.schema is not None:
         from ..schema import schema_fingerprint_texts
