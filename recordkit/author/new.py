@@ -42,7 +42,11 @@ def next_id(corpus, kind: str, taken_names: set[str] = frozenset()) -> str:
         num = m.group("number")
         all_widths.append(len(num))
         if m.group("kind") == kind:
-            numbers.append(int(num))
+            try:
+                numbers.append(int(num))
+            except ValueError:      # past Python's 4,300 digits: no next number to write
+                raise AuthorError(f"{rid[:40]}… has a number of {len(num):,} digits: recordkit new cannot "
+                                  f"number the {kind} after it; rename that record first", usage=True) from None
             widths.append(len(num))
     width = min(widths) if widths else (min(all_widths) if all_widths else 3)
     n = max(numbers, default=0) + 1

@@ -475,3 +475,16 @@ def test_an_ambiguous_name_exits_2_listing_the_candidates(make_record, tmp_path)
     proc = run_cli("--root", str(root), "rename", "No such paper", "LIT-009", cwd=tmp_path)
     assert proc.returncode == 2 and "no record No such paper" in proc.stderr, proc.stderr
     assert snapshot(root) == before
+
+
+def test_new_after_an_id_too_long_for_a_number_says_so(record_copy):
+    """An id whose number Python cannot read (5,000 digits, found by the
+    fuzz test) is a message with exit 2, not a traceback."""
+    root = record_copy / "records"
+    huge = "THEORY-" + "9" * 5000
+    (root / "theory" / f"{huge[:7]}x.md").write_text(
+        f"---\nid: {huge}\ntitle: Far\nstatus: proposed\nsource: LIT-849\n---\n", encoding="utf-8")
+    proc = run_cli("new", "THEORY", "--title", "Next", "--field", "source=LIT-849", cwd=record_copy)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "5,000 digits" in proc.stderr
