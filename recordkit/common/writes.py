@@ -1,7 +1,9 @@
-"""Atomic file writes: every file recordkit writes (``--fix``, ``promote
---apply``, caches, pages) goes through :func:`atomic_write`, so a reader
-never sees half a file and a failed write leaves the old one in place; a
-checked write (``expect=``) never overwrites a change made after the read.
+"""Atomic file writes, so a reader never sees half a file and a failed
+write leaves the old one in place.  A user's file (``--fix``, ``promote
+--apply``, ``rename``) goes through :func:`atomic_write` (fsynced; a checked
+write, ``expect=``, never overwrites a change made after the read); a file
+recordkit can make again (a site's page, a cache bucket), thousands at a
+time, through :func:`replace_file` (a temporary file and a rename, no fsync).
 """
 from __future__ import annotations
 
@@ -12,6 +14,25 @@ import tempfile
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` through a temporary file beside ``path`` and a rename:
+    a reader (a browser, the dev server, the next command) sees the old file
+    or the new one, never half of one.  No fsync: for outputs and caches,
+    which are made again when lost."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 class WriteConflict(Exception):

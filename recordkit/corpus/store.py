@@ -46,6 +46,7 @@ from pathlib import Path
 
 from ..common.fork import default_jobs, fork_map
 from ..common.gcpause import gc_paused
+from ..common.writes import replace_file
 from .model import Diagnostic, Record, Target
 from .parallel import ParsedRecord, _flat, parse_parallel
 
@@ -212,18 +213,8 @@ class RecordStore:
                 import shutil
                 shutil.rmtree(cache_dir / "site-records", ignore_errors=True)
             for k, entries in by.items():
-                path = self.folder / f"{k}.pickle"
-                tmp = path.with_name(f".{k}.{os.getpid()}.tmp")
-                try:
-                    with open(tmp, "wb") as fh:
-                        pickle.dump({"key": self.key, "entries": entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                    os.replace(tmp, path)
-                except BaseException:
-                    try:
-                        os.unlink(tmp)
-                    except OSError:
-                        pass
-                    raise
+                replace_file(self.folder / f"{k}.pickle",
+                             pickle.dumps({"key": self.key, "entries": entries}, protocol=pickle.HIGHEST_PROTOCOL))
             self.dirty.clear()
         except OSError:
             pass

@@ -28,7 +28,7 @@ from .search import (bucket_count, bucket_of, json_js, doc_terms, encode_posting
                      search_index_js)
 from ..templates import environment, site_assets, site_fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
-                    record_view, slug, status_url, tag_url, transient_body)
+                    record_view, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 
 #: No script but the site's own files, no inline handler, nothing from the network.
@@ -803,7 +803,6 @@ class _Builder:
         """The interactive graph page of the published records, linking
         into the site; its inline script and styles are allowed by hash."""
         site = self.site
-        records = site.corpus.records
         results = site.data.results
         from ..graph_page import SCRIPT_PARTS, TEMPLATE
         from ..templates import read_text

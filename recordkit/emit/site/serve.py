@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
-import sys
 import tempfile
 import threading
 import time

@@ -16,6 +16,8 @@ import json
 import os
 from pathlib import Path
 
+from ...common.writes import replace_file as write_atomic
+
 MANIFEST = ".recordkit-site.json"
 VERSION = 1
 
@@ -26,22 +28,6 @@ class NotASite(Exception):
 
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder and a rename: a
-    reader (a browser, the dev server) never sees half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 class Manifest:
