@@ -212,8 +212,52 @@ class _Builder:
                  if not (w.unchanged(f"assets/text/{bk}.js", h) & w.unchanged(f"assets/preview/{bk}.js", h))}
         # search shards (runs of SHARD documents): re-tokenized when a member changed
         shard_keys = self._shard_keys()
+        old_meta = w.old.meta
+        if old_meta.get("salt") == self.salt and isinstance(old_meta.get("deps"), dict) and hasattr(os, "fork"):
+            # an incremental build: a forked helper makes the search index
+            # (reads the kept runs, tokenizes the changed ones, joins them)
+            # while this process works out what changed and renders it
+            from ...common.fork import fork_map
+            box: dict = {}
+
+            def pages(_):
+                try:
+                    box["results"] = self._pages(dirty, set())
+                    if not self._others_done:
+                        self._others()
+                except BaseException as exc:     # raised once the helper is back
+                    box["error"] = exc
+            search_js = fork_map(lambda _: self._search_index(shard_keys), [None, None], first=pages)[1]
+            if "error" in box:
+                raise box["error"]
+            results = box["results"]
+            self._finish(results, members, dirty, bucket_keys)
+            t = time.perf_counter()
+            w.put("assets/search-index.js", search_js)
+            self.timings["search"] = time.perf_counter() - t
+            return
         cached = self._read_shards(shard_keys)
         dirty_shards = {k for k in shard_keys if k not in cached}
+        results = self._pages(dirty, dirty_shards)
+        self.timings["pages"] = time.perf_counter() - t
+        if not self._others_done:
+            self._others()
+        t = time.perf_counter()
+        shards = dict(cached)
+        for _, postings, _, _ in results:
+            shards.update(postings)
+        self._finish(results, members, dirty, bucket_keys)
+        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
+        parts = [shards[k] for k in sorted(shards)]
+        del shards
+        w.put("assets/search-index.js", search_index_js(self._search_docs(), merge_postings(parts)))
+        self.timings["search"] = time.perf_counter() - t
+
+    def _pages(self, dirty, dirty_shards) -> list:
+        """What changed, and the record pages it reaches rendered (see
+        :meth:`_render_all`); cancelled builds raise :class:`BuildCancelled`."""
+        t = time.perf_counter()
+        w = self.writer
         self.candidates = self._candidates()
         self._prepare_queries()
         try:
@@ -233,28 +277,40 @@ class _Builder:
                 except OSError:
                     pass
             raise BuildCancelled()
-        if not self._others_done:
-            self._others()
-        t = time.perf_counter()
-        shards, frags = dict(cached), []
-        for entries, postings, frag_file, frag_index in results:
+        return results
+
+    def _finish(self, results, members, dirty, bucket_keys) -> None:
+        """The rendered pages into the manifest, and the text and preview
+        buckets joined from the helpers' fragments."""
+        frags = []
+        for entries, _, frag_file, frag_index in results:
             for rel, entry, wrote, rendered in entries:
-                w.record(rel, entry, wrote)
+                self.writer.record(rel, entry, wrote)
                 self.report.rendered += rendered
-            shards.update(postings)
             frags.append((frag_file, frag_index))
-        del results
-        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
-        parts = [shards[k] for k in sorted(shards)]
-        del shards
         self._write_buckets(members, dirty, bucket_keys, frags)
-        docs = [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
-                 "url": record_url(r, records[r].kind)} for r in site.ids]
-        merged = merge_postings(parts)
-        del parts
-        w.put("assets/search-index.js", search_index_js(docs, merged))
-        del merged
-        self.timings["search"] = time.perf_counter() - t
+
+    def _search_docs(self) -> list:
+        records = self.site.corpus.records
+        return [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
+                 "url": record_url(r, records[r].kind)} for r in self.site.ids]
+
+    def _search_index(self, shard_keys: dict) -> str:
+        """``assets/search-index.js``: the kept runs, the changed ones
+        tokenized again (and kept), joined."""
+        shards = self._read_shards(shard_keys)
+        dirty_shards = [k for k in shard_keys if k not in shards]
+        records = self.site.corpus.records
+        ids = self.site.ids
+        for k in dirty_shards:
+            postings: dict = {}
+            for n in range(k * SHARD, min((k + 1) * SHARD, len(ids))):
+                rid = ids[n]
+                rec = records[rid]
+                _add_postings(postings, n, rid, rec, plain_text(transient_body(rec)))
+            shards[k] = _encoded(postings)
+        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
+        return search_index_js(self._search_docs(), merge_postings([shards[k] for k in sorted(shards)]))
 
     def _others(self, _part=None) -> list:
         """The pages and files that need no record page rendered: the
@@ -661,14 +717,7 @@ class _Builder:
                 if body is None:
                     body = transient_body(rec)
                 text = plain_text(body)
-                postings = shard_postings.setdefault(n // SHARD, {})
-                for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
-                    lst = postings.get(term)
-                    if lst is None:
-                        postings[term] = array("I", (n, count))
-                    else:
-                        lst.append(n)
-                        lst.append(count)
+                _add_postings(shard_postings.setdefault(n // SHARD, {}), n, rid, rec, text)
             bk = bucket_of(rid, self.buckets)
             if bk in dirty:
                 if body is None:
@@ -685,8 +734,7 @@ class _Builder:
                     frag_index.append((bk, kind, frag_file.tell(), len(data)))
                     frag_file.write(data)
         frag_file.close()
-        encoded = {k: {t: (encode_postings(lst), lst[-2]) for t, lst in postings.items()}
-                   for k, postings in shard_postings.items()}
+        encoded = {k: _encoded(postings) for k, postings in shard_postings.items()}
         return entries, encoded, str(frag_path), frag_index
 
     def _write_buckets(self, members, dirty, bucket_keys, frags) -> None:
@@ -845,6 +893,23 @@ class _Builder:
         self.writer.put("feed.xml", atom_feed(self.site, rows, base, self.opts.feed_entries))
         pages = ["index.html"] + [rows[r]["url"] for r in self.site.ids]
         self.writer.put("sitemap.xml", sitemap(base, pages, {rows[r]["url"]: rows[r]["date"] for r in self.site.ids}))
+
+
+def _add_postings(postings: dict, n: int, rid: str, rec, text: str) -> None:
+    """Document ``n``'s weighted terms appended to a run's ``postings``
+    (term -> array of doc, weight, doc, weight, ...)."""
+    for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
+        lst = postings.get(term)
+        if lst is None:
+            postings[term] = array("I", (n, count))
+        else:
+            lst.append(n)
+            lst.append(count)
+
+
+def _encoded(postings: dict) -> dict:
+    """A run's postings as kept and joined: term -> (encoded, last doc)."""
+    return {t: (encode_postings(lst), lst[-2]) for t, lst in postings.items()}
 
 
 def _keep_bytes_only(corpus) -> None:
