@@ -191,6 +191,7 @@ class _Builder:
                                      wikilink_order=link_settings(site.corpus.schema).wikilink_order,
                                      resolve_file=site.resolve_file)
         self._others_done = False
+        self._lists_elsewhere = False   # the list pages are made by the helper of an incremental build
         self._sentences: tuple = (None, {})   # (id, backlink sentences) of the page _page_key saw last
         self.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": self.buckets,
                        "counts": {"records": len(site.ids), "links": None},   # links: in _candidates
@@ -217,8 +218,11 @@ class _Builder:
             # an incremental build: a forked helper makes the search index
             # (reads the kept runs, tokenizes the changed ones, joins them)
             # while this process works out what changed and renders it
+            # and the list pages (which need no page rendered): what it
+            # wrote comes back as manifest entries
             from ...common.fork import fork_map
             box: dict = {}
+            site.corpus.graph            # built once, here: both processes read it
 
             def pages(_):
                 try:
@@ -227,10 +231,28 @@ class _Builder:
                         self._others()
                 except BaseException as exc:     # raised once the helper is back
                     box["error"] = exc
-            search_js = fork_map(lambda _: self._search_index(shard_keys), [None, None], first=pages)[1]
+
+            def helper(_):
+                t0 = time.perf_counter()
+                before = dict(w.new.files)
+                written, kept = len(w.written), w.kept
+                self.common["counts"]["links"] = self._link_count()
+                self._lists()
+                if self.opts.site_url:
+                    self._feed_and_sitemap()
+                lists = ({rel: e for rel, e in w.new.files.items() if before.get(rel) is not e},
+                         w.written[written:], w.kept - kept, time.perf_counter() - t0)
+                return self._search_index(shard_keys), lists, os.getpid()
+            self._lists_elsewhere = True
+            search_js, (entries, written, kept, seconds), pid = fork_map(helper, [None, None], first=pages)[1]
             if "error" in box:
                 raise box["error"]
             results = box["results"]
+            if pid != os.getpid():     # (when the helper failed, this process did its part: nothing to add)
+                w.new.files.update(entries)
+                w.written.extend(written)
+                w.kept += kept
+            self.timings["lists"] = seconds
             self._finish(results, members, dirty, bucket_keys)
             t = time.perf_counter()
             w.put("assets/search-index.js", search_js)
@@ -318,13 +340,22 @@ class _Builder:
         With helpers, this process does them while they render."""
         t = time.perf_counter()
         self._assets()
-        self._lists()
+        if not self._lists_elsewhere:
+            self._lists()
         self._graph_page()
-        if self.opts.site_url:
+        if self.opts.site_url and not self._lists_elsewhere:
             self._feed_and_sitemap()
         self._others_done = True
-        self.timings["lists"] = time.perf_counter() - t
+        if not self._lists_elsewhere:
+            self.timings["lists"] = time.perf_counter() - t
         return []
+
+    def _link_count(self) -> int:
+        """The typed links between published records (every page's footer
+        shows it; :meth:`_candidates` counts it on its way)."""
+        succ = self.site.corpus.graph._succ
+        pub = self.site.published
+        return sum(len(kd) for rid in self.site.ids for dst, kd in succ[rid].items() if dst in pub)
 
     def _candidates(self) -> set | None:
         """The records whose page may show something that changed since the

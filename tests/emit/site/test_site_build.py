@@ -462,3 +462,36 @@ def test_a_build_that_fails_half_way_leaves_no_scratch_files(tmp_path, jobs):
     assert "record.html.j2:" in proc.stderr and "ZeroDivisionError" in proc.stderr and "THEORY-798" in proc.stderr
     assert not (base / "out" / ".recordkit-tmp").exists()
     assert not [p for p in (base / "out").rglob("*") if p.name.endswith(".tmp") or p.suffix == ".part"]
+
+
+def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkeypatch):
+    """The helper of an incremental build (search index and list pages)
+    fails in its process: this process does its part, and the site is what
+    a cold build makes, each file counted once."""
+    import recordkit.emit.site.build as site_build
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+    base = copy_example(tmp_path, with_results=False)
+    out = base / "out"
+    cfg = load_config(base)
+    build_site(cfg, out, jobs=1)
+    p = base / "records" / "lit" / "LIT-849.md"       # a new title: list pages change too
+    p.write_text(re.sub(r"^title: .*$", "title: Retitled source", p.read_text(encoding="utf-8"), count=1,
+                        flags=re.M) + "\nA new remark on THEORY-798.\n", encoding="utf-8")
+    me = os.getpid()
+    search_index = site_build._Builder._search_index
+
+    def failing_in_a_helper(self, keys):
+        if os.getpid() != me:
+            raise RuntimeError("the helper fails")
+        return search_index(self, keys)
+    monkeypatch.setattr(site_build._Builder, "_search_index", failing_in_a_helper)
+    report = build_site(load_config(base), out, jobs=1)
+    assert report.rendered >= 1
+    assert "kind/lit.html" in report.written
+    assert len(report.written) == len(set(report.written))
+    import json
+    manifest = json.loads((out / ".recordkit-site.json").read_text(encoding="utf-8"))
+    assert report.kept + len(report.written) == len(manifest["files"])
+    after = {k: v[1] for k, v in _snapshot(out).items() if k != ".recordkit-site.json"}
+    assert after == _cold_reference(base, tmp_path / "cold")
