@@ -472,16 +472,21 @@ def _show(value) -> str:
     return yaml_text(value)
 
 
-def _id_pattern(raw: dict) -> re.Pattern | None:
-    if "id_pattern" not in raw or raw["id_pattern"] is None:
-        return None
-    pattern = raw["id_pattern"]
+def _regex(key: str, pattern) -> re.Pattern:
+    """The schema value ``pattern`` (at ``key``) compiled, or a
+    configuration error naming the key."""
     if not isinstance(pattern, str) or not pattern:
-        raise SchemaError(f"id_pattern must be a regular expression written as a string, not {_show(pattern)}")
+        raise SchemaError(f"{key} must be a regular expression written as a string, not {_show(pattern)}")
     try:
         return re.compile(pattern)
     except re.error as exc:
-        raise SchemaError(f"id_pattern {pattern} is not a valid regular expression: {exc}") from exc
+        raise SchemaError(f"{key} {pattern} is not a valid regular expression: {exc}") from exc
+
+
+def _id_pattern(raw: dict) -> re.Pattern | None:
+    if "id_pattern" not in raw or raw["id_pattern"] is None:
+        return None
+    return _regex("id_pattern", raw["id_pattern"])
 
 
 #: the keys a schema file may have at its top, and in its ``graph``,
@@ -738,13 +743,7 @@ def _tag_pattern(value) -> re.Pattern:
     extra = sorted(str(k) for k in value if k != "pattern")
     if extra:
         raise SchemaError(f"tags: unknown key(s) {', '.join(extra)} (known: pattern)")
-    pattern = value.get("pattern", DEFAULT_TAG_PATTERN)
-    if not isinstance(pattern, str) or not pattern:
-        raise SchemaError(f"tags.pattern must be a regular expression written as a string, not {_show(pattern)}")
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise SchemaError(f"tags.pattern {pattern} is not a valid regular expression: {exc}") from exc
+    return _regex("tags.pattern", value.get("pattern", DEFAULT_TAG_PATTERN))
 
 
 @dataclass(frozen=True)
@@ -780,13 +779,7 @@ def _derive(value) -> tuple[list, list]:
             f, pattern = item.get("field"), item.get("pattern")
             if not isinstance(f, str) or not f:
                 raise SchemaError(f"{where}.field must name a front-matter field, not {_show(f)}")
-            if not isinstance(pattern, str) or not pattern:
-                raise SchemaError(f"{where}.pattern must be a regular expression written as a string, "
-                                  f"not {_show(pattern)}")
-            try:
-                regex = re.compile(pattern)
-            except re.error as exc:
-                raise SchemaError(f"{where}.pattern {pattern} is not a valid regular expression: {exc}") from exc
+            regex = _regex(f"{where}.pattern", pattern)
             if "target" not in regex.groupindex:
                 raise SchemaError(f"{where}.pattern {pattern} has no group named target: name the part that "
                                   "names the record, as in (?P<target>.+)")
