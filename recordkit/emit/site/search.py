@@ -162,9 +162,10 @@ def decode_postings(text: str) -> list:
     return out
 
 
-def search_index_js(docs: list[dict], postings: dict) -> str:
+def search_index_js(docs: list[dict], postings: dict) -> list[bytes]:
     """``docs``: [{id, title, kind, status, url}] in document-number order;
-    ``postings``: term -> encoded postings (:func:`merge_postings`).  Terms
+    ``postings``: term -> encoded postings (:func:`merge_postings`).
+    Returns the file's bytes in pieces (the site's writer takes them).  Terms
     found in more than half of a large record's documents are left out
     (listed in ``common``; the page ignores them in a query)."""
     n = len(docs)
@@ -176,6 +177,11 @@ def search_index_js(docs: list[dict], postings: dict) -> str:
             common.append(w)
         else:
             keep.append(w)
-    data = {"docs": [[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] for d in docs],
-            "terms": keep, "postings": [postings[w] for w in keep], "common": common}
-    return "RK.searchIndex(" + _js(data) + ");\n"
+    # the file as UTF-8 pieces, one a key (the text of one json.dumps of
+    # the object): no string of the whole index is made (at 10,000 records
+    # 6 MB, twice that as a str once a title holds a character above U+00FF)
+    docs_js = _js([[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] for d in docs])
+    return [b'RK.searchIndex({"docs":', docs_js.encode("utf-8", "surrogatepass"),
+            b',"terms":', _js(keep).encode("utf-8", "surrogatepass"),
+            b',"postings":', _js([postings[w] for w in keep]).encode("utf-8", "surrogatepass"),
+            b',"common":', _js(common).encode("utf-8", "surrogatepass"), b"});\n"]

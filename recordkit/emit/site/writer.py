@@ -90,20 +90,31 @@ class SiteWriter:
         self.kept += 1
         return True
 
-    def put(self, rel: str, data: bytes | str, key: str | None = None) -> bool:
+    def put(self, rel: str, data: bytes | str | list, key: str | None = None) -> bool:
         """Write ``data`` to ``rel`` unless the same bytes are there; True
-        when written."""
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
-        h = digest(data)
-        entry = {"hash": h, "size": len(data)}
+        when written.  ``data`` may be a list of pieces (bytes or str) that
+        make the file one after the other: a large file (the graph page) is
+        then never held in memory as one string."""
+        if isinstance(data, list):
+            data = [x.encode("utf-8", "surrogatepass") if isinstance(x, str) else x for x in data]
+            hasher = hashlib.blake2b(digest_size=16)
+            for x in data:
+                hasher.update(x)
+            h = hasher.hexdigest()
+            size = sum(len(x) for x in data)
+        else:
+            if isinstance(data, str):
+                data = data.encode("utf-8", "surrogatepass")
+            h = digest(data)
+            size = len(data)
+        entry = {"hash": h, "size": size}
         if key:
             entry["key"] = key
         e = self.old.files.get(rel)
         self.new.files[rel] = entry
         if e and e.get("hash") == h:
             try:
-                if os.stat(self.out / rel).st_size == len(data):
+                if os.stat(self.out / rel).st_size == size:
                     self.kept += 1
                     return False
             except OSError:
