@@ -339,10 +339,10 @@ def _derived_status(schema, status: str, statuses) -> bool:
     ``superseded by [ADR-0008](0008-….md)``: the words before the rule's
     ``target`` group ("superseded by", or without its last word,
     "superseded") name one of the kind's statuses."""
-    for rule in getattr(schema, "derive_patterns", ()):
-        if rule.field != "status":
+    for derive in getattr(schema, "derive_patterns", ()):
+        if derive.field != "status":
             continue
-        m = rule.regex.search(status)
+        m = derive.regex.search(status)
         if m is None or m.start("target") < 0:
             continue
         head = status[:m.start("target")].strip()

@@ -153,20 +153,20 @@ def _derived_self(ctx, rec) -> list:
     settings = link_settings(ctx.schema)
     settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
                               settings.mentions)     # as the derived edges read their targets
-    for rule in ctx.schema.derive_patterns:
-        values = rec.meta.get(rule.field)
+    for derive in ctx.schema.derive_patterns:
+        values = rec.meta.get(derive.field)
         items = list(enumerate(values)) if isinstance(values, list) else [(None, values)]
         for i, value in items:
             if not isinstance(value, str):
                 continue
-            for m in rule.regex.finditer(value):
+            for m in derive.regex.finditer(value):
                 ref = (m.group("target") or "").strip()
                 if not ref:
                     continue
                 text, form = value_link(ref, settings)
                 if resolver_for(ctx.corpus).resolve(text, from_path=rec.relpath, form=form).target == rec.id:
-                    pos = rec.value_pos(rule.field) if i is None else rec.value_pos(rule.field, i)
-                    out.append(ctx.diag("RK303", f"`{rule.field}` makes `{rule.relation}` name the record "
+                    pos = rec.value_pos(derive.field) if i is None else rec.value_pos(derive.field, i)
+                    out.append(ctx.diag("RK303", f"`{derive.field}` makes `{derive.relation}` name the record "
                                                  f"itself ({ref})", rec, pos))
     return out
 
