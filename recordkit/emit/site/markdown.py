@@ -268,6 +268,9 @@ class BodyRenderer:
         self.resolve_file = resolve_file
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
+        # raw HTML is escaped (html=False), so its two rules never match:
+        # off, they are not tried at every block and every "<"
+        md.disable(["html_block", "html_inline"])
         md.use(footnote_plugin).use(tasklists_plugin)
         md.use(dollarmath_plugin, allow_digits=False, allow_space=False, double_inline=True,
                renderer=lambda content, opts: tex_to_mathml(content, bool(opts.get("display_mode"))))
