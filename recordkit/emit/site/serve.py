@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import tempfile
 import threading
 import time
@@ -110,6 +111,9 @@ class SiteServer:
         self.changed_lock = threading.Lock()
         #: the time (time.perf_counter) of the earliest change the next build takes in
         self.change_seen: float | None = None
+        #: the watched files' stat before the first build (see :meth:`snapshot`)
+        self._snap: dict | None = None
+        self._out = self.out.resolve()
 
     # -- building -----------------------------------------------------------------
     def _reload_config(self) -> None:
@@ -217,19 +221,68 @@ class SiteServer:
                 paths.append(Path(p))
         return paths
 
+    def _keep(self, path: str) -> bool:
+        """Whether a change of ``path`` matters: not a hidden or temporary
+        file, nothing in the site's own folder or a ``__pycache__``."""
+        p = Path(path)
+        name = p.name
+        return not (name.startswith(".") or name.endswith((".tmp", "~")) or self._out in p.parents
+                    or "__pycache__" in p.parts)
+
+    def snapshot(self) -> dict:
+        """The stat (mtime, size) of every file the server watches: taken
+        before the first build, and again once the watcher runs, so that an
+        edit made while the server starts is built too (the watcher sees
+        only what changes after it started)."""
+        self._out = self.out.resolve()
+        snap = {}
+        for base in self.watch_paths():
+            if base.is_file():
+                walk = [(str(base.parent), [], [base.name])]
+            else:
+                walk = os.walk(base)
+            for folder, dirs, files in walk:
+                dirs[:] = [d for d in dirs if self._keep(os.path.join(folder, d, "x"))]
+                for name in files:
+                    path = os.path.join(folder, name)
+                    if not self._keep(path):
+                        continue
+                    try:
+                        st = os.stat(path)
+                    except OSError:
+                        continue
+                    snap[path] = (st.st_mtime_ns, st.st_size)
+        return snap
+
+    def _catch_up(self) -> None:
+        """The watcher runs: build what changed since the last snapshot."""
+        before, self._snap = self._snap, self.snapshot()
+        if before is None:
+            return
+        changed = {p for p in set(before) | set(self._snap) if before.get(p) != self._snap.get(p)}
+        if changed:
+            self.log("changed while the server started: " + ", ".join(sorted({Path(p).name for p in changed}))[:200])
+            self.notify(changed)
+
     def _watch(self) -> None:
         import watchfiles
-        out = self.out.resolve()
+        self._out = self.out.resolve()
 
         def keep(change, path: str) -> bool:
-            p = Path(path)
-            name = p.name
-            return not (name.startswith(".") or name.endswith((".tmp", "~")) or out in p.parents
-                        or "__pycache__" in p.parts)
+            return self._keep(path)
         while not self.stop.is_set():
             try:
+                # the first (empty) yield comes once the watch is set up: the
+                # files are compared with the snapshot then
+                first = True
                 for changes in watchfiles.watch(*self.watch_paths(), watch_filter=keep, debounce=self.debounce_ms,
-                                                step=50, stop_event=self.stop, raise_interrupt=False):
+                                                step=50, stop_event=self.stop, raise_interrupt=False,
+                                                yield_on_timeout=True, rust_timeout=400):
+                    if first:
+                        first = False
+                        self._catch_up()
+                    if not changes:
+                        continue
                     self.log("changed: " + ", ".join(sorted({Path(p).name for _, p in changes}))[:200])
                     self.notify(p for _, p in changes)
             except Exception as exc:     # a watched folder removed, …: keep serving, watch again
@@ -292,9 +345,16 @@ class SiteServer:
 
         return Handler
 
-    def serve_forever(self) -> None:
+    def first_build(self) -> None:
+        """The build serve starts with, in this thread, before any other
+        thread (it may fork helpers); the watched files' stat is taken
+        first, so an edit made from now on is built (see :meth:`_catch_up`)."""
         self.out.mkdir(parents=True, exist_ok=True)
-        self.rebuild(wait=True)          # before any thread: the first build may fork helpers
+        self._snap = self.snapshot()
+        self.rebuild(wait=True)
+
+    def serve_forever(self) -> None:
+        self.first_build()
         self.httpd = http.server.ThreadingHTTPServer((self.host, self.port), self.handler())
         self.httpd.daemon_threads = True
         host, port = self.httpd.server_address[:2]

@@ -118,6 +118,38 @@ def test_the_open_page_reloads_and_shows_errors(server):
         ctx.close()
 
 
+def test_an_edit_made_while_the_server_starts_is_built(tmp_path):
+    """The watcher sees only what changes after it started: an edit saved
+    between serve's first build and that moment used to be lost (the page
+    stayed as first built until the next edit; a loaded machine made this
+    test of the served page flaky).  The watched files are compared with
+    their stat from before the first build once the watcher runs."""
+    from recordkit.config import load_config
+    from recordkit.emit.site.serve import SiteServer
+    base = copy_example(tmp_path, with_results=False)
+    cfg = load_config(base)
+    lines: list = []
+    srv = SiteServer(cfg, base / "out", log=lines.append)
+    srv.first_build()
+    page = base / "out" / "question" / "QUESTION-211.html"
+    assert "Retitled while the server starts" not in page.read_text(encoding="utf-8")
+    rec = base / "records" / "question" / "QUESTION-211.md"
+    good = rec.read_text(encoding="utf-8")
+    rec.write_text(re.sub(r"^title: .*$", "title: Retitled while the server starts", good, count=1, flags=re.M),
+                   encoding="utf-8")
+    threads = [threading.Thread(target=srv._builder, daemon=True), threading.Thread(target=srv._watch, daemon=True)]
+    for t in threads:
+        t.start()
+    try:
+        _until(lambda: "Retitled while the server starts" in page.read_text(encoding="utf-8"), timeout=60)
+        assert any(l.startswith("changed while the server started: QUESTION-211.md") for l in lines), lines
+    finally:
+        srv.stop.set()
+        srv.cancel.set()
+        for t in threads:
+            t.join(timeout=10)
+
+
 def test_binds_loopback_only_by_default():
     from recordkit.emit.site.serve import SiteServer
     assert SiteServer.__init__.__defaults__[0] == "127.0.0.1"
