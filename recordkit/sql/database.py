@@ -283,6 +283,12 @@ def mention_rows(corpus) -> tuple[list, list]:
     default = link_settings(corpus.schema).is_default
     pre = _analysed(corpus) and default
     targets_re = corpus.schema.mention_targets_re
+    # the records whose mentions are found here (not at parse time: a
+    # record taken from the store after a lint), with the research defaults
+    # found without a Mention object each; on a large record on two cores
+    scan = [r for r in records.values() if r.mention_targets and not (pre and r.analysis is not None)
+            and default and r._mentions is None and isinstance(r.mention_re, re.Pattern)]
+    scanned = _scan_positions(scan, targets_re) if scan else {}
     mentions, rels = [], []
     for rid, r in records.items():
         if not r.mention_targets:
@@ -290,15 +296,32 @@ def mention_rows(corpus) -> tuple[list, list]:
         if pre and r.analysis is not None:
             _, found, counts = r.analysis
         else:
-            if default and r._mentions is None and isinstance(r.mention_re, re.Pattern):
-                # what ``r.mentions`` would find, without a Mention object each
-                found = mention_positions(r.body, targets_re, r.body_line, r.code)
-            else:
+            found = scanned.get(rid)
+            if found is None:
                 found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
             counts = _body_counts(rid, found)
         mentions += [(rid, t, line, col, form, label, t in records) for t, line, col, form, label in found]
         rels += [(rid, t, mention_rel, "body", line, col, n, None) for t, line, col, n in counts if t in records]
     return mentions, rels
+
+
+def _scan_positions(recs: list, targets_re) -> dict:
+    """id -> :func:`~recordkit.corpus.mentions.mention_positions` of each
+    record of ``recs`` (on a large record, a forked helper scans a share,
+    reading its files' text there)."""
+    from ..common.fork import default_jobs, fork_map
+    from ..corpus.mentions import mention_positions
+
+    def part(rs):
+        return [mention_positions(r.body, targets_re, r.body_line, r.code) for r in rs]
+    n = default_jobs(len(recs))
+    if n > 1:
+        # the helper's share is smaller: it also sends its rows back
+        k = len(recs) * 11 // 20
+        got = [rows for share in fork_map(part, [recs[:k], recs[k:]]) for rows in share]
+    else:
+        got = part(recs)
+    return {r.id: rows for r, rows in zip(recs, got)}
 
 
 # -- the tables, in groups that can be filled in different processes ---------
