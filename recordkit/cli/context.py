@@ -63,6 +63,15 @@ class Context:
                 self._corpus = load(self.config.root, config=self.config, files=self._files, **load_options)
         return self._corpus
 
+    def deferred_store(self):
+        """A store of parsed records to load through
+        (``load_corpus(store=...)``) that the command saves itself, when the
+        other core is busy (``store.save()``); None when the store is off."""
+        if not self.use_store:
+            return None
+        from ..corpus.store import RecordStore
+        return RecordStore(self.config, Path(self.config.root).resolve())
+
     def _check_root(self) -> None:
         """A record root that is not a folder is a configuration error that
         says where the root came from and how to give another."""

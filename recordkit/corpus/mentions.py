@@ -505,6 +505,67 @@ def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None)
     return out
 
 
+def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
+                      code: list | None = None) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention
+    :func:`scan_mentions` finds with the research defaults (``id_re`` the
+    schema's ``mention_re``, no link settings), in the same order, as
+    plain tuples: the rows of the ``mentions`` table.  Found as
+    :func:`mention_targets` finds them (a search per stretch between code
+    ranges and wikilinks, the left boundary in ``targets_re``'s
+    look-behind), so only the mentions themselves are looked at one by one,
+    not every id-like token and code range (``tests/corpus/test_mentions.py``
+    checks the two agree).  ``targets_re`` is the schema's
+    ``mention_targets_re``."""
+    if code is None:
+        code = code_ranges(body)
+    skips = code
+    if "[[" in body:
+        wikis = []
+        nc = len(code)
+        ci = 0
+        for w in _WIKI_RE.finditer(body):
+            ws = w.start()
+            while ci < nc and code[ci][1] <= ws:
+                ci += 1
+            if ci < nc and code[ci][0] <= ws:
+                continue
+            wikis.append((ws, w.end(), w.group(1).strip(), w.group(2)))
+        if wikis:
+            skips = sorted([(s, e) for s, e in code] + wikis)
+    out: list[tuple] = []
+    append = out.append
+    finditer = targets_re.finditer
+    count = body.count
+    rfind = body.rfind
+    line = first_line
+    last = line_start = 0
+    pos = 0
+    for skip in (*skips, (len(body), len(body))):
+        s, e = skip[0], skip[1]
+        if s > pos:
+            for m in finditer(body, pos, s):
+                *kinds, num = m.groups("")
+                kind = "".join(kinds)
+                at = m.start() - len(kind)
+                n = count("\n", last, at)
+                if n:
+                    line += n
+                    line_start = rfind("\n", last, at) + 1
+                last = at
+                append((kind + "-" + num, line, at - line_start + 1, "bare", None))
+        if len(skip) > 2:        # a wikilink
+            n = count("\n", last, s)
+            if n:
+                line += n
+                line_start = rfind("\n", last, s) + 1
+            last = s
+            append((skip[2], line, s - line_start + 1, "wikilink", skip[3]))
+        if e > pos:
+            pos = e
+    return out
+
+
 def markdown_target(href: str) -> str | None:
     """The file a Markdown link's destination names, URL-decoded, without
     its ``#anchor`` or query; None for an external address (``https:``,

@@ -25,7 +25,9 @@ Per-record results of a loader ``analyze`` function that depend on nothing
 but the record and the schema (those with ``cacheable = True``: the SQL rows
 of :class:`recordkit.sql.database.RowAnalysis`) are kept beside the record;
 any other analysis runs again on the records taken from the store, on every
-core.
+core, unless it says ``on_restore = False`` (the SQL rows do: a record from
+the store without them, as a lint leaves it, gets them where the database
+is built).
 
 On disk: ``<cache_dir>/records/<hash of the root>/N.pickle``, the entries
 cut into :data:`BUCKETS` files by a hash of the path, so after an edit one
@@ -235,6 +237,7 @@ class RecordStore:
         started = time.time_ns()
         akey = getattr(analyze, "key", None) if analyze is not None else None
         cacheable = analyze is not None and getattr(analyze, "cacheable", False)
+        on_restore = analyze is not None and getattr(analyze, "on_restore", True)
         mention_re = schema.mention_re
         derive_fields = {r.get("from_field") for r in schema.derive}
         fms: dict[str, str] = {}
@@ -261,7 +264,8 @@ class RecordStore:
                     if rec is not None:
                         if analyze is not None and rec.ok:
                             if got is _MISSING:
-                                analyse.append((key, rec))
+                                if on_restore:
+                                    analyse.append((key, rec))
                             else:
                                 rec.analysis = got
                         fms[key] = e[2]

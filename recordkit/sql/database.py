@@ -129,9 +129,19 @@ CREATE INDEX requirements_by ON requirements(by_record);
 
 FTS_TABLE = ("CREATE VIRTUAL TABLE records_fts USING fts5(id UNINDEXED, title, body, "
              "content='records', content_rowid='rowid')")
-FTS = FTS_TABLE + """;
-INSERT INTO records_fts(rowid, id, title, body) SELECT rowid, id, title, body FROM records;
-"""
+#: FTS5 keeps the terms of the rows being inserted in a hash in memory and
+#: writes them out as a new segment of the index each time that hash grows
+#: past ``hashsize`` (1 MB by default); the segments are then merged again
+#: and again.  While the index is built in one go it may grow to 64 MB
+#: (85 MB of bodies make a few segments instead of a hundred): a third less
+#: work, the same index as far as any query can tell (the terms, their
+#: positions, the ranks and snippets; docs/query.md).  The setting is taken
+#: out of ``records_fts_config`` once the index is built, so the file keeps
+#: FTS5's defaults.
+FTS_HASHSIZE = 64 << 20
+FTS_BUILD = f"INSERT INTO records_fts(records_fts, rank) VALUES ('hashsize', {FTS_HASHSIZE})"
+FTS_BUILT = "DELETE FROM records_fts_config WHERE k = 'hashsize'"
+FTS_FILL = "INSERT INTO records_fts(rowid, id, title, body) SELECT rowid, id, title, body FROM records"
 #: the tables FTS5 keeps an external-content index in
 FTS_SHADOW = ("records_fts_data", "records_fts_idx", "records_fts_docsize", "records_fts_config")
 
@@ -213,18 +223,30 @@ class RowAnalysis:
     #: a function of the record and the schema alone: the store of parsed
     #: records keeps it beside the record (:mod:`recordkit.corpus.store`)
     cacheable = True
+    #: not worked out for records taken from the store without it (after a
+    #: lint, say): their rows are made where the tables are filled, the
+    #: mentions' in the process that fills ``relations`` while the other
+    #: fills its own tables, instead of in a pass of their own before
+    #: (a pass that read every file again and sent the rows back)
+    on_restore = False
 
     def __init__(self, schema):
+        from ..corpus.resolve import link_settings
         self.relation_names = frozenset(schema.relations)
         self.mention_re = schema.mention_re
+        self.targets_re = schema.mention_targets_re if link_settings(schema).is_default else None
 
     def __call__(self, rec) -> tuple[list, list, list]:
-        from ..corpus.mentions import scan_mentions
         fields, _, _ = record_rows(rec, self.relation_names, mentions=False)
         if not rec.mention_targets:
             return fields, [], []
-        ms = [(m.target, m.line, m.col, m.form, m.label)
-              for m in scan_mentions(rec.body, self.mention_re, rec.body_line, rec.code)]
+        if self.targets_re is not None:
+            from ..corpus.mentions import mention_positions
+            ms = mention_positions(rec.body, self.targets_re, rec.body_line, rec.code)
+        else:
+            from ..corpus.mentions import scan_mentions
+            ms = [(m.target, m.line, m.col, m.form, m.label)
+                  for m in scan_mentions(rec.body, self.mention_re, rec.body_line, rec.code)]
         return fields, ms, _body_counts(rec.id, ms)
 
 
@@ -257,7 +279,16 @@ def mention_rows(corpus) -> tuple[list, list]:
     # when links are ids (the research defaults); a vault's links resolve
     # by path, title or alias, which ``r.mentions`` has done
     from ..corpus.resolve import link_settings
-    pre = _analysed(corpus) and link_settings(corpus.schema).is_default
+    from ..corpus.mentions import mention_positions
+    default = link_settings(corpus.schema).is_default
+    pre = _analysed(corpus) and default
+    targets_re = corpus.schema.mention_targets_re
+    # the records whose mentions are found here (not at parse time: a
+    # record taken from the store after a lint), with the research defaults
+    # found without a Mention object each; on a large record on two cores
+    scan = [r for r in records.values() if r.mention_targets and not (pre and r.analysis is not None)
+            and default and r._mentions is None and isinstance(r.mention_re, re.Pattern)]
+    scanned = _scan_positions(scan, targets_re) if scan else {}
     mentions, rels = [], []
     for rid, r in records.items():
         if not r.mention_targets:
@@ -265,11 +296,32 @@ def mention_rows(corpus) -> tuple[list, list]:
         if pre and r.analysis is not None:
             _, found, counts = r.analysis
         else:
-            found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
+            found = scanned.get(rid)
+            if found is None:
+                found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
             counts = _body_counts(rid, found)
         mentions += [(rid, t, line, col, form, label, t in records) for t, line, col, form, label in found]
         rels += [(rid, t, mention_rel, "body", line, col, n, None) for t, line, col, n in counts if t in records]
     return mentions, rels
+
+
+def _scan_positions(recs: list, targets_re) -> dict:
+    """id -> :func:`~recordkit.corpus.mentions.mention_positions` of each
+    record of ``recs`` (on a large record, a forked helper scans a share,
+    reading its files' text there)."""
+    from ..common.fork import default_jobs, fork_map
+    from ..corpus.mentions import mention_positions
+
+    def part(rs):
+        return [mention_positions(r.body, targets_re, r.body_line, r.code) for r in rs]
+    n = default_jobs(len(recs))
+    if n > 1:
+        # the helper's share is smaller: it also sends its rows back
+        k = len(recs) * 11 // 20
+        got = [rows for share in fork_map(part, [recs[:k], recs[k:]]) for rows in share]
+    else:
+        got = part(recs)
+    return {r.id: rows for r, rows in zip(recs, got)}
 
 
 # -- the tables, in groups that can be filled in different processes ---------
@@ -343,10 +395,26 @@ def _fill_relations(conn, corpus, results) -> None:
         rels.append((u, v, d["relation"], "derived", d.get("line"), d.get("col"), 1, d.get("via")))
     conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rels)
     conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+    _check_constraints(conn, ("relations", "mentions"))
 
 
 def _fill_checks(conn, corpus, results) -> None:
     _checks(conn, corpus, results)
+
+
+#: each table's CHECK constraints (SQL expressions), from :data:`SCHEMA`
+CHECKS = {t: re.findall(r"CHECK \((.*)\)", sql) for t, sql in TABLE_SQL.items()}
+
+
+def _check_constraints(conn, tables) -> None:
+    """Raise :class:`sqlite3.IntegrityError` when a row of ``tables``
+    breaks a CHECK constraint.  The tables are filled with SQLite's checks
+    off (``PRAGMA ignore_check_constraints``, see :func:`_connect`) and
+    checked here once, with one scan a table."""
+    for t in tables:
+        for expr in CHECKS[t]:
+            if conn.execute(f"SELECT 1 FROM {t} WHERE NOT ({expr}) LIMIT 1").fetchone():
+                raise sqlite3.IntegrityError(f"CHECK constraint failed: {t}: {expr}")
 
 
 _FILL = {"records": _fill_records, "fields": _fill_fields, "relations": _fill_relations, "checks": _fill_checks}
@@ -450,13 +518,29 @@ def _checks(conn, corpus, results) -> None:
 
 
 def add_fts(conn: sqlite3.Connection) -> None:
-    """The full-text index over titles and bodies."""
-    conn.executescript(FTS)
+    """The full-text index over titles and bodies (of the records table)."""
+    conn.execute(FTS_TABLE)
+    _build_fts(conn, lambda: conn.execute(FTS_FILL))
+
+
+def _build_fts(conn: sqlite3.Connection, insert) -> None:
+    """Run ``insert`` (which fills ``records_fts``) with FTS5's hash of
+    pending terms at :data:`FTS_HASHSIZE`, then put FTS5's default back.
+    An SQLite whose FTS5 does not know the setting builds the index with
+    its default."""
+    try:
+        conn.execute(FTS_BUILD)
+    except sqlite3.OperationalError:      # pragma: no cover - FTS5 older than the setting
+        insert()
+        return
+    insert()
+    conn.execute(FTS_BUILT)
 
 
 def _connect(path) -> sqlite3.Connection:
     """A connection for writing a new database: no journal, no syncs (the
-    file is renamed into place once whole), 16 KB pages (a body then rarely
+    file is renamed into place once whole), CHECK constraints checked once
+    the tables are filled, 16 KB pages (a body then rarely
     spills to overflow pages: 10% less work than 4 KB pages on the
     10,000-record bench; the pages' size is no part of the contents)."""
     conn = sqlite3.connect(path)
@@ -464,6 +548,11 @@ def _connect(path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=OFF")
     conn.execute("PRAGMA synchronous=OFF")
     conn.execute("PRAGMA cache_size=-65536")
+    # SQLite evaluates a CHECK constraint for each row inserted, and an
+    # ``IN (...)`` list in one builds a lookup table each time: half the
+    # cost of inserting the relations and the mentions.  The rows are
+    # checked once with a scan instead (:func:`_check_constraints`)
+    conn.execute("PRAGMA ignore_check_constraints=ON")
     return conn
 
 
@@ -472,8 +561,9 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
     the records table), its rowids those the records get in
     :func:`_fill_records` (1, 2, … in order)."""
     conn.execute(FTS_TABLE)
-    conn.executemany("INSERT INTO records_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
-                     ((i, rid, r.title, r.body) for i, (rid, r) in enumerate(corpus.records.items(), 1)))
+    _build_fts(conn, lambda: conn.executemany(
+        "INSERT INTO records_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
+        ((i, rid, r.title, r.body) for i, (rid, r) in enumerate(corpus.records.items(), 1))))
 
 
 #: which groups of tables a helper process fills, with or without the
@@ -481,14 +571,32 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 HELPER_GROUPS = {True: ("fields", "checks"), False: ("relations",)}
 
 
-def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) -> Path:
+def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None) -> Path:
     """Write ``corpus`` as a SQLite database at ``path`` (replacing it
     atomically).  ``fts``: include the full-text index ``records_fts``.
+    ``meanwhile``: a function called once in this process while the helper
+    works (first, without a helper; in any case before this returns or
+    raises): what the caller must do anyway, such as saving the store of
+    parsed records, done while the other core is busy.
 
     On a large record a forked helper fills some of the tables (with their
     indexes) and the full-text index in a database of its own while this
     process fills the others; the helper's tables are then copied in whole
     (see :func:`_copy_side`).  The database is the same either way."""
+    from ..common.gcpause import gc_paused
+    pending = [meanwhile] if meanwhile is not None else []
+
+    def run_meanwhile():
+        while pending:
+            pending.pop()()
+    try:
+        with gc_paused():       # millions of rows, no cycles among them
+            return _write_database(corpus, path, fts, results, run_meanwhile)
+    finally:
+        run_meanwhile()
+
+
+def _write_database(corpus, path, fts: bool, results, meanwhile) -> Path:
     from ..common.fork import default_jobs, fork_map
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -508,6 +616,7 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
                     conn.execute(FTS_TABLE)
 
                 def tables(_):
+                    meanwhile()
                     with conn:
                         for g in mine:
                             _FILL[g](conn, corpus, results)
@@ -519,6 +628,7 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None) 
                 fork_map(helper, ["tables", "helper"], first=tables)
                 _copy_side(conn, side, theirs, fts)
             else:
+                meanwhile()
                 with conn:
                     fill(conn, corpus, results)
                     if fts:

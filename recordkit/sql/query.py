@@ -171,11 +171,13 @@ def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
     return {k: v[4] for k, v in files.items()}
 
 
-def cached_database(config, files=None, corpus_loader=None) -> tuple[Path, bool]:
+def cached_database(config, files=None, corpus_loader=None, meanwhile=None) -> tuple[Path, bool]:
     """The path of the record's database, built when the record changed:
     (path, whether it was built now).  ``files``: the record's files, when
     the caller has them; ``corpus_loader``: a function that loads the
-    corpus, called only when the database must be built."""
+    corpus, called only when the database must be built; ``meanwhile``:
+    called once the corpus is loaded, while the database is built (see
+    :func:`recordkit.sql.database.write_database`)."""
     import time
     hashes = _unchanged_hashes(config)
     if hashes is not None:
@@ -189,11 +191,13 @@ def cached_database(config, files=None, corpus_loader=None) -> tuple[Path, bool]
     else:
         corpus = corpus_loader()
     hashes = _store_signatures(corpus, started)
-    return database_for(corpus, hashes), True
+    return database_for(corpus, hashes, meanwhile), True
 
 
-def database_for(corpus, hashes: dict[str, str] | None = None) -> Path:
-    """The cached database of a loaded corpus (built when missing)."""
+def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None) -> Path:
+    """The cached database of a loaded corpus (built when missing);
+    ``meanwhile``: see :func:`recordkit.sql.database.write_database` (called
+    in any case)."""
     config = corpus.config
     if hashes is None:
         hashes = {str(r.path): r.digest or hashlib.sha256(r.text.encode("utf-8")).hexdigest()[:32]
@@ -201,6 +205,8 @@ def database_for(corpus, hashes: dict[str, str] | None = None) -> Path:
     key = _key(config, hashes)
     path = _db_path(config, key)
     if path.exists():
+        if meanwhile is not None:
+            meanwhile()
         return path
     from .database import write_database
     cache_dir = Path(config.cache_dir)
@@ -209,7 +215,7 @@ def database_for(corpus, hashes: dict[str, str] | None = None) -> Path:
     if not gi.exists():
         with contextlib.suppress(OSError):
             gi.write_text("*\n")
-    write_database(corpus, path, fts=False)
+    write_database(corpus, path, fts=False, meanwhile=meanwhile)
     for old in [*cache_dir.glob("query-*.sqlite"), *cache_dir.glob("query-*.lock")]:   # earlier states
         if old.stem != path.stem:
             with contextlib.suppress(OSError):
@@ -302,10 +308,11 @@ def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None) -> 
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def query(config, sql: str, params=(), files=None, corpus_loader=None) -> Result:
-    """Run ``sql`` (or a named query of the configuration) over the record."""
+def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None) -> Result:
+    """Run ``sql`` (or a named query of the configuration) over the record
+    (``meanwhile``: see :func:`cached_database`)."""
     sql = named_queries(config).get(sql, {}).get("sql", sql)
-    path, _ = cached_database(config, files, corpus_loader)
+    path, _ = cached_database(config, files, corpus_loader, meanwhile)
     return run_sql(path, sql, params)
 
 

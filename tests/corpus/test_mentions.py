@@ -96,6 +96,31 @@ def test_mention_targets_are_the_scanners_targets(blocks):
         [m.target for m in scan_mentions(body, SCHEMA.mention_re, 1, code)]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(block(), min_size=1, max_size=8), st.integers(1, 40),
+       st.sampled_from(["", "\n", "LIT-849", "[[NOTE-738|a label]]", "x\n\n    LIT-849\n"]))
+def test_mention_positions_are_the_scanners_mentions(blocks, first_line, lead):
+    """The rows of the ``mentions`` table (``mention_positions``: a search
+    per stretch between code and wikilinks, as mention_targets) are
+    scan_mentions's mentions: target, line, column, form and label, in order."""
+    from recordkit.corpus.mentions import code_ranges, mention_positions
+    body = lead + "\n\n".join(blocks) + "\nX-LIT-849 LIT-849-b (THEORY-175)\t[[LIT-849|the paper]] `[[NOTE-738` " \
+        "[[ CLAIM-193 ]]LIT-849 é NOTE-738 [[THEORY-175#Scope|§]]"
+    code = code_ranges(body)
+    want = [(m.target, m.line, m.col, m.form, m.label) for m in scan_mentions(body, SCHEMA.mention_re, first_line, code)]
+    assert mention_positions(body, SCHEMA.mention_targets_re, first_line, code) == want
+    assert mention_positions(body, SCHEMA.mention_targets_re, first_line) == want
+
+
+def test_mention_positions_of_a_known_body():
+    from recordkit.corpus.mentions import mention_positions
+    body = "intro\n\n- item with [[LIT-849|the paper]] and NOTE-738\n`LIT-001` x-NOTE-002 NOTE-003\n"
+    assert mention_positions(body, SCHEMA.mention_targets_re, 10) == [
+        ("LIT-849", 12, 13, "wikilink", "the paper"), ("NOTE-738", 12, 39, "bare", None),
+        ("NOTE-003", 13, 22, "bare", None)]
+    assert mention_positions("", SCHEMA.mention_targets_re) == []
+
+
 # -- backtick runs without a closer (issue 10) --------------------------------
 
 def test_unclosed_backtick_run_then_a_later_run_does_not_hang():

@@ -7,6 +7,7 @@ corrupt store is ignored; the store never holds more than the record."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 import pickle
 import shutil
@@ -287,7 +288,7 @@ def test_a_corrupt_store_is_ignored(record, tmp_path):
     from recordkit.sql.database import RowAnalysis
     schema = load_schema(config.schema)
     s6 = RecordStore(config)
-    got6 = _load(config, store=s6, schema=schema, analyze=RowAnalysis(schema))
+    got6 = _load(config, store=s6, schema=schema, analyze=_Rows(schema))
     assert set(some) <= s6.parsed_again
     assert_same(got6, _load(config, schema=schema, analyze=RowAnalysis(schema)))
     # a bucket that unpickles to an object whose class is gone: ignored too
@@ -322,8 +323,21 @@ def test_the_store_holds_the_record_and_no_more(record):
     assert not old.parent.exists()
 
 
+class _Rows:
+    """RowAnalysis, but worked out for records from the store too (as an
+    analysis with ``on_restore`` left at its default is)."""
+    def __init__(self, schema):
+        from recordkit.sql.database import RowAnalysis
+        self.rows = RowAnalysis(schema)
+        self.key = self.rows.key
+        self.cacheable = True
+
+    def __call__(self, rec):
+        return self.rows(rec)
+
+
 def test_analyses_are_those_of_a_fresh_load(record, monkeypatch):
-    """The SQL rows (a cacheable analysis) are kept; the lint's local rules
+    """A cacheable analysis (the SQL rows) is kept; the lint's local rules
     are run again on the records from the store, on every core too."""
     from recordkit.lint.engine import LocalRules, chosen_codes
     from recordkit.schema import load_schema
@@ -336,14 +350,45 @@ def test_analyses_are_those_of_a_fresh_load(record, monkeypatch):
     _settle(store)
     for jobs in (1, 2):
         monkeypatch.setenv("RECORDKIT_JOBS", str(jobs))
-        rows = _load(config, store=store, schema=schema, analyze=RowAnalysis(schema), jobs=jobs)
+        rows = _load(config, store=store, schema=schema, analyze=_Rows(schema), jobs=jobs)
         assert store.hits == len(rows.files)
         assert_same(rows, _load(config, schema=schema, analyze=RowAnalysis(schema), jobs=jobs))
         # now kept: the next load does not work them out again
         assert all(RowAnalysis.key in (e[5] or {}) for k, e in store.entries.items()
                    if e[1][3] is not None)
+        again = _load(config, store=store, schema=schema, analyze=RowAnalysis(schema), jobs=jobs)
+        assert_same(again, rows)
         lint_again = _load(config, store=store, schema=schema, analyze=lint_rules, jobs=jobs)
         assert_same(lint_again, _load(config, schema=schema, analyze=lint_rules, jobs=jobs))
+
+
+def test_sql_rows_are_not_worked_out_for_records_from_the_store(record, monkeypatch, tmp_path):
+    """After a lint (the store holds the parse, not the SQL rows) the rows
+    are left to the processes that fill the tables (RowAnalysis.on_restore
+    is False): the records come without them, nothing is written back, and
+    the database is the one a fresh load gives."""
+    from recordkit.lint.engine import LocalRules, chosen_codes
+    from recordkit.schema import load_schema
+    from recordkit.sql.database import RowAnalysis, write_database
+    config = _stores(record)
+    schema = load_schema(config.schema)
+    store = RecordStore(config)
+    _load(config, store=store, schema=schema, analyze=LocalRules(schema, config, chosen_codes(config)))
+    _settle(store)
+    store.dirty.clear()
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("RECORDKIT_JOBS", jobs)
+        rows = _load(config, store=store, schema=schema, analyze=RowAnalysis(schema))
+        assert store.hits == len(rows.files) and not store.dirty
+        assert all(r.analysis is None for r in rows.files)
+        fresh = _load(config, schema=schema, analyze=RowAnalysis(schema))
+        assert any(r.analysis for r in fresh.files)
+        dumps = []
+        for name, corpus in (("store", rows), ("fresh", fresh)):
+            out = tmp_path / f"{name}-{jobs}.db"
+            write_database(corpus, out)
+            dumps.append(list(sqlite3.connect(out).iterdump()))
+        assert dumps[0] == dumps[1]
 
 
 @pytest.mark.parametrize("name", ["obsidian", "foam", "dendron", "madr"])

@@ -375,3 +375,61 @@ def test_the_query_cache_walks_the_folders_the_loader_walks(record_copy, monkeyp
     inbox.write_text("---\nid: NOTE-902\ntitle: a new title\nstatus: draft\n---\n")
     assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == \
         "id,title\nNOTE-902,a new title\n"
+
+
+def test_check_constraints_are_checked_once_the_tables_are_filled(tmp_path):
+    """The tables are filled with SQLite's per-row CHECK off (an IN list
+    costs a lookup table per row); one scan per table then refuses a row
+    that breaks one, as SQLite would have."""
+    from recordkit.sql import database as D
+    assert D.CHECKS["relations"] == ["origin IN ('frontmatter', 'body', 'derived')"]
+    assert D.CHECKS["mentions"] == ["form IN ('bare', 'wikilink', 'embed', 'markdown')"]
+    conn = D._connect(str(tmp_path / "x.db"))
+    conn.executescript(D.SCHEMA)
+    conn.execute("INSERT INTO relations VALUES ('A', 'B', 'cites', 'frontmatter', 1, 1, 1, NULL)")
+    conn.execute("INSERT INTO mentions VALUES ('A', 'B', 1, 1, 'bare', NULL, 1)")
+    D._check_constraints(conn, ("relations", "mentions"))
+    conn.execute("INSERT INTO mentions VALUES ('A', 'B', 2, 1, 'shouted', NULL, 1)")
+    with pytest.raises(sqlite3.IntegrityError, match="mentions: form IN"):
+        D._check_constraints(conn, ("relations", "mentions"))
+    # and the file itself still declares the constraint: a later writer is held to it
+    conn.close()
+    other = sqlite3.connect(tmp_path / "x.db")
+    with pytest.raises(sqlite3.IntegrityError):
+        other.execute("INSERT INTO relations VALUES ('A', 'B', 'cites', 'guessed', 1, 1, 1, NULL)")
+
+
+def test_full_text_index_built_with_a_large_hash_answers_as_the_default(tmp_path):
+    """records_fts is built with FTS5's hash of pending terms at 64 MB (a few
+    segments, not one per MB of terms): the index is laid out differently,
+    but every query answers alike, rank and snippet included, and the
+    setting is not left in the file."""
+    from recordkit.sql import database as D
+    bodies = [p.read_text(encoding="utf-8") for p in sorted(RECORDS.rglob("*.md"))]
+    rows = [(f"NOTE-{i:04d}", f"Title {i} {bodies[i % len(bodies)][:40]}",
+             f"word{i % 97} " * 20 + bodies[(i * 7) % len(bodies)]) for i in range(2000)]
+    assert sum(len(b) for _, _, b in rows) > 4_000_000      # several default-sized flushes
+    dbs = {}
+    for how in ("default", "built"):
+        conn = D._connect(str(tmp_path / f"{how}.db"))
+        conn.execute("CREATE TABLE records (id TEXT PRIMARY KEY, title TEXT, body TEXT)")
+        conn.executemany("INSERT INTO records VALUES (?, ?, ?)", rows)
+        conn.commit()
+        if how == "default":
+            conn.execute(D.FTS_TABLE)
+            conn.execute(D.FTS_FILL)
+        else:
+            D.add_fts(conn)
+        conn.commit()
+        conn.close()
+        dbs[how] = sqlite3.connect(tmp_path / f"{how}.db")
+        dbs[how].execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+    assert dbs["built"].execute("SELECT * FROM records_fts_config").fetchall() == [("version", 4)]
+    count = {how: db.execute("SELECT count(*) FROM records_fts_data").fetchone()[0] for how, db in dbs.items()}
+    assert count["built"] < count["default"]          # fewer, larger segments
+    sql = ("SELECT rowid, id, rank, snippet(records_fts, 2, '[', ']', '…', 8), highlight(records_fts, 1, '<', '>') "
+           "FROM records_fts WHERE records_fts MATCH ? ORDER BY rank, rowid")
+    for q in ("anchors", '"relative representations"', "stitch*", "anchor* AND cosine", "title:Title",
+              "word5 NOT anchors", "NEAR(relative representation, 3)", "word1*"):
+        got = [db.execute(sql, (q,)).fetchall() for db in dbs.values()]
+        assert got[0] == got[1] and got[0], q
