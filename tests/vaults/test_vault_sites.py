@@ -61,3 +61,22 @@ def test_every_native_link_is_a_link_between_pages(tmp_path, name):
     for page in found["pages"]:
         text = page.read_text(encoding="utf-8")
         assert not re.search(r'href="[^"]*\.(png|jpg|pdf|svg)"', text), page
+
+
+def test_label_first_wikilinks_read_as_their_label_in_texts_and_sentences(tmp_path):
+    """Dendron writes ``[[label|target]]``: the page shows the label, and so
+    must the search text, the hover preview and the backlink sentence (they
+    showed the target's name, as if the link were target-first)."""
+    folder = copy_vault("dendron", tmp_path / "dendron")
+    site = tmp_path / "site"
+    proc = run_cli("build", "-o", str(site), cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    pages = {rel.rsplit("/", 1)[-1]: v for rel, v in _pages(folder).items()}
+    texts = "".join(p.read_text(encoding="utf-8") for p in sorted((site / "assets" / "text").glob("*.js")))
+    assert "Back to the benchmarks note." in texts
+    assert "Back to eval.benchmarks" not in texts
+    target = (site / pages["eval.benchmarks.md"][1]).read_text(encoding="utf-8")
+    backlinks = target[target.find('id="rk-backlinks-h"'):]
+    assert "Back to the benchmarks note." in backlinks, backlinks[:2000]
+    previews = "".join(p.read_text(encoding="utf-8") for p in sorted((site / "assets" / "preview").glob("*.js")))
+    assert "|eval." not in previews and "|eval." not in texts

@@ -189,9 +189,12 @@ class _Builder:
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
         from ...corpus.resolve import link_settings
+        order = link_settings(site.corpus.schema).wikilink_order
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
-                                     wikilink_order=link_settings(site.corpus.schema).wikilink_order,
-                                     resolve_file=site.resolve_file)
+                                     wikilink_order=order, resolve_file=site.resolve_file)
+        #: wikilinks are [[label|target]]: the search texts, previews and
+        #: backlink sentences show the label, as the pages do
+        self.label_first = order == "label-first"
         self._others_done = False
         self._lists_elsewhere = False   # the list pages are made by the helper of an incremental build
         self._sentences: tuple = (None, {})   # (id, backlink sentences) of the page _page_key saw last
@@ -337,7 +340,7 @@ class _Builder:
             for n in range(k * SHARD, min((k + 1) * SHARD, len(ids))):
                 rid = ids[n]
                 rec = records[rid]
-                _add_postings(postings, n, rid, rec, plain_text(transient_body(rec)))
+                _add_postings(postings, n, rid, rec, plain_text(transient_body(rec), self.label_first))
             shards[k] = _encoded(postings)
         self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
         return search_index_js(self._search_docs(), merge_postings([shards[k] for k in sorted(shards)]))
@@ -472,7 +475,8 @@ class _Builder:
                 for d in kd.values():
                     sentence = None
                     if d["origin"] == "body":
-                        sentence = sentences[src] = mention_sentence(records[src], rid, lines_cache=lines_cache)
+                        sentence = sentences[src] = mention_sentence(records[src], rid, lines_cache=lines_cache,
+                                                                       label_first=self.label_first)
                     parts.append(("<", src, d["relation"], d["origin"], face(src), sentence))
         named = set(rec.mention_targets)
         for ts in rec.relations.values():
@@ -761,7 +765,7 @@ class _Builder:
             if n // SHARD in dirty_shards:
                 if body is None:
                     body = transient_body(rec)
-                text = plain_text(body)
+                text = plain_text(body, self.label_first)
                 sk = n // SHARD
                 if sk not in shard_postings and shard_postings:
                     # a new run: the earlier ones are whole, kept encoded (a
@@ -774,13 +778,13 @@ class _Builder:
                 if body is None:
                     body = transient_body(rec)
                 if text is None:
-                    text = plain_text(body)
+                    text = plain_text(body, self.label_first)
                 if v is None:
                     v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
                 key = json_js(rid)
                 for kind, value in (("t", " ".join(text.split())),
                                     ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
-                                           first_paragraph(body)])):
+                                           first_paragraph(body, label_first=self.label_first)])):
                     data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
                     frag_index.append((bk, kind, frag_file.tell(), len(data)))
                     frag_file.write(data)
@@ -829,7 +833,8 @@ class _Builder:
         known = self._sentences[1] if self._sentences[0] == rec.id else {}
         for m in v["mentioned_by"]:
             s = known[m["id"]] if m["id"] in known else \
-                mention_sentence(site.corpus.records[m["id"]], rec.id, lines_cache=lines_cache)
+                mention_sentence(site.corpus.records[m["id"]], rec.id, lines_cache=lines_cache,
+                                 label_first=self.label_first)
             parts = None
             if s:
                 k = s.find(rec.id)

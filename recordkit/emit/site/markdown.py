@@ -383,10 +383,26 @@ def _wiki_text(m) -> str:
     return m.group(2) or m.group(1)
 
 
-def plain_text(body: str) -> str:
+def _wiki_text_label_first(m) -> str:
+    """``[[label|target]]`` (Dendron's order) as its label, as the page shows it."""
+    inner = m.group(1)
+    if "|" in inner:
+        label = inner.rsplit("|", 1)[0]
+        if label.strip():
+            return label
+    return wikilink_target(inner, "label-first")
+
+
+def plain_text(body: str, label_first: bool = False) -> str:
     """A body's words without Markdown syntax, for search and previews
-    (fast and approximate: no parse)."""
-    t = WIKI_RE.sub(_wiki_text, body) if "[[" in body else body
+    (fast and approximate: no parse).  ``label_first``: wikilinks are
+    written ``[[label|target]]`` (the schema's ``links.wikilink_order``)."""
+    if "[[" not in body:
+        t = body
+    elif label_first:
+        t = _WIKI_ANY.sub(_wiki_text_label_first, body)
+    else:
+        t = WIKI_RE.sub(_wiki_text, body)
     if "](" in t:
         t = _PT_LINK.sub(r"\1", t)
     t = _PT_MARK.sub("", t)

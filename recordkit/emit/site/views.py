@@ -206,14 +206,15 @@ def citation(rec) -> dict | None:
             "venue": _short_value(rec.get("venue")) or None, "links": links}
 
 
-def first_paragraph(body: str, limit: int = 320) -> str:
+def first_paragraph(body: str, limit: int = 320, label_first: bool = False) -> str:
     """The first paragraph of prose (not a heading, table, list marker or
-    code), as plain text, cut at ``limit`` characters."""
+    code), as plain text, cut at ``limit`` characters (``label_first``: see
+    :func:`.markdown.plain_text`)."""
     for para in re.split(r"\n[ \t]*\n", body):
         p = para.strip()
         if not p or p.startswith(("#", "|", "```", "~~~", "<!--")) or re.match(r"^\s*[-*+]\s|^\s*\d+\.\s", p):
             continue
-        text = " ".join(plain_text(p).split())
+        text = " ".join(plain_text(p, label_first).split())
         if len(text) > limit:
             text = text[:limit].rsplit(" ", 1)[0] + "…"
         return text
@@ -473,11 +474,13 @@ class _Lines:
 _NEWLINE = re.compile("\n")
 
 
-def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None) -> str | None:
+def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None,
+                     label_first: bool = False) -> str | None:
     """The sentence of ``rec``'s body in which ``target`` is first
     mentioned, as plain text.  ``lines_cache``: a dict kept across calls
     (record id -> the first mention of each target and the line starts;
-    small, unlike the texts, which are decoded again when needed)."""
+    small, unlike the texts, which are decoded again when needed).
+    ``label_first``: see :func:`.markdown.plain_text`."""
     from array import array
     if lines_cache is None:
         lines_cache = {}
@@ -512,7 +515,7 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
                 break
         em = _SENTENCE_END.search(text, max(offset, s0))
         sentence = text[s0: em.start() if em else len(text)]
-        sentence = " ".join(plain_text(sentence).split())
+        sentence = " ".join(plain_text(sentence, label_first).split())
         if len(sentence) > limit:
             k = sentence.find(target)
             a = max(0, k - limit // 2)
