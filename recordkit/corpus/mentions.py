@@ -476,16 +476,7 @@ def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None)
     skips = code
     wikis = None
     if "[[" in body:
-        wikis = []
-        nc = len(code)
-        ci = 0
-        for w in _WIKI_RE.finditer(body):
-            ws = w.start()
-            while ci < nc and code[ci][1] <= ws:
-                ci += 1
-            if ci < nc and code[ci][0] <= ws:
-                continue
-            wikis.append((ws, w.end(), w.group(1).strip()))
+        wikis = [(w.start(), w.end(), w.group(1).strip()) for w in _wikilinks_outside(body, code)]
         if wikis:
             skips = sorted([(s, e, None) for s, e in code] + wikis)
     out: list[str] = []
@@ -505,6 +496,22 @@ def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None)
     return out
 
 
+def _wikilinks_outside(body: str, code: list) -> list:
+    """The ``_WIKI_RE`` matches of ``body`` that do not start inside one of
+    the ``code`` ranges (sorted ``(start, end)`` pairs)."""
+    out = []
+    nc = len(code)
+    ci = 0
+    for w in _WIKI_RE.finditer(body):
+        ws = w.start()
+        while ci < nc and code[ci][1] <= ws:
+            ci += 1
+        if ci < nc and code[ci][0] <= ws:
+            continue
+        out.append(w)
+    return out
+
+
 def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
                       code: list | None = None) -> list[tuple]:
     """``(target, line, col, form, label)`` of each mention
@@ -521,16 +528,7 @@ def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
         code = code_ranges(body)
     skips = code
     if "[[" in body:
-        wikis = []
-        nc = len(code)
-        ci = 0
-        for w in _WIKI_RE.finditer(body):
-            ws = w.start()
-            while ci < nc and code[ci][1] <= ws:
-                ci += 1
-            if ci < nc and code[ci][0] <= ws:
-                continue
-            wikis.append((ws, w.end(), w.group(1).strip(), w.group(2)))
+        wikis = [(w.start(), w.end(), w.group(1).strip(), w.group(2)) for w in _wikilinks_outside(body, code)]
         if wikis:
             skips = sorted([(s, e) for s, e in code] + wikis)
     out: list[tuple] = []
