@@ -141,6 +141,8 @@ class RecordCache:
         from ...corpus.store import RecordStore
         self.config, self.root = config, Path(root)
         self.store = RecordStore(config, self.root)
+        #: the corpus of the last load (serve: its graph is kept while edits leave it as it is)
+        self.last = None
 
     def save(self) -> None:
         self.store.save()
@@ -152,4 +154,45 @@ class RecordCache:
         from ...corpus.loader import load
         corpus = load(self.root, config=self.config, files=files, store=self.store)
         FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
+        last, self.last = self.last, corpus
+        if last is not None and last._graph is not None and same_graph(last, corpus, self.store.parsed_again):
+            corpus._graph = last._graph
         return corpus, self.store.parsed_again
+
+
+def graph_face(rec, fm: str | None) -> tuple:
+    """What the graph takes from one file: its id, kind, status, title,
+    tags and path (the node), its front matter (relations with their
+    positions, the fields derived edges read), its resolved relation
+    targets and body mentions (the edges)."""
+    return (rec.ok, rec.id, rec.kind, rec.status, rec.title, tuple(rec.tags) if rec.ok else None, rec.relpath, fm,
+            tuple(rec.mention_targets),
+            tuple((k, tuple((t.id, t.pos) for t in v)) for k, v in rec.relations.items()))
+
+
+def same_graph(old: Corpus, new: Corpus, parsed: set) -> bool:
+    """Whether ``new`` (loaded after ``old``, with the files ``parsed``
+    parsed again, the others taken as they were) has ``old``'s graph: the
+    same files, records and ids in the same order, and each file parsed
+    again the same :func:`graph_face` (a body edit that names the same
+    records).  The graph is made of the records alone (and the schema,
+    compared too)."""
+    if len(old.files) != len(new.files) or len(old.records) != len(new.records) \
+            or old.schema.raw != new.schema.raw:
+        return False
+    if any(a.path != b.path for a, b in zip(old.files, new.files)):
+        return False
+    if any(a != b for a, b in zip(old.records, new.records)):
+        return False
+    old_fms, new_fms = FM_DIGESTS.get(old) or {}, FM_DIGESTS.get(new) or {}
+    by_path = {str(r.path): r for r in old.files}
+    for rec in new.files:
+        key = str(rec.path)
+        if key not in parsed:
+            continue
+        was = by_path.get(key)
+        if was is None or old_fms.get(key) is None or new_fms.get(key) is None:
+            return False
+        if graph_face(was, old_fms[key]) != graph_face(rec, new_fms[key]):
+            return False
+    return True
