@@ -20,6 +20,8 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
+
 from ...version import __version__
 from .load import check_entry, front_matter_digests, gather
 from .markdown import BodyRenderer, plain_text, pygments_css
@@ -146,14 +148,18 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overri
         raise ConfigError(f"the site's folder {out_dir} is inside the record root {root}")
     old = Manifest.read(out_dir, opts.force)
     out_dir.mkdir(parents=True, exist_ok=True)
+    cache = None
     if corpus is None:
         # the records parsed by the last build, by their files' stat: only
-        # the files changed since are parsed again (see load.RecordCache)
+        # the files changed since are parsed again (see load.RecordCache);
+        # the graph too, when no file changed what it is made of
         from .load import RecordCache
         cache = RecordCache(config, root)
         corpus, _ = cache.load()
         cache.save()
         _keep_bytes_only(corpus)
+        if cache.graph_restored and isinstance(cache.graph_extra, tuple):
+            _EDGE_MEMO[corpus.graph] = cache.graph_extra
     t = time.perf_counter()
     timings["load"] = t - t0
     data = gather(corpus, opts.dates)
@@ -167,6 +173,10 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overri
     b.cancel = cancel
     b.run()
     report.removed = writer.finish()
+    if cache is not None and old.meta.get("salt") == b.salt:
+        # an incremental build keeps its graph for the next (not a cold one:
+        # the next build after it does)
+        cache.save_graph(corpus, _EDGE_MEMO.get(corpus.graph))
     report.written = writer.written
     report.kept = writer.kept
     report.seconds = time.perf_counter() - t0
@@ -206,6 +216,7 @@ class _Builder:
     # -- record pages ------------------------------------------------------------
     def run(self) -> None:
         site, w = self.site, self.writer
+        self._template_cache()
         records = site.corpus.records
         t = time.perf_counter()
         # buckets of previews and texts: rewritten when a member's file changed
@@ -223,10 +234,10 @@ class _Builder:
         old_meta = w.old.meta
         if old_meta.get("salt") == self.salt and isinstance(old_meta.get("deps"), dict) and hasattr(os, "fork"):
             # an incremental build: a forked helper makes the search index
-            # (reads the kept runs, tokenizes the changed ones, joins them)
-            # while this process works out what changed and renders it
-            # and the list pages (which need no page rendered): what it
-            # wrote comes back as manifest entries
+            # (reads the joined postings of the last build, tokenizes the
+            # documents that changed, joins their runs again) while this
+            # process works out what changed and renders it, then the list
+            # pages (most often kept as they are: _lists_and_feed)
             from ...common.fork import fork_map
             box: dict = {}
             site.corpus.graph            # built once, here: both processes read it
@@ -236,30 +247,19 @@ class _Builder:
                     box["results"] = self._pages(dirty, set())
                     if not self._others_done:
                         self._others()
+                    t0 = time.perf_counter()
+                    self._lists_and_feed()
+                    self.timings["lists"] = time.perf_counter() - t0
                 except BaseException as exc:     # raised once the helper is back
                     box["error"] = exc
 
             def helper(_):
-                t0 = time.perf_counter()
-                before = dict(w.new.files)
-                written, kept = len(w.written), w.kept
-                self.common["counts"]["links"] = self._link_count()
-                self._lists_and_feed()
-                lists = ({rel: e for rel, e in w.new.files.items() if before.get(rel) is not e},
-                         w.written[written:], w.kept - kept, time.perf_counter() - t0, w.new.meta.get("lists"))
-                return self._search_index_incremental(shard_keys), lists, os.getpid()
+                return self._search_index_incremental(shard_keys)
             self._lists_elsewhere = True
-            search_js, (entries, written, kept, seconds, lists_meta), pid = \
-                fork_map(helper, [None, None], first=pages)[1]
+            search_js = fork_map(helper, [None, None], first=pages)[1]
             if "error" in box:
                 raise box["error"]
             results = box["results"]
-            if pid != os.getpid():     # (when the helper failed, this process did its part: nothing to add)
-                w.new.files.update(entries)
-                w.written.extend(written)
-                w.kept += kept
-                w.new.meta["lists"] = lists_meta
-            self.timings["lists"] = seconds
             self._finish(results, members, dirty, bucket_keys)
             t = time.perf_counter()
             w.put("assets/search-index.js", search_js)
@@ -309,6 +309,18 @@ class _Builder:
                     pass
             raise BuildCancelled()
         return results
+
+    def _template_cache(self) -> None:
+        """Compiled templates kept in the cache folder (Jinja2's bytecode
+        cache: by template and a checksum of its source), so that a fresh
+        build that renders a few pages does not compile every template
+        they use again (0.2 s)."""
+        env = self.env
+        if self.site.corpus.config is None:
+            return
+        folder = str(Path(self.site.corpus.config.cache_dir) / "site-templates")
+        if not (isinstance(env.bytecode_cache, _TemplateCache) and env.bytecode_cache.directory == folder):
+            env.bytecode_cache = _TemplateCache(folder)
 
     def _render_needed(self, dirty, dirty_shards) -> list | None:
         """An incremental build with few pages to render: only the records
@@ -644,7 +656,15 @@ class _Builder:
         meta = self.writer.new.meta
         old_meta = self.writer.old.meta
         meta["salt"] = self.salt
-        meta["deps"] = {r: [own[r], outs[r]] for r in site.ids}
+        # what other pages show of a record (its face: id, title, kind,
+        # status) and its out-edges, to tell an edit of its text alone
+        blake = hashlib.blake2b
+        faces = {}
+        for rid in site.ids:
+            rec = records[rid]
+            faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
+                               digest_size=8).hexdigest()
+        meta["deps"] = {r: [own[r], outs[r], faces[r], memo[r][2]] for r in site.ids}
         old = old_meta.get("deps")
         if old_meta.get("salt") != self.salt or not isinstance(old, dict):
             return None
@@ -652,10 +672,16 @@ class _Builder:
         changed.update(r for r in old if r not in pub)
         out = set(changed)
         for r in changed:
+            prev = old.get(r)
             if r in pub:
+                if isinstance(prev, list) and len(prev) > 3 and prev[2] == faces[r] and prev[3] == memo[r][2]:
+                    # the same face and out-edges: other pages show of it only
+                    # the sentences its body writes about them
+                    out.update(x for x, kd in succ[r].items()
+                               if x in pub and any(d["origin"] == "body" for d in kd.values()))
+                    continue
                 out.update(x for x in succ[r] if x in pub)
                 out.update(x for x in pred[r] if x in pub)
-            prev = old.get(r)
             if isinstance(prev, list) and len(prev) > 1 and isinstance(prev[1], str):
                 out.update(x for x in prev[1].split() if x in pub)
         return out
@@ -1154,6 +1180,24 @@ class _Builder:
         self.writer.put("feed.xml", atom_feed(self.site, rows, base, self.opts.feed_entries))
         pages = ["index.html"] + [rows[r]["url"] for r in self.site.ids]
         self.writer.put("sitemap.xml", sitemap(base, pages, {rows[r]["url"]: rows[r]["date"] for r in self.site.ids}))
+
+
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Jinja2's bytecode cache in a folder that may be missing or
+    unwritable: then templates are compiled as without it."""
+
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:
+            bucket.reset()
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except Exception:
+            pass
 
 
 def _first_doc(run: str) -> int:

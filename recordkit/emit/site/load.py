@@ -143,6 +143,11 @@ class RecordCache:
         self.store = RecordStore(config, self.root)
         #: the corpus of the last load (serve: its graph is kept while edits leave it as it is)
         self.last = None
+        #: the graph of the last load was read back from the cache folder (see :meth:`save_graph`),
+        #: with what the site build kept beside it
+        self.graph_restored = False
+        self.graph_extra = None
+        self._faces: tuple | None = None      # (corpus, faces_digest(corpus))
 
     def save(self) -> None:
         self.store.save()
@@ -155,9 +160,62 @@ class RecordCache:
         corpus = load(self.root, config=self.config, files=files, store=self.store)
         FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
         last, self.last = self.last, corpus
+        self.graph_restored, self.graph_extra = False, None
         if last is not None and last._graph is not None and same_graph(last, corpus, self.store.parsed_again):
             corpus._graph = last._graph
+        elif last is None:
+            self._restore_graph(corpus)
         return corpus, self.store.parsed_again
+
+    # -- the graph of the last build, in the cache folder ---------------------------
+    #
+    # A fresh ``recordkit build`` after a body edit has the graph of the last
+    # build: building it again (0.6 s at 10,000 records) is replaced by
+    # reading it back (0.2 s) when every file's graph_face is what it was.
+
+    def _graph_file(self) -> Path:
+        import hashlib
+        import os
+        return Path(self.config.cache_dir) / "site-graph" / (
+            hashlib.sha1(os.fsencode(str(self.root.resolve()))).hexdigest()[:16] + ".pickle")
+
+    def _faces_of(self, corpus) -> str:
+        if self._faces is None or self._faces[0] is not corpus:
+            self._faces = (corpus, faces_digest(corpus))
+        return self._faces[1]
+
+    def _restore_graph(self, corpus) -> None:
+        import pickle
+        try:
+            with open(self._graph_file(), "rb") as fh:
+                head = pickle.load(fh)
+                if not isinstance(head, dict) or head.get("faces") != self._faces_of(corpus):
+                    return
+                body = pickle.load(fh)
+            import networkx as nx
+            if not isinstance(body, dict) or not isinstance(body.get("graph"), nx.MultiDiGraph):
+                return
+        except Exception:       # missing, torn, of another version: the graph is built
+            return
+        corpus._graph = body["graph"]
+        self.graph_extra = body.get("extra")
+        self.graph_restored = True
+
+    def save_graph(self, corpus, extra=None) -> None:
+        """Keep ``corpus``'s graph (when this load built it) and ``extra``
+        in the cache folder for the next fresh build of the same record."""
+        import pickle
+        if corpus._graph is None or corpus is not self.last or (self.graph_restored and extra is self.graph_extra):
+            return
+        from ...common.writes import replace_file
+        path = self._graph_file()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = pickle.dumps({"faces": self._faces_of(corpus)}, protocol=pickle.HIGHEST_PROTOCOL) + \
+                pickle.dumps({"graph": corpus._graph, "extra": extra}, protocol=pickle.HIGHEST_PROTOCOL)
+            replace_file(path, data)
+        except (OSError, pickle.PicklingError):
+            pass
 
 
 def graph_face(rec, fm: str | None) -> tuple:
@@ -168,6 +226,24 @@ def graph_face(rec, fm: str | None) -> tuple:
     return (rec.ok, rec.id, rec.kind, rec.status, rec.title, tuple(rec.tags) if rec.ok else None, rec.relpath, fm,
             tuple(rec.mention_targets),
             tuple((k, tuple((t.id, t.pos) for t in v)) for k, v in rec.relations.items()))
+
+
+def faces_digest(corpus) -> str:
+    """A digest of everything :func:`recordkit.graph.build.build_graph`
+    makes ``corpus``'s graph of: the code that builds it, the schema, the
+    records in order and every file's :func:`graph_face`."""
+    import hashlib
+    import networkx as nx
+    from ...graph import build as graph_build, edges as graph_edges
+    fms = front_matter_digests(corpus)
+    h = hashlib.blake2b(digest_size=16)
+    for mod in (graph_build, graph_edges):
+        h.update(Path(mod.__file__).read_bytes())
+    h.update(repr((nx.__version__, corpus.schema.raw, list(corpus.records))).encode("utf-8", "surrogatepass"))
+    for rec in corpus.files:
+        key = str(rec.path)
+        h.update(repr((key, graph_face(rec, fms.get(key)))).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def same_graph(old: Corpus, new: Corpus, parsed: set) -> bool:

@@ -44,8 +44,8 @@ def _cold(base: Path, out: Path) -> dict:
 
 
 def _set_field(text: str, key: str, value: str) -> str:
-    if re.search(rf"^{key}:.*$", text, flags=re.M):
-        return re.sub(rf"^{key}:.*$", f"{key}: {value}", text, count=1, flags=re.M)
+    if re.search(rf"^{key}:.*$", text, flags=re.M):     # (a folded value's lines go too)
+        return re.sub(rf"^{key}:.*(?:\n[ \t]+.*)*$", f"{key}: {value}", text, count=1, flags=re.M)
     return text.replace("---\n", f"---\n{key}: {value}\n", 1)
 
 
