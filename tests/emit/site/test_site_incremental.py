@@ -215,3 +215,45 @@ def test_the_joined_search_postings_follow_each_edit(tmp_path):
     p.write_text(p.read_text(encoding="utf-8") + "\nMore words.\n", encoding="utf-8")
     sites.fresh()
     assert _files(base / "built") == _cold(base, tmp_path / "cold")
+
+
+def test_a_fresh_build_reads_the_graph_back_only_when_it_is_the_same(tmp_path):
+    """The graph a build keeps in the cache folder is read back by the next
+    fresh load when no file changed what the graph is made of (a body edit
+    naming the same records), and is built again after a new relation, a
+    new mention, a retitled record or a new file; whatever was read back,
+    the graph is the one built from the files."""
+    from recordkit.config import load_config
+    from recordkit.emit.site.load import RecordCache
+    from recordkit.graph.build import build_graph, iter_edges
+
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    sites.fresh()                    # an incremental build: it keeps its graph
+
+    def fresh_load():
+        cfg = load_config(base)
+        cache = RecordCache(cfg, cfg.root.resolve())
+        corpus, _ = cache.load()
+        cache.save()
+        restored = cache.graph_restored
+        g = corpus.graph
+        built = build_graph(corpus)
+        assert list(g.nodes(data=True)) == list(built.nodes(data=True))
+        assert list(iter_edges(g)) == list(iter_edges(built))
+        cache.save_graph(corpus)
+        return restored
+
+    assert fresh_load()
+    p = sites.path("NOTE-652")
+    p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
+    assert fresh_load()
+    for edit in (lambda t: t + "\nA remark on LIT-874.\n",
+                 lambda t: t.replace("---\n", "---\nextends: [THEORY-798]\n", 1),
+                 lambda t: _set_field(t, "title", "Retitled")):
+        p.write_text(edit(p.read_text(encoding="utf-8")), encoding="utf-8")
+        assert not fresh_load()
+        assert fresh_load()
+    (sites.recs / "claim" / "CLAIM-700.md").write_text("---\nid: CLAIM-700\ntitle: New\nstatus: open\n---\n\nText.\n",
+                                                       encoding="utf-8")
+    assert not fresh_load()
