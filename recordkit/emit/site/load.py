@@ -147,7 +147,6 @@ class RecordCache:
         #: with what the site build kept beside it
         self.graph_restored = False
         self.graph_extra = None
-        self._faces: tuple | None = None      # (corpus, faces_digest(corpus))
 
     def save(self) -> None:
         self.store.save()
@@ -179,18 +178,32 @@ class RecordCache:
         return Path(self.config.cache_dir) / "site-graph" / (
             hashlib.sha1(os.fsencode(str(self.root.resolve()))).hexdigest()[:16] + ".pickle")
 
-    def _faces_of(self, corpus) -> str:
-        if self._faces is None or self._faces[0] is not corpus:
-            self._faces = (corpus, faces_digest(corpus))
-        return self._faces[1]
+    def _head(self, corpus) -> dict:
+        """What the graph kept in the cache folder was made of, beside it."""
+        return {"code": graph_code_digest(corpus), "paths": [str(r.path) for r in corpus.files],
+                "records": list(corpus.records)}
 
     def _restore_graph(self, corpus) -> None:
+        """Read the kept graph back when it was made of the same files and
+        records, by the same code and schema, and every file parsed again
+        since has the graph face it had then (a file not parsed again is
+        the file it was; what it links to can change only through a change
+        of one that was, or of the files)."""
         import pickle
         try:
             with open(self._graph_file(), "rb") as fh:
                 head = pickle.load(fh)
-                if not isinstance(head, dict) or head.get("faces") != self._faces_of(corpus):
+                if not isinstance(head, dict) or not isinstance(head.get("faces"), dict):
                     return
+                now = self._head(corpus)
+                if any(head.get(k) != v for k, v in now.items()):
+                    return
+                fms = front_matter_digests(corpus)
+                faces = head["faces"]
+                for rec in corpus.files:
+                    key = str(rec.path)
+                    if key in self.store.parsed_again and faces.get(key) != face_digest(rec, fms.get(key)):
+                        return
                 body = pickle.load(fh)
             import networkx as nx
             if not isinstance(body, dict) or not isinstance(body.get("graph"), nx.MultiDiGraph):
@@ -203,15 +216,19 @@ class RecordCache:
 
     def save_graph(self, corpus, extra=None) -> None:
         """Keep ``corpus``'s graph (when this load built it) and ``extra``
-        in the cache folder for the next fresh build of the same record."""
+        in the cache folder for the next fresh build of the same record,
+        with the graph face of every file it was made of."""
         import pickle
         if corpus._graph is None or corpus is not self.last or (self.graph_restored and extra is self.graph_extra):
             return
         from ...common.writes import replace_file
         path = self._graph_file()
         try:
+            fms = front_matter_digests(corpus)
+            head = dict(self._head(corpus), faces={str(r.path): face_digest(r, fms.get(str(r.path)))
+                                                   for r in corpus.files})
             path.parent.mkdir(parents=True, exist_ok=True)
-            data = pickle.dumps({"faces": self._faces_of(corpus)}, protocol=pickle.HIGHEST_PROTOCOL) + \
+            data = pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL) + \
                 pickle.dumps({"graph": corpus._graph, "extra": extra}, protocol=pickle.HIGHEST_PROTOCOL)
             replace_file(path, data)
         except (OSError, pickle.PicklingError):
@@ -228,21 +245,21 @@ def graph_face(rec, fm: str | None) -> tuple:
             tuple((k, tuple((t.id, t.pos) for t in v)) for k, v in rec.relations.items()))
 
 
-def faces_digest(corpus) -> str:
-    """A digest of everything :func:`recordkit.graph.build.build_graph`
-    makes ``corpus``'s graph of: the code that builds it, the schema, the
-    records in order and every file's :func:`graph_face`."""
+def face_digest(rec, fm: str | None) -> str:
+    import hashlib
+    return hashlib.blake2b(repr(graph_face(rec, fm)).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def graph_code_digest(corpus) -> str:
+    """A digest of what builds a graph beside the files: the code of the
+    graph stage's builder, networkx's version and the schema."""
     import hashlib
     import networkx as nx
     from ...graph import build as graph_build, edges as graph_edges
-    fms = front_matter_digests(corpus)
     h = hashlib.blake2b(digest_size=16)
     for mod in (graph_build, graph_edges):
         h.update(Path(mod.__file__).read_bytes())
-    h.update(repr((nx.__version__, corpus.schema.raw, list(corpus.records))).encode("utf-8", "surrogatepass"))
-    for rec in corpus.files:
-        key = str(rec.path)
-        h.update(repr((key, graph_face(rec, fms.get(key)))).encode("utf-8", "surrogatepass"))
+    h.update(repr((nx.__version__, corpus.schema.raw)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
