@@ -44,6 +44,8 @@ RENDER_VERSION = "2"
 SHARD = 256
 SEARCH_VERSION = "1"
 _ENVIRONMENTS: dict = {}
+#: record id -> fnv1a32 of it (serve's rebuilds hash each id once)
+_FNV: dict = {}
 #: graph -> (salt, {record id: (front matter digest, relpath, digest of its out-edges, its graph
 #: signature, its published targets, its links to them)}): see _Builder._candidates
 _EDGE_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -221,8 +223,15 @@ class _Builder:
         t = time.perf_counter()
         # buckets of previews and texts: rewritten when a member's file changed
         members: dict = {}
+        nb = self.buckets
+        fnv = _FNV
         for rid in site.ids:
-            members.setdefault(bucket_of(rid, self.buckets), []).append(rid)
+            h = fnv.get(rid)
+            if h is None:
+                h = fnv[rid] = bucket_of(rid, 1 << 32)     # (fnv1a32: the bucket is it modulo the count)
+            members.setdefault(h % nb, []).append(rid)
+        if len(fnv) > 4 * len(site.ids) + 1000:
+            fnv.clear()
         self._bucket_members = members
         bucket_keys = {bk: digest(("\n".join(f"{r}\t{records[r].digest}" for r in rids) + self.salt)
                                   .encode("utf-8", "surrogatepass"))
@@ -634,22 +643,28 @@ class _Builder:
                                                                    digest_size=12).hexdigest(),
                                  hashlib.blake2b(f"{fm}|{rec.relpath}|{g}".encode("utf-8", "surrogatepass"),
                                                  digest_size=12).hexdigest(), " ".join(targets), nl)
-            gsig[rid] = m[3]
             links += m[5]
             parts = [rec.digest, rec.relpath, m[2]]
             st = data.standings.get(rid)
+            stand = None
             if st is not None:
                 ev = st.evaluation
-                parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
-                              tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+                stand = (st.state, st.detail, tuple(st.path), tuple(st.states),
+                         tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None)
+                parts.append(stand)
                 named = set(st.path) | ({i.by for i in ev.items if i.by} if ev is not None else set())
                 if named:
                     parts.append(sorted((x, records[x].digest if x in records else None) for x in named))
-            for cid in data.checks_of.get(rid, []):
+            cids = data.checks_of.get(rid)
+            for cid in cids or ():
                 parts.append(tuple(sorted(check_entry(data, cid).items())))
             if data.git_dates:
                 parts.append(data.git_dates.get(rec.relpath))
             own[rid] = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            # the graph page shows each node's standing and checks too, which
+            # other records (one kept out of the site too) can change
+            gsig[rid] = m[3] if stand is None and not cids else m[3] + hashlib.blake2b(
+                repr((stand, cids)).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
             outs[rid] = m[4]
         self.graph_sig = gsig
         self.common["counts"]["links"] = links

@@ -141,6 +141,7 @@ class RecordCache:
         from ...corpus.store import RecordStore
         self.config, self.root = config, Path(root)
         self.store = RecordStore(config, self.root)
+        self.store.restored = {}      # serve: the records of files unchanged since the last load are reused
         #: the corpus of the last load (serve: its graph is kept while edits leave it as it is)
         self.last = None
         #: the graph of the last load was read back from the cache folder (see :meth:`save_graph`),
