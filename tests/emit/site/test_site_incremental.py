@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from site_fixtures import copy_example
@@ -152,6 +152,12 @@ class _Sites:
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(edits=EDITS)
+# found by this test: a wikilink broken by an edit reorders the body's
+# mentions, and so the graph page's edges, whose key held them sorted
+@example(edits=[("sentence", 9756)])
+# found by this test: a relation removed from a record kept out of the site
+# changes a published theory's standing detail on the graph page
+@example(edits=[("relation-remove", 1234)])
 def test_serve_and_fresh_builds_equal_a_cold_build_after_any_edits(tmp_path_factory, edits):
     base = copy_example(tmp_path_factory.mktemp("inc"), with_results=False)
     sites = _Sites(base)
