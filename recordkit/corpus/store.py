@@ -172,6 +172,10 @@ class RecordStore:
         self.parsed_again: set[str] = set()
         self.fm_digests: dict[str, str] = {}
         self.hits = 0
+        #: path -> (entry, record, diagnostics) restored by the last parse, when the
+        #: owner asks for records to be reused (``restored = {}``: serve)
+        self.restored: dict | None = None
+        self.restored_schema = None
 
     # -- disk ------------------------------------------------------------------
     def _read(self) -> None:
@@ -240,6 +244,15 @@ class RecordStore:
         on_restore = analyze is not None and getattr(analyze, "on_restore", True)
         mention_re = schema.mention_re
         derive_fields = {r.get("from_field") for r in schema.derive}
+        # a long-lived reader (serve) takes the record it restored last time
+        # for an entry that is still the same (resolving links again starts
+        # from the links as written: a record can be loaded into a new corpus)
+        reuse = self.restored if (self.restored is not None and analyze is None
+                                  and self.restored_schema == schema.raw) else None
+        if self.restored is not None and reuse is None:
+            self.restored.clear()
+            self.restored_schema = schema.raw
+            reuse = self.restored if analyze is None else None
         fms: dict[str, str] = {}
         self.parsed_again = set()
         self.hits = 0
@@ -257,7 +270,17 @@ class RecordStore:
                     # a change in the clock tick of the read keeps the stat: parse such a file again
                     try:
                         fresh = sig is not None and sig == e[0] and max(sig[0], sig[3]) < e[3] - RACY_NS
-                        rec, diags = self._restore(e, path, mention_re) if fresh else (None, None)
+                        if not fresh:
+                            rec, diags = None, None
+                        elif reuse is not None and key in reuse and reuse[key][0] is e:
+                            rec, diags = reuse[key][1], reuse[key][2]     # the record of the last parse
+                            if e[1][2] is None and (rec._text is not None or rec._raw is not None):
+                                # its text read meanwhile is let go, as a record restored anew has none
+                                rec._text = rec._raw = rec._body = rec._line_starts = None
+                        else:
+                            rec, diags = self._restore(e, path, mention_re)
+                            if reuse is not None:
+                                reuse[key] = (e, rec, diags)
                         got = e[5].get(akey, _MISSING) if (rec is not None and cacheable and e[5]) else _MISSING
                     except Exception:     # an entry that is not what this version writes: parsed again
                         rec = None
@@ -290,6 +313,9 @@ class RecordStore:
                 for key in [k for k in entries if k not in seen]:
                     del entries[key]
                     self.dirty.add(_bucket(key))
+                if reuse is not None:
+                    for key in [k for k in reuse if k not in seen]:
+                        del reuse[key]
         self.fm_digests = fms
         return out
 

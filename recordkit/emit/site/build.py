@@ -16,8 +16,11 @@ import os
 from array import array
 import sys
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import jinja2
 
 from ...version import __version__
 from .load import check_entry, front_matter_digests, gather
@@ -42,10 +45,17 @@ RENDER_VERSION = "2"
 SHARD = 256
 SEARCH_VERSION = "1"
 _ENVIRONMENTS: dict = {}
+#: record id -> fnv1a32 of it (serve's rebuilds hash each id once)
+_FNV: dict = {}
+#: graph -> (salt, {record id: (front matter digest, relpath, digest of its out-edges, its graph
+#: signature, its published targets, its links to them)}): see _Builder._candidates
+_EDGE_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: an incremental build renders in one process when fewer pages than this may change
 FORK_PAGES = 300
 #: rows of a query block's table on a page
 QUERY_ROW_LIMIT = 1000
+#: bumped when what the list pages show changes beyond their rows (see _lists_and_feed)
+LISTS_VERSION = "1"
 
 
 @dataclass
@@ -141,14 +151,18 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overri
         raise ConfigError(f"the site's folder {out_dir} is inside the record root {root}")
     old = Manifest.read(out_dir, opts.force)
     out_dir.mkdir(parents=True, exist_ok=True)
+    cache = None
     if corpus is None:
         # the records parsed by the last build, by their files' stat: only
-        # the files changed since are parsed again (see load.RecordCache)
+        # the files changed since are parsed again (see load.RecordCache);
+        # the graph too, when no file changed what it is made of
         from .load import RecordCache
         cache = RecordCache(config, root)
         corpus, _ = cache.load()
         cache.save()
         _keep_bytes_only(corpus)
+        if cache.graph_restored and isinstance(cache.graph_extra, tuple):
+            _EDGE_MEMO[corpus.graph] = cache.graph_extra
     release_free_memory()      # what parsing freed: not carried through the build, nor into the helpers
     t = time.perf_counter()
     timings["load"] = t - t0
@@ -163,6 +177,10 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overri
     b.cancel = cancel
     b.run()
     report.removed = writer.finish()
+    if cache is not None and old.meta.get("salt") == b.salt:
+        # an incremental build keeps its graph for the next (not a cold one:
+        # the next build after it does)
+        cache.save_graph(corpus, _EDGE_MEMO.get(corpus.graph))
     report.written = writer.written
     report.kept = writer.kept
     report.seconds = time.perf_counter() - t0
@@ -205,12 +223,21 @@ class _Builder:
     # -- record pages ------------------------------------------------------------
     def run(self) -> None:
         site, w = self.site, self.writer
+        self._template_cache()
         records = site.corpus.records
         t = time.perf_counter()
         # buckets of previews and texts: rewritten when a member's file changed
         members: dict = {}
+        nb = self.buckets
+        fnv = _FNV
         for rid in site.ids:
-            members.setdefault(bucket_of(rid, self.buckets), []).append(rid)
+            h = fnv.get(rid)
+            if h is None:
+                h = fnv[rid] = bucket_of(rid, 1 << 32)     # (fnv1a32: the bucket is it modulo the count)
+            members.setdefault(h % nb, []).append(rid)
+        if len(fnv) > 4 * len(site.ids) + 1000:
+            fnv.clear()
+        self._bucket_members = members
         bucket_keys = {bk: digest(("\n".join(f"{r}\t{records[r].digest}" for r in rids) + self.salt)
                                   .encode("utf-8", "surrogatepass"))
                        for bk, rids in members.items()}
@@ -221,10 +248,10 @@ class _Builder:
         old_meta = w.old.meta
         if old_meta.get("salt") == self.salt and isinstance(old_meta.get("deps"), dict) and hasattr(os, "fork"):
             # an incremental build: a forked helper makes the search index
-            # (reads the kept runs, tokenizes the changed ones, joins them)
-            # while this process works out what changed and renders it
-            # and the list pages (which need no page rendered): what it
-            # wrote comes back as manifest entries
+            # (reads the joined postings of the last build, tokenizes the
+            # documents that changed, joins their runs again) while this
+            # process works out what changed and renders it, then the list
+            # pages (most often kept as they are: _lists_and_feed)
             from ...common.fork import fork_map
             box: dict = {}
             site.corpus.graph            # built once, here: both processes read it
@@ -234,30 +261,19 @@ class _Builder:
                     box["results"] = self._pages(dirty, set())
                     if not self._others_done:
                         self._others()
+                    t0 = time.perf_counter()
+                    self._lists_and_feed()
+                    self.timings["lists"] = time.perf_counter() - t0
                 except BaseException as exc:     # raised once the helper is back
                     box["error"] = exc
 
             def helper(_):
-                t0 = time.perf_counter()
-                before = dict(w.new.files)
-                written, kept = len(w.written), w.kept
-                self.common["counts"]["links"] = self._link_count()
-                self._lists()
-                if self.opts.site_url:
-                    self._feed_and_sitemap()
-                lists = ({rel: e for rel, e in w.new.files.items() if before.get(rel) is not e},
-                         w.written[written:], w.kept - kept, time.perf_counter() - t0)
-                return self._search_index(shard_keys), lists, os.getpid()
+                return self._search_index_incremental(shard_keys)
             self._lists_elsewhere = True
-            search_js, (entries, written, kept, seconds), pid = fork_map(helper, [None, None], first=pages)[1]
+            search_js = fork_map(helper, [None, None], first=pages)[1]
             if "error" in box:
                 raise box["error"]
             results = box["results"]
-            if pid != os.getpid():     # (when the helper failed, this process did its part: nothing to add)
-                w.new.files.update(entries)
-                w.written.extend(written)
-                w.kept += kept
-            self.timings["lists"] = seconds
             self._finish(results, members, dirty, bucket_keys)
             t = time.perf_counter()
             w.put("assets/search-index.js", search_js)
@@ -294,7 +310,9 @@ class _Builder:
         self.candidates = self._candidates()
         self._prepare_queries()
         try:
-            results = self._render_all(dirty, dirty_shards)
+            results = self._render_needed(dirty, dirty_shards)
+            if results is None:
+                results = self._render_all(dirty, dirty_shards)
         except BaseException:
             # a failed or cancelled render leaves no scratch files in the site
             import shutil
@@ -311,6 +329,97 @@ class _Builder:
                     pass
             raise BuildCancelled()
         return results
+
+    def _template_cache(self) -> None:
+        """Compiled templates kept in the cache folder (Jinja2's bytecode
+        cache: by template and a checksum of its source), so that a fresh
+        build that renders a few pages does not compile every template
+        they use again (0.2 s)."""
+        env = self.env
+        if self.site.corpus.config is None:
+            return
+        folder = str(Path(self.site.corpus.config.cache_dir) / "site-templates")
+        if not (isinstance(env.bytecode_cache, _TemplateCache) and env.bytecode_cache.directory == folder):
+            env.bytecode_cache = _TemplateCache(folder)
+
+    def _render_needed(self, dirty, dirty_shards) -> list | None:
+        """An incremental build with few pages to render: only the records
+        whose page may change (:meth:`_candidates`), has a query block, is
+        missing or was altered, or sits in a text/preview bucket to make
+        again go to :meth:`_render_part`; every other page keeps its entry
+        of the last manifest after one ``stat`` (no page key, no view).
+        None when this does not apply (a cold build, or many pages)."""
+        cands = self.candidates
+        if cands is None or dirty_shards or self.opts.jobs not in (None, 0, 1) \
+                or len(cands) + len(self.query_keys) >= FORK_PAGES:
+            return None
+        site = self.site
+        records = site.corpus.records
+        old_files = self.writer.old.files
+        out = os.fspath(self.writer.out) + os.sep
+        query_keys = self.query_keys
+        members = self._bucket_members
+        in_dirty = set()
+        for bk in dirty:
+            in_dirty.update(members.get(bk, ()))
+        kept, needed = [], []
+        stat = os.stat
+        for rid in site.ids:
+            if rid not in cands and rid not in query_keys and rid not in in_dirty:
+                rel = record_url(rid, records[rid].kind)
+                old = old_files.get(rel)
+                if old and old.get("key"):
+                    try:
+                        if stat(out + rel).st_size == old.get("size"):
+                            kept.append((rel, old, False, False))
+                            continue
+                    except OSError:
+                        pass
+            needed.append(rid)
+        progress = _Progress(len(needed), self.opts.progress)
+        entries, encoded, frag_file, frag_index = self._render_part((0, needed), dirty, set(), progress)
+        progress.close()
+        return [(kept + entries, encoded, frag_file, frag_index)]
+
+    def _lists_and_feed(self) -> None:
+        """The list pages, the feed and the sitemap (:meth:`_lists`,
+        :meth:`_feed_and_sitemap`), unless what they show is what the last
+        build's showed: their data (every row, the failing checks, the
+        counts and kinds, the settings) has one signature, kept in the
+        manifest with the files they made; when it is unchanged and those
+        files are there as written, their entries are kept and nothing is
+        rendered (after a body edit that changes no title, status, tag,
+        date, standing or check)."""
+        w = self.writer
+        site = self.site
+        L = listings(site)
+        sig = digest("\x00".join((
+            self.salt, repr(self.common), repr(list(L["rows"].values())), repr(L["failing"]),
+            repr((self.opts.recent, self.opts.feed_entries, self.opts.site_url, LISTS_VERSION)))).encode(
+            "utf-8", "surrogatepass"))
+        prev = w.old.meta.get("lists")
+        if isinstance(prev, list) and len(prev) == 2 and prev[0] == sig and isinstance(prev[1], list):
+            out = os.fspath(w.out) + os.sep
+            entries = []
+            for rel in prev[1]:
+                e = w.old.files.get(rel)
+                try:
+                    if not e or os.stat(out + rel).st_size != e.get("size"):
+                        break
+                except OSError:
+                    break
+                entries.append((rel, e))
+            else:
+                for rel, e in entries:
+                    w.new.files[rel] = e
+                    w.kept += 1
+                w.new.meta["lists"] = prev
+                return
+        before = dict(w.new.files)
+        self._lists()
+        if self.opts.site_url:
+            self._feed_and_sitemap()
+        w.new.meta["lists"] = [sig, sorted(rel for rel, e in w.new.files.items() if before.get(rel) is not e)]
 
     def _finish(self, results, members, dirty, bucket_keys) -> None:
         """The rendered pages into the manifest, and the text and preview
@@ -345,6 +454,130 @@ class _Builder:
         self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
         return search_index_js(self._search_docs(), merge_postings([shards[k] for k in sorted(shards)]))
 
+    def _search_index_incremental(self, shard_keys: dict) -> str:
+        """``assets/search-index.js`` of an incremental build.  The joined
+        postings of the last build are kept beside the runs
+        (``merged.pickle``, with the keys of the runs they were joined
+        from); when a few runs changed, only the terms of those runs (as
+        they were and as they are) are joined again: a joined term is its
+        runs in document order, separated by ``,=``, and a run's first
+        document (absolute) says which run it is.  Otherwise, as
+        :meth:`_search_index` does, every run is joined."""
+        import pickle
+        folder = self._shard_dir()
+        state = None
+        try:
+            with open(folder / "merged.pickle", "rb") as fh:
+                state = pickle.load(fh)
+            if not (isinstance(state, dict) and state.get("version") == SEARCH_VERSION
+                    and isinstance(state.get("keys"), dict) and isinstance(state.get("merged"), dict)):
+                state = None
+        except Exception:      # missing or unreadable: joined from every run
+            state = None
+        changed = None
+        if state is not None and set(state["keys"]) == set(shard_keys):
+            changed = [k for k, key in shard_keys.items() if state["keys"][k] != key]
+        if changed is None or len(changed) > 4:
+            shards = self._read_shards(shard_keys)
+            dirty_shards = [k for k in shard_keys if k not in shards]
+            for k in dirty_shards:
+                shards[k] = self._tokenized_shard(k)
+            self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
+            merged = merge_postings([shards[k] for k in sorted(shards)])
+        else:
+            merged = state["merged"]
+            fresh = {}
+            for k in changed:
+                try:
+                    with open(folder / f"{k}.pickle", "rb") as fh:
+                        before = pickle.load(fh)
+                    if before["key"] != state["keys"][k]:
+                        raise ValueError("not the run the joined postings hold")
+                    before = before["postings"]     # the run as the last join had it
+                    fresh[k] = now = self._retokenized_shard(k, before, state["docs"].get(k))
+                except Exception:
+                    return self._search_index(shard_keys)
+                for term in set(before) | set(now):
+                    runs = merged[term].split(",=") if term in merged else []
+                    at = 0
+                    while at < len(runs):
+                        first = _first_doc(runs[at]) // SHARD
+                        if first >= k:
+                            if first == k:
+                                del runs[at]
+                            break
+                        at += 1
+                    if term in now:
+                        runs.insert(at, now[term][0])
+                    if runs:
+                        merged[term] = ",=".join(runs)
+                    else:
+                        merged.pop(term, None)
+            self._write_shards(shard_keys, fresh)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(folder / "merged.pickle", pickle.dumps(
+                {"version": SEARCH_VERSION, "keys": shard_keys, "merged": merged, "docs": self._shard_docs()},
+                protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            pass
+        return search_index_js(self._search_docs(), merged)
+
+    def _shard_docs(self) -> dict:
+        """Run -> the ``(id, digest)`` of each of its documents."""
+        records = self.site.corpus.records
+        ids = self.site.ids
+        return {k // SHARD: [(r, records[r].digest) for r in ids[k:k + SHARD]] for k in range(0, len(ids), SHARD)}
+
+    def _retokenized_shard(self, k: int, before: dict, docs: list | None) -> dict:
+        """Run ``k`` as :meth:`_tokenized_shard` makes it, from the run as it
+        was (``before``, whose documents were ``docs``): when the same
+        records hold the same places, the postings of the documents whose
+        record changed are taken out and theirs now put in; otherwise the
+        run is tokenized again."""
+        from .search import decode_postings
+        records = self.site.corpus.records
+        ids = self.site.ids
+        lo, hi = k * SHARD, min((k + 1) * SHARD, len(ids))
+        if not isinstance(docs, list) or len(docs) != hi - lo or any(d[0] != r for d, r in zip(docs, ids[lo:hi])):
+            return self._tokenized_shard(k)
+        redo = [n for n, d in zip(range(lo, hi), docs) if records[ids[n]].digest != d[1]]
+        if len(redo) * 4 > hi - lo:
+            return self._tokenized_shard(k)
+        gone = set(redo)
+        added: dict = {}
+        for n in redo:
+            rid = ids[n]
+            rec = records[rid]
+            _add_postings(added, n, rid, rec, plain_text(transient_body(rec), self.label_first))
+        out = {}
+        for term in set(before) | set(added):
+            old = before.get(term)
+            flat = decode_postings(old[0]) if old is not None else []
+            if old is not None and not any(flat[i] in gone for i in range(0, len(flat), 2)) and term not in added:
+                out[term] = old
+                continue
+            keep = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2) if flat[i] not in gone]
+            new = added.get(term)
+            if new is not None:
+                keep.extend((new[i], new[i + 1]) for i in range(0, len(new), 2))
+                keep.sort()
+            if keep:
+                lst = [x for pair in keep for x in pair]
+                out[term] = (encode_postings(lst), lst[-2])
+        return out
+
+    def _tokenized_shard(self, k: int) -> dict:
+        """The postings of run ``k`` (as :meth:`_search_index` makes them)."""
+        records = self.site.corpus.records
+        ids = self.site.ids
+        postings: dict = {}
+        for n in range(k * SHARD, min((k + 1) * SHARD, len(ids))):
+            rid = ids[n]
+            rec = records[rid]
+            _add_postings(postings, n, rid, rec, plain_text(transient_body(rec), self.label_first))
+        return _encoded(postings)
+
     def _others(self, _part=None) -> list:
         """The pages and files that need no record page rendered: the
         assets, the list pages, the graph page, the feed and the sitemap.
@@ -352,23 +585,14 @@ class _Builder:
         t = time.perf_counter()
         self._assets()
         if not self._lists_elsewhere:
-            self._lists()
+            self._lists_and_feed()
             release_free_memory()     # the list pages' rows, before the graph page's index
         self._graph_page()
         release_free_memory()
-        if self.opts.site_url and not self._lists_elsewhere:
-            self._feed_and_sitemap()
         self._others_done = True
         if not self._lists_elsewhere:
             self.timings["lists"] = time.perf_counter() - t
         return []
-
-    def _link_count(self) -> int:
-        """The typed links between published records (every page's footer
-        shows it; :meth:`_candidates` counts it on its way)."""
-        succ = self.site.corpus.graph._succ
-        pub = self.site.published
-        return sum(len(kd) for rid in self.site.ids for dst, kd in succ[rid].items() if dst in pub)
 
     def _candidates(self) -> set | None:
         """The records whose page may show something that changed since the
@@ -394,40 +618,74 @@ class _Builder:
         own, outs, gsig = {}, {}, {}
         links = 0
         import hashlib
+        # what a record's out-edges give (its graph signature, its published
+        # targets and links) is worked out once per graph: serve keeps the
+        # graph while no edit changes it (load.RecordCache), and with it this
+        memo = _EDGE_MEMO.get(site.corpus.graph)
+        if memo is None or memo[0] != self.salt:
+            memo = _EDGE_MEMO[site.corpus.graph] = (self.salt, {})
+        memo = memo[1]
         for rid in site.ids:
             rec = records[rid]
-            edges = []
-            targets = []
-            for dst, kd in succ[rid].items():
-                for d in kd.values():
-                    edges.append((dst, d["relation"], d["origin"]))
-                if dst in pub:
-                    targets.append(dst)
-                    links += len(kd)
-            edges.sort()
-            e = repr(edges)
-            gsig[rid] = hashlib.blake2b(f"{fms.get(str(rec.path), '')}|{rec.relpath}|{e}".encode(
-                "utf-8", "surrogatepass"), digest_size=12).hexdigest()
-            parts = [rec.digest, rec.relpath, e]
+            fm = fms.get(str(rec.path), '')
+            m = memo.get(rid)
+            if m is None or m[0] != fm or m[1] != rec.relpath:
+                edges = []
+                targets = []
+                nl = 0
+                for dst, kd in succ[rid].items():
+                    for d in kd.values():
+                        edges.append((dst, d["relation"], d["origin"]))
+                    if dst in pub:
+                        targets.append(dst)
+                        nl += len(kd)
+                # the graph page lists the edges in the graph's order (a
+                # reordering of a body's mentions reorders them); a record's
+                # page does not depend on it
+                g = repr(edges)
+                edges.sort()
+                e = repr(edges)
+                m = memo[rid] = (fm, rec.relpath, hashlib.blake2b(e.encode("utf-8", "surrogatepass"),
+                                                                   digest_size=12).hexdigest(),
+                                 hashlib.blake2b(f"{fm}|{rec.relpath}|{g}".encode("utf-8", "surrogatepass"),
+                                                 digest_size=12).hexdigest(), " ".join(targets), nl)
+            links += m[5]
+            parts = [rec.digest, rec.relpath, m[2]]
             st = data.standings.get(rid)
+            stand = None
             if st is not None:
                 ev = st.evaluation
-                parts.append((st.state, st.detail, tuple(st.path), tuple(st.states),
-                              tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None))
+                stand = (st.state, st.detail, tuple(st.path), tuple(st.states),
+                         tuple((i.text, i.state, i.reason, i.by) for i in ev.items) if ev is not None else None)
+                parts.append(stand)
                 named = set(st.path) | ({i.by for i in ev.items if i.by} if ev is not None else set())
-                parts.append(sorted((x, records[x].digest if x in records else None) for x in named))
-            for cid in data.checks_of.get(rid, []):
+                if named:
+                    parts.append(sorted((x, records[x].digest if x in records else None) for x in named))
+            cids = data.checks_of.get(rid)
+            for cid in cids or ():
                 parts.append(tuple(sorted(check_entry(data, cid).items())))
             if data.git_dates:
                 parts.append(data.git_dates.get(rec.relpath))
             own[rid] = hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-            outs[rid] = targets
+            # the graph page shows each node's standing and checks too, which
+            # other records (one kept out of the site too) can change
+            gsig[rid] = m[3] if stand is None and not cids else m[3] + hashlib.blake2b(
+                repr((stand, cids)).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+            outs[rid] = m[4]
         self.graph_sig = gsig
         self.common["counts"]["links"] = links
         meta = self.writer.new.meta
         old_meta = self.writer.old.meta
         meta["salt"] = self.salt
-        meta["deps"] = {r: [own[r], " ".join(outs[r])] for r in site.ids}
+        # what other pages show of a record (its face: id, title, kind,
+        # status) and its out-edges, to tell an edit of its text alone
+        blake = hashlib.blake2b
+        faces = {}
+        for rid in site.ids:
+            rec = records[rid]
+            faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
+                               digest_size=8).hexdigest()
+        meta["deps"] = {r: [own[r], outs[r], faces[r], memo[r][2]] for r in site.ids}
         old = old_meta.get("deps")
         if old_meta.get("salt") != self.salt or not isinstance(old, dict):
             return None
@@ -435,10 +693,16 @@ class _Builder:
         changed.update(r for r in old if r not in pub)
         out = set(changed)
         for r in changed:
+            prev = old.get(r)
             if r in pub:
+                if isinstance(prev, list) and len(prev) > 3 and prev[2] == faces[r] and prev[3] == memo[r][2]:
+                    # the same face and out-edges: other pages show of it only
+                    # the sentences its body writes about them
+                    out.update(x for x, kd in succ[r].items()
+                               if x in pub and any(d["origin"] == "body" for d in kd.values()))
+                    continue
                 out.update(x for x in succ[r] if x in pub)
                 out.update(x for x in pred[r] if x in pub)
-            prev = old.get(r)
             if isinstance(prev, list) and len(prev) > 1 and isinstance(prev[1], str):
                 out.update(x for x in prev[1].split() if x in pub)
         return out
@@ -951,6 +1215,30 @@ class _Builder:
         self.writer.put("feed.xml", atom_feed(self.site, rows, base, self.opts.feed_entries))
         pages = ["index.html"] + [rows[r]["url"] for r in self.site.ids]
         self.writer.put("sitemap.xml", sitemap(base, pages, {rows[r]["url"]: rows[r]["date"] for r in self.site.ids}))
+
+
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Jinja2's bytecode cache in a folder that may be missing or
+    unwritable: then templates are compiled as without it."""
+
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:
+            bucket.reset()
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except Exception:
+            pass
+
+
+def _first_doc(run: str) -> int:
+    """The (absolute) first document of one run of encoded postings."""
+    head = run.split(",", 1)[0].split(".", 1)[0]
+    return int(head, 36)
 
 
 def _add_postings(postings: dict, n: int, rid: str, rec, text: str) -> None:

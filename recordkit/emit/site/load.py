@@ -141,6 +141,13 @@ class RecordCache:
         from ...corpus.store import RecordStore
         self.config, self.root = config, Path(root)
         self.store = RecordStore(config, self.root)
+        self.store.restored = {}      # serve: the records of files unchanged since the last load are reused
+        #: the corpus of the last load (serve: its graph is kept while edits leave it as it is)
+        self.last = None
+        #: the graph of the last load was read back from the cache folder (see :meth:`save_graph`),
+        #: with what the site build kept beside it
+        self.graph_restored = False
+        self.graph_extra = None
 
     def save(self) -> None:
         self.store.save()
@@ -152,4 +159,134 @@ class RecordCache:
         from ...corpus.loader import load
         corpus = load(self.root, config=self.config, files=files, store=self.store)
         FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
+        last, self.last = self.last, corpus
+        self.graph_restored, self.graph_extra = False, None
+        if last is not None and last._graph is not None and same_graph(last, corpus, self.store.parsed_again):
+            corpus._graph = last._graph
+        elif last is None:
+            self._restore_graph(corpus)
         return corpus, self.store.parsed_again
+
+    # -- the graph of the last build, in the cache folder ---------------------------
+    #
+    # A fresh ``recordkit build`` after a body edit has the graph of the last
+    # build: building it again (0.6 s at 10,000 records) is replaced by
+    # reading it back (0.2 s) when every file's graph_face is what it was.
+
+    def _graph_file(self) -> Path:
+        import hashlib
+        import os
+        return Path(self.config.cache_dir) / "site-graph" / (
+            hashlib.sha1(os.fsencode(str(self.root.resolve()))).hexdigest()[:16] + ".pickle")
+
+    def _head(self, corpus) -> dict:
+        """What the graph kept in the cache folder was made of, beside it."""
+        return {"code": graph_code_digest(corpus), "paths": [str(r.path) for r in corpus.files],
+                "records": list(corpus.records)}
+
+    def _restore_graph(self, corpus) -> None:
+        """Read the kept graph back when it was made of the same files and
+        records, by the same code and schema, and every file parsed again
+        since has the graph face it had then (a file not parsed again is
+        the file it was; what it links to can change only through a change
+        of one that was, or of the files)."""
+        import pickle
+        try:
+            with open(self._graph_file(), "rb") as fh:
+                head = pickle.load(fh)
+                if not isinstance(head, dict) or not isinstance(head.get("faces"), dict):
+                    return
+                now = self._head(corpus)
+                if any(head.get(k) != v for k, v in now.items()):
+                    return
+                fms = front_matter_digests(corpus)
+                faces = head["faces"]
+                for rec in corpus.files:
+                    key = str(rec.path)
+                    if key in self.store.parsed_again and faces.get(key) != face_digest(rec, fms.get(key)):
+                        return
+                body = pickle.load(fh)
+            import networkx as nx
+            if not isinstance(body, dict) or not isinstance(body.get("graph"), nx.MultiDiGraph):
+                return
+        except Exception:       # missing, torn, of another version: the graph is built
+            return
+        corpus._graph = body["graph"]
+        self.graph_extra = body.get("extra")
+        self.graph_restored = True
+
+    def save_graph(self, corpus, extra=None) -> None:
+        """Keep ``corpus``'s graph (when this load built it) and ``extra``
+        in the cache folder for the next fresh build of the same record,
+        with the graph face of every file it was made of."""
+        import pickle
+        if corpus._graph is None or corpus is not self.last or (self.graph_restored and extra is self.graph_extra):
+            return
+        from ...common.writes import replace_file
+        path = self._graph_file()
+        try:
+            fms = front_matter_digests(corpus)
+            head = dict(self._head(corpus), faces={str(r.path): face_digest(r, fms.get(str(r.path)))
+                                                   for r in corpus.files})
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL) + \
+                pickle.dumps({"graph": corpus._graph, "extra": extra}, protocol=pickle.HIGHEST_PROTOCOL)
+            replace_file(path, data)
+        except (OSError, pickle.PicklingError):
+            pass
+
+
+def graph_face(rec, fm: str | None) -> tuple:
+    """What the graph takes from one file: its id, kind, status, title,
+    tags and path (the node), its front matter (relations with their
+    positions, the fields derived edges read), its resolved relation
+    targets and body mentions (the edges)."""
+    return (rec.ok, rec.id, rec.kind, rec.status, rec.title, tuple(rec.tags) if rec.ok else None, rec.relpath, fm,
+            tuple(rec.mention_targets),
+            tuple((k, tuple((t.id, t.pos) for t in v)) for k, v in rec.relations.items()))
+
+
+def face_digest(rec, fm: str | None) -> str:
+    import hashlib
+    return hashlib.blake2b(repr(graph_face(rec, fm)).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def graph_code_digest(corpus) -> str:
+    """A digest of what builds a graph beside the files: the code of the
+    graph stage's builder, networkx's version and the schema."""
+    import hashlib
+    import networkx as nx
+    from ...graph import build as graph_build, edges as graph_edges
+    h = hashlib.blake2b(digest_size=16)
+    for mod in (graph_build, graph_edges):
+        h.update(Path(mod.__file__).read_bytes())
+    h.update(repr((nx.__version__, corpus.schema.raw)).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def same_graph(old: Corpus, new: Corpus, parsed: set) -> bool:
+    """Whether ``new`` (loaded after ``old``, with the files ``parsed``
+    parsed again, the others taken as they were) has ``old``'s graph: the
+    same files, records and ids in the same order, and each file parsed
+    again the same :func:`graph_face` (a body edit that names the same
+    records).  The graph is made of the records alone (and the schema,
+    compared too)."""
+    if len(old.files) != len(new.files) or len(old.records) != len(new.records) \
+            or old.schema.raw != new.schema.raw:
+        return False
+    if any(a.path != b.path for a, b in zip(old.files, new.files)):
+        return False
+    if any(a != b for a, b in zip(old.records, new.records)):
+        return False
+    old_fms, new_fms = FM_DIGESTS.get(old) or {}, FM_DIGESTS.get(new) or {}
+    by_path = {str(r.path): r for r in old.files}
+    for rec in new.files:
+        key = str(rec.path)
+        if key not in parsed:
+            continue
+        was = by_path.get(key)
+        if was is None or old_fms.get(key) is None or new_fms.get(key) is None:
+            return False
+        if graph_face(was, old_fms[key]) != graph_face(rec, new_fms[key]):
+            return False
+    return True

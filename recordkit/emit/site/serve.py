@@ -148,6 +148,8 @@ class SiteServer:
             raise Cancelled()
         report = build_site(self.config, self.out, corpus=corpus, force=True, cancel=self.cancel.is_set)
         self.cache.save()
+        from .search import _b36
+        _b36(0)    # the search index's table of numbers, made once here: every rebuild's helper inherits it
         now = time.perf_counter()
         return {"ok": True, "summary": report.summary(), "seconds": now - t0,
                 "since_change": (now - seen_at) if seen_at is not None else None, "parsed": len(parsed)}

@@ -465,8 +465,8 @@ def test_a_build_that_fails_half_way_leaves_no_scratch_files(tmp_path, jobs):
 
 
 def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkeypatch):
-    """The helper of an incremental build (search index and list pages)
-    fails in its process: this process does its part, and the site is what
+    """The helper of an incremental build (the search index) fails in its
+    process: this process does its part, and the site is what
     a cold build makes, each file counted once."""
     import recordkit.emit.site.build as site_build
     from recordkit.config import load_config
@@ -479,13 +479,13 @@ def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkey
     p.write_text(re.sub(r"^title: .*$", "title: Retitled source", p.read_text(encoding="utf-8"), count=1,
                         flags=re.M) + "\nA new remark on THEORY-798.\n", encoding="utf-8")
     me = os.getpid()
-    search_index = site_build._Builder._search_index
+    search_index = site_build._Builder._search_index_incremental
 
     def failing_in_a_helper(self, keys):
         if os.getpid() != me:
             raise RuntimeError("the helper fails")
         return search_index(self, keys)
-    monkeypatch.setattr(site_build._Builder, "_search_index", failing_in_a_helper)
+    monkeypatch.setattr(site_build._Builder, "_search_index_incremental", failing_in_a_helper)
     report = build_site(load_config(base), out, jobs=1)
     assert report.rendered >= 1
     assert "kind/lit.html" in report.written

@@ -1,0 +1,265 @@
+"""Incremental builds against cold builds, edit after edit.
+
+``serve`` keeps, between rebuilds, what an edit of one file cannot change
+(the graph while no edit changes what it is made of, each record's edge
+signature, the joined search postings); a fresh ``recordkit build`` reads
+back from the cache folder what the last build worked out (the joined
+search postings and each run's documents, the list pages' signature, the
+manifest's page keys).  Whatever sequence of edits comes, both must give
+byte for byte the site a cold build makes of the record as it is then.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from site_fixtures import copy_example
+
+
+def _files(site: Path) -> dict:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
+            if p.is_file() and p.name != ".recordkit-site.json"}
+
+
+def _cold(base: Path, out: Path) -> dict:
+    """The site a cold build makes of ``base`` now: records loaded without
+    the store, an empty folder, no cache folder of an earlier build."""
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.emit.site import build_site
+    cfg = load_config(base)
+    cfg.cache_dir = out.parent / (out.name + "-cache")
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(cfg.cache_dir, ignore_errors=True)
+    build_site(cfg, out, corpus=load(cfg.root, config=cfg), jobs=1)
+    got = _files(out)
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(cfg.cache_dir, ignore_errors=True)
+    return got
+
+
+def _set_field(text: str, key: str, value: str) -> str:
+    if re.search(rf"^{key}:.*$", text, flags=re.M):     # (a folded value's lines go too)
+        return re.sub(rf"^{key}:.*(?:\n[ \t]+.*)*$", f"{key}: {value}", text, count=1, flags=re.M)
+    return text.replace("---\n", f"---\n{key}: {value}\n", 1)
+
+
+def _ids(recs: Path) -> list[str]:
+    return sorted(p.stem for p in recs.rglob("*.md"))
+
+
+EDITS = st.lists(st.tuples(
+    st.sampled_from(["body", "body-mention", "sentence", "title", "status", "relation-add", "relation-remove",
+                     "new", "delete", "break-fix", "template", "config"]),
+    st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=4)
+
+
+class _Sites:
+    """One record copy, a server kept across edits (its builds in this
+    process), and a folder built by a fresh build each time."""
+
+    def __init__(self, base: Path):
+        from recordkit.config import load_config
+        from recordkit.emit.site.serve import SiteServer
+        self.base = base
+        self.recs = base / "records"
+        self.server = SiteServer(load_config(base), base / "served", log=lambda m: None)
+        assert self.server.build_once()["ok"]
+        self.fresh()
+        self.n = 0
+
+    def fresh(self):
+        from recordkit.config import load_config
+        from recordkit.emit.site import build_site
+        return build_site(load_config(self.base), self.base / "built")
+
+    def path(self, rid: str) -> Path:
+        return next(self.recs.rglob(f"{rid}.md"))
+
+    def edit(self, what: str, k: int) -> set:
+        """Make one edit; the paths the watcher would report."""
+        ids = _ids(self.recs)
+        rid = ids[k % len(ids)]
+        other = ids[(k // 7) % len(ids)]
+        p = self.path(rid)
+        text = p.read_text(encoding="utf-8")
+        self.n += 1
+        n = self.n
+        if what == "body":
+            p.write_text(text.rstrip("\n") + f"\n\nA plain remark, number {n}.\n", encoding="utf-8")
+        elif what == "body-mention":
+            p.write_text(text.rstrip("\n") + f"\n\nThis bears on {other}, and on CLAIM-9{n:02d} not yet written.\n",
+                         encoding="utf-8")
+        elif what == "sentence":       # a sentence that mentions another record, changed in place
+            m = re.search(r"[A-Z]+-\d{3}", text[text.find("\n---", 3) + 4:])
+            if m is None:
+                return self.edit("body-mention", k)
+            body_at = text.find("\n---", 3) + 4
+            at = body_at + m.start()
+            p.write_text(text[:at] + f"(reworded {n}) " + text[at:], encoding="utf-8")
+        elif what == "title":
+            p.write_text(_set_field(text, "title", f"Retitled record {n}"), encoding="utf-8")
+        elif what == "status":
+            statuses = ["open", "draft", "final", "proposed", "supported", "refuted", "active", "queued", "read"]
+            p.write_text(_set_field(text, "status", statuses[k % len(statuses)]), encoding="utf-8")
+        elif what == "relation-add":
+            p.write_text(text.replace("---\n", f"---\nextends: [{other}]\n", 1) if "\nextends:" not in text
+                         else text, encoding="utf-8")
+        elif what == "relation-remove":
+            lines = text.split("\n")
+            for i, line in enumerate(lines[1:], 1):
+                if line == "---":
+                    break
+                if re.match(r"^(grounds|extends|about|source|bears_on|cites|answers): *\[", line):
+                    del lines[i]
+                    break
+            p.write_text("\n".join(lines), encoding="utf-8")
+        elif what == "new":
+            q = self.recs / "claim" / f"CLAIM-7{n:02d}.md"
+            q.write_text(f"---\nid: CLAIM-7{n:02d}\ntitle: A claim made later, {n}\nstatus: open\n"
+                         f"grounds: [{other}]\n---\n\nIt rests on {other} and {rid}.\n", encoding="utf-8")
+            return {str(q)}
+        elif what == "delete":
+            if len(ids) < 30:
+                return self.edit("body", k)
+            p.unlink()
+        elif what == "break-fix":
+            p.write_text(text.replace("---\n", "---\ntitle: [unclosed\n", 1), encoding="utf-8")
+            got = self.server.build_once({str(p)})
+            assert not got["ok"] and any("RK1" in d for d in got["diagnostics"]), got
+            p.write_text(text.rstrip("\n") + f"\n\nFixed, {n}.\n", encoding="utf-8")
+        elif what == "template":
+            t = self.base / "mytemplates"
+            t.mkdir(exist_ok=True)
+            (t / "404.html.j2").write_text(
+                '{% extends "recordkit/site/404.html.j2" %}{% block main %}<p>Lost, ' + str(n)
+                + '.</p>{% endblock %}', encoding="utf-8")
+            conf = self.base / "recordkit.toml"
+            if "[site]" not in conf.read_text():
+                conf.write_text(conf.read_text() + '\n[site]\ntemplates = "mytemplates"\n')
+            return {str(conf), str(t / "404.html.j2")}
+        elif what == "config":
+            conf = self.base / "recordkit.toml"
+            conf.write_text(re.sub(r'site_title = ".*"', f'site_title = "nucleation {n}"', conf.read_text()))
+            return {str(conf)}
+        return {str(p)}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=EDITS)
+# found by this test: a wikilink broken by an edit reorders the body's
+# mentions, and so the graph page's edges, whose key held them sorted
+@example(edits=[("sentence", 9756)])
+# found by this test: a relation removed from a record kept out of the site
+# changes a published theory's standing detail on the graph page
+@example(edits=[("relation-remove", 1234)])
+def test_serve_and_fresh_builds_equal_a_cold_build_after_any_edits(tmp_path_factory, edits):
+    base = copy_example(tmp_path_factory.mktemp("inc"), with_results=False)
+    sites = _Sites(base)
+    for n, (what, k) in enumerate(edits):
+        changed = sites.edit(what, k)
+        served = sites.server.build_once(changed)
+        assert served["ok"], (what, served)
+        sites.fresh()
+        cold = _cold(base, base / f"cold-{n}")
+        got = _files(base / "served")
+        assert sorted(got) == sorted(cold), (what, sorted(set(got) ^ set(cold)))
+        assert [k for k in cold if got[k] != cold[k]] == [], (what, edits[:n + 1])
+        got = _files(base / "built")
+        assert [k for k in cold if got.get(k) != cold[k]] == [], (what, edits[:n + 1])
+        assert sorted(got) == sorted(cold)
+
+
+def test_serve_keeps_the_graph_across_a_body_edit_only(tmp_path):
+    """A body edit that names the same records keeps the graph (and so the
+    records' edge signatures); a new mention does not."""
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    cache = sites.server.cache
+    g = cache.last.graph
+    p = sites.path("NOTE-652")
+    p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
+    assert sites.server.build_once({str(p)})["ok"]
+    assert cache.last.graph is g
+    p.write_text(p.read_text(encoding="utf-8") + "\nA remark on LIT-874.\n", encoding="utf-8")
+    assert sites.server.build_once({str(p)})["ok"]
+    assert cache.last.graph is not g
+    assert _files(base / "served") == _cold(base, tmp_path / "cold")
+
+
+def test_the_joined_search_postings_follow_each_edit(tmp_path):
+    """The fresh build's search index, made from the joined postings kept
+    in the cache folder and the runs that changed, is the cold build's after
+    an edit, a new record and a deletion; a joined postings file that does
+    not match the runs it claims is not used."""
+    import pickle
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    recs = sites.recs
+    p = sites.path("LIT-849")
+    p.write_text(p.read_text(encoding="utf-8") + "\nZygomorphic quokkas everywhere.\n", encoding="utf-8")
+    sites.fresh()
+    idx = (base / "built" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    assert "zygomorphic" in idx and "quokkas" in idx
+    (recs / "lit" / "LIT-999.md").write_text("---\nid: LIT-999\ntitle: Quokka studies\nstatus: queued\n---\n\n"
+                                             "Quokkas again.\n", encoding="utf-8")
+    sites.fresh()
+    (recs / "question" / "QUESTION-215.md").unlink()
+    sites.fresh()
+    # a tampered joined file: its runs' keys no longer match the run files
+    merged = next((base / ".recordkit" / "site-search").rglob("merged.pickle"))
+    state = pickle.loads(merged.read_bytes())
+    state["merged"]["zygomorphic"] = "0"
+    for k in state["keys"]:
+        state["keys"][k] = "stale"
+    merged.write_bytes(pickle.dumps(state))
+    p.write_text(p.read_text(encoding="utf-8") + "\nMore words.\n", encoding="utf-8")
+    sites.fresh()
+    assert _files(base / "built") == _cold(base, tmp_path / "cold")
+
+
+def test_a_fresh_build_reads_the_graph_back_only_when_it_is_the_same(tmp_path):
+    """The graph a build keeps in the cache folder is read back by the next
+    fresh load when no file changed what the graph is made of (a body edit
+    naming the same records), and is built again after a new relation, a
+    new mention, a retitled record or a new file; whatever was read back,
+    the graph is the one built from the files."""
+    from recordkit.config import load_config
+    from recordkit.emit.site.load import RecordCache
+    from recordkit.graph.build import build_graph, iter_edges
+
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    sites.fresh()                    # an incremental build: it keeps its graph
+
+    def fresh_load():
+        cfg = load_config(base)
+        cache = RecordCache(cfg, cfg.root.resolve())
+        corpus, _ = cache.load()
+        cache.save()
+        restored = cache.graph_restored
+        g = corpus.graph
+        built = build_graph(corpus)
+        assert list(g.nodes(data=True)) == list(built.nodes(data=True))
+        assert list(iter_edges(g)) == list(iter_edges(built))
+        cache.save_graph(corpus)
+        return restored
+
+    assert fresh_load()
+    p = sites.path("NOTE-652")
+    p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
+    assert fresh_load()
+    for edit in (lambda t: t + "\nA remark on LIT-874.\n",
+                 lambda t: t.replace("---\n", "---\nextends: [THEORY-798]\n", 1),
+                 lambda t: _set_field(t, "title", "Retitled")):
+        p.write_text(edit(p.read_text(encoding="utf-8")), encoding="utf-8")
+        assert not fresh_load()
+        assert fresh_load()
+    (sites.recs / "claim" / "CLAIM-700.md").write_text("---\nid: CLAIM-700\ntitle: New\nstatus: open\n---\n\nText.\n",
+                                                       encoding="utf-8")
+    assert not fresh_load()
