@@ -440,21 +440,19 @@ class _Builder:
     def _search_index(self, shard_keys: dict) -> list:
         """``assets/search-index.js``: the kept runs, the changed ones
         tokenized again (and kept), joined."""
+        return search_index_js(self._search_docs(), self._joined_runs(shard_keys))
+
+    def _joined_runs(self, shard_keys: dict) -> dict:
+        """Every run's postings joined: the kept runs read back, the changed
+        ones tokenized again (and kept)."""
         shards = self._read_shards(shard_keys)
         dirty_shards = [k for k in shard_keys if k not in shards]
-        records = self.site.corpus.records
-        ids = self.site.ids
         for k in dirty_shards:
-            postings: dict = {}
-            for n in range(k * SHARD, min((k + 1) * SHARD, len(ids))):
-                rid = ids[n]
-                rec = records[rid]
-                _add_postings(postings, n, rid, rec, plain_text(transient_body(rec), self.label_first))
-            shards[k] = _encoded(postings)
+            shards[k] = self._tokenized_shard(k)
         self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
-        return search_index_js(self._search_docs(), merge_postings([shards[k] for k in sorted(shards)]))
+        return merge_postings([shards[k] for k in sorted(shards)])
 
-    def _search_index_incremental(self, shard_keys: dict) -> str:
+    def _search_index_incremental(self, shard_keys: dict) -> list:
         """``assets/search-index.js`` of an incremental build.  The joined
         postings of the last build are kept beside the runs
         (``merged.pickle``, with the keys of the runs they were joined
@@ -478,12 +476,7 @@ class _Builder:
         if state is not None and set(state["keys"]) == set(shard_keys):
             changed = [k for k, key in shard_keys.items() if state["keys"][k] != key]
         if changed is None or len(changed) > 4:
-            shards = self._read_shards(shard_keys)
-            dirty_shards = [k for k in shard_keys if k not in shards]
-            for k in dirty_shards:
-                shards[k] = self._tokenized_shard(k)
-            self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
-            merged = merge_postings([shards[k] for k in sorted(shards)])
+            merged = self._joined_runs(shard_keys)
         else:
             merged = state["merged"]
             fresh = {}

@@ -244,7 +244,9 @@ class SiteServer:
             else:
                 walk = os.walk(base)
             for folder, dirs, files in walk:
-                dirs[:] = [d for d in dirs if self._keep(os.path.join(folder, d, "x"))]
+                # hidden folders and the site's own are never read by a build
+                dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"
+                           and Path(folder, d).resolve() != self._out]
                 for name in files:
                     path = os.path.join(folder, name)
                     if not self._keep(path):
