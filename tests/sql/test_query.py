@@ -392,6 +392,10 @@ def test_check_constraints_are_checked_once_the_tables_are_filled(tmp_path):
     conn.execute("INSERT INTO mentions VALUES ('A', 'B', 2, 1, 'shouted', NULL, 1)")
     with pytest.raises(sqlite3.IntegrityError, match="mentions: form IN"):
         D._check_constraints(conn, ("relations", "mentions"))
+    # every table that has a CHECK is checked by the fill function that fills it
+    checked = {t for tables in D.CHECKED_BY_FILL.values() for t in tables}
+    assert {t for t, exprs in D.CHECKS.items() if exprs} <= checked
+    assert set(D.CHECKED_BY_FILL) <= set(D._FILL)
     # and the file itself still declares the constraint: a later writer is held to it
     conn.close()
     other = sqlite3.connect(tmp_path / "x.db")
