@@ -50,6 +50,12 @@ _FNV: dict = {}
 #: graph -> (salt, {record id: (front matter digest, relpath, digest of its out-edges, its graph
 #: signature, its published targets, its links to them)}): see _Builder._candidates
 _EDGE_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: graph -> (standings, dates, the rest of the list pages' data but the rows, ids, their signature):
+#: see _lists_and_feed
+_LISTS_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: graph -> (salt, standings, dates, {record id: (record, the records its standing names, own signature,
+#: graph signature, face)}): see _candidates
+_OWN_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: an incremental build renders in one process when fewer pages than this may change
 FORK_PAGES = 300
 #: rows of a query block's table on a page
@@ -123,12 +129,16 @@ class BuildCancelled(Exception):
 
 
 def build_site(config, out: str | Path | None = None, *, corpus=None, options: SiteOptions | None = None,
-               cancel=None, **overrides) -> BuildReport:
+               cancel=None, resident: bool = False, **overrides) -> BuildReport:
     """Build the site of the record configured by ``config`` (a
     :class:`recordkit.config.Config`) into ``out`` (default: the configured
     ``site.out``).  ``corpus``: the loaded record, when the caller has it.
     ``cancel``: a function polled between pages; when it returns true the
     build stops with :class:`BuildCancelled`.
+    ``resident``: this process builds the site again (``serve``): the
+    search index's joined postings stay in its memory between builds, and
+    are written to the cache folder by :func:`save_resident_state` (not by
+    each build).
     Other keywords override :class:`SiteOptions` fields."""
     # the collector stays off in this process while it builds: every
     # collection would walk the loaded record and its graph (millions of
@@ -137,10 +147,11 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
     # again (see _render_all).
     from ...common.gcpause import gc_paused
     with gc_paused():
-        return _build_site(config, out, corpus=corpus, options=options, cancel=cancel, **overrides)
+        return _build_site(config, out, corpus=corpus, options=options, cancel=cancel, resident=resident,
+                           **overrides)
 
 
-def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overrides) -> BuildReport:
+def _build_site(config, out, *, corpus=None, options=None, cancel=None, resident=False, **overrides) -> BuildReport:
     t0 = time.perf_counter()
     timings = {}
     opts = options or site_options(config, out=out, **overrides)
@@ -175,6 +186,7 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, **overri
     writer = SiteWriter(out_dir, old)
     b = _Builder(site, opts, writer, report, timings)
     b.cancel = cancel
+    b.resident = resident
     b.run()
     report.removed = writer.finish()
     if cache is not None and old.meta.get("salt") == b.salt:
@@ -192,6 +204,7 @@ class _Builder:
     def __init__(self, site: Site, opts: SiteOptions, writer: SiteWriter, report: BuildReport, timings: dict):
         self.site, self.opts, self.writer, self.report, self.timings = site, opts, writer, report, timings
         self.user_templates = site.corpus.config.templates if site.corpus.config is not None else None
+        self.resident = False    # see build_site
         # one environment a process: serve's rebuilds reuse its compiled
         # templates (the loader checks each template file's mtime)
         ekey = (str(self.user_templates), str(opts.templates))
@@ -267,10 +280,15 @@ class _Builder:
                 except BaseException as exc:     # raised once the helper is back
                     box["error"] = exc
 
+            state = _SEARCH_STATE.get(str(self._shard_dir())) if self.resident else None
+
             def helper(_):
-                return self._search_index_incremental(shard_keys)
+                return self._search_index_incremental(shard_keys, state)
             self._lists_elsewhere = True
             search_js = fork_map(helper, [None, None], first=pages)[1]
+            if self.resident:
+                search_js, got = search_js
+                self._keep_search_state(got)     # also when this build was cancelled: the runs are written
             if "error" in box:
                 raise box["error"]
             results = box["results"]
@@ -300,6 +318,12 @@ class _Builder:
         del parts     # each run's postings, joined into ``merged``: let them go before the index is written
         release_free_memory()
         w.put("assets/search-index.js", search_index_js(self._search_docs(), merged))
+        # the joined postings, for the next build's search index (see _search_index_incremental)
+        state = {"version": SEARCH_VERSION, "keys": shard_keys, "merged": merged, "docs": self._shard_docs()}
+        if self.resident:
+            self._keep_search_state(state)
+        else:
+            _save_search_state(self._shard_dir(), state)
         self.timings["search"] = time.perf_counter() - t
 
     def _pages(self, dirty, dirty_shards) -> list:
@@ -392,11 +416,26 @@ class _Builder:
         date, standing or check)."""
         w = self.writer
         site = self.site
-        L = listings(site)
-        sig = digest("\x00".join((
-            self.salt, repr(self.common), repr(list(L["rows"].values())), repr(L["failing"]),
-            repr((self.opts.recent, self.opts.feed_entries, self.opts.site_url, LISTS_VERSION)))).encode(
-            "utf-8", "surrogatepass"))
+        data = site.data
+        # serve: while the graph is the last build's (no edit changed any
+        # record's title, kind, status, tags, front matter or links: what
+        # the rows show) and so are the standings, the dates and the
+        # checks' entries, the rows are too, and so their signature
+        rest = "\x00".join((self.salt, repr(self.common), repr(
+            [(cid, check_entry(data, cid), data.cited_by[cid], cid in data.duplicates) for cid in sorted(data.cited_by)]),
+            repr((self.opts.recent, self.opts.feed_entries, self.opts.site_url, LISTS_VERSION))))
+        graph = site.corpus.graph
+        memo = _LISTS_MEMO.get(graph)
+        if memo is not None and memo[0] is data.standings and memo[1] == data.git_dates and memo[2] == rest \
+                and memo[3] == site.ids:
+            L, sig = None, memo[4]
+        else:
+            L = listings(site)
+            sig = digest("\x00".join((
+                self.salt, repr(self.common), repr(list(L["rows"].values())), repr(L["failing"]),
+                repr((self.opts.recent, self.opts.feed_entries, self.opts.site_url, LISTS_VERSION)))).encode(
+                "utf-8", "surrogatepass"))
+            _LISTS_MEMO[graph] = (data.standings, dict(data.git_dates), rest, list(site.ids), sig)
         prev = w.old.meta.get("lists")
         if isinstance(prev, list) and len(prev) == 2 and prev[0] == sig and isinstance(prev[1], list):
             out = os.fspath(w.out) + os.sep
@@ -416,7 +455,7 @@ class _Builder:
                 w.new.meta["lists"] = prev
                 return
         before = dict(w.new.files)
-        self._lists()
+        self._lists(L)
         if self.opts.site_url:
             self._feed_and_sitemap()
         w.new.meta["lists"] = [sig, sorted(rel for rel, e in w.new.files.items() if before.get(rel) is not e)]
@@ -452,7 +491,29 @@ class _Builder:
         self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
         return merge_postings([shards[k] for k in sorted(shards)])
 
-    def _search_index_incremental(self, shard_keys: dict) -> list:
+    def _keep_search_state(self, got: dict) -> None:
+        """Serve: the joined postings as this build left them, kept in
+        memory (``got``: the whole state, or the terms that changed
+        (``delta``) of the state kept before)."""
+        key = str(self._shard_dir())
+        if got.get("delta") is None:
+            st = got
+        else:
+            st = _SEARCH_STATE.get(key)
+            if st is None:
+                return
+            m = st["merged"]
+            for term, v in got["delta"].items():
+                if v is None:
+                    m.pop(term, None)
+                else:
+                    m[term] = v
+            st["keys"], st["docs"] = got["keys"], got["docs"]
+        st = {k: st[k] for k in ("version", "keys", "merged", "docs")}
+        st["saved"] = False
+        _SEARCH_STATE[key] = st
+
+    def _search_index_incremental(self, shard_keys: dict, state: dict | None = None):
         """``assets/search-index.js`` of an incremental build.  The joined
         postings of the last build are kept beside the runs
         (``merged.pickle``, with the keys of the runs they were joined
@@ -460,25 +521,34 @@ class _Builder:
         they were and as they are) are joined again: a joined term is its
         runs in document order, separated by ``,=``, and a run's first
         document (absolute) says which run it is.  Otherwise, as
-        :meth:`_search_index` does, every run is joined."""
+        :meth:`_search_index` does, every run is joined.
+
+        ``state``: the joined postings kept in memory (serve: the helper
+        that runs this inherited them), else they are read from the cache
+        folder.  Returns the index's bytes; for a resident build (serve)
+        also the state as it is now, to keep: the whole of it, or the terms
+        that changed of the one given (``delta``); it is not written then."""
         import pickle
         folder = self._shard_dir()
-        state = None
-        try:
-            with open(folder / "merged.pickle", "rb") as fh:
-                state = pickle.load(fh)
-            if not (isinstance(state, dict) and state.get("version") == SEARCH_VERSION
-                    and isinstance(state.get("keys"), dict) and isinstance(state.get("merged"), dict)):
+        from_memory = state is not None
+        if state is None:
+            try:
+                with open(folder / "merged.pickle", "rb") as fh:
+                    state = pickle.load(fh)
+                if not (isinstance(state, dict) and state.get("version") == SEARCH_VERSION
+                        and isinstance(state.get("keys"), dict) and isinstance(state.get("merged"), dict)):
+                    state = None
+            except Exception:      # missing or unreadable: joined from every run
                 state = None
-        except Exception:      # missing or unreadable: joined from every run
-            state = None
         changed = None
         if state is not None and set(state["keys"]) == set(shard_keys):
             changed = [k for k, key in shard_keys.items() if state["keys"][k] != key]
+        delta = None
         if changed is None or len(changed) > 4:
             merged = self._joined_runs(shard_keys)
         else:
             merged = state["merged"]
+            delta = {}
             fresh = {}
             for k in changed:
                 try:
@@ -489,8 +559,13 @@ class _Builder:
                     before = before["postings"]     # the run as the last join had it
                     fresh[k] = now = self._retokenized_shard(k, before, state["docs"].get(k))
                 except Exception:
-                    return self._search_index(shard_keys)
+                    # joined from every run (not from the dict changed so far)
+                    merged = self._joined_runs(shard_keys)
+                    delta = None
+                    break
                 for term in set(before) | set(now):
+                    if before.get(term) == now.get(term):
+                        continue      # this run's postings of the term are as they were joined
                     runs = merged[term].split(",=") if term in merged else []
                     at = 0
                     while at < len(runs):
@@ -503,18 +578,19 @@ class _Builder:
                     if term in now:
                         runs.insert(at, now[term][0])
                     if runs:
-                        merged[term] = ",=".join(runs)
+                        merged[term] = delta[term] = ",=".join(runs)
                     else:
                         merged.pop(term, None)
-            self._write_shards(shard_keys, fresh)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(folder / "merged.pickle", pickle.dumps(
-                {"version": SEARCH_VERSION, "keys": shard_keys, "merged": merged, "docs": self._shard_docs()},
-                protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError:
-            pass
-        return search_index_js(self._search_docs(), merged)
+                        delta[term] = None
+            else:
+                self._write_shards(shard_keys, fresh)
+        new = {"version": SEARCH_VERSION, "keys": shard_keys, "merged": merged, "docs": self._shard_docs()}
+        js = search_index_js(self._search_docs(), merged)
+        if self.resident:
+            return js, (new if delta is None or not from_memory else
+                        {"keys": shard_keys, "docs": new["docs"], "delta": delta})
+        _save_search_state(folder, new)
+        return js
 
     def _shard_docs(self) -> dict:
         """Run -> the ``(id, digest)`` of each of its documents."""
@@ -544,8 +620,12 @@ class _Builder:
             rec = records[rid]
             _add_postings(added, n, rid, rec, plain_text(transient_body(rec), self.label_first))
         out = {}
+        lo_gone, hi_gone = (min(gone), max(gone)) if gone else (0, -1)
         for term in set(before) | set(added):
             old = before.get(term)
+            if old is not None and term not in added and (old[1] < lo_gone or _first_doc(old[0]) > hi_gone):
+                out[term] = old      # its documents (first to last) hold none taken out
+                continue
             flat = decode_postings(old[0]) if old is not None else []
             if old is not None and not any(flat[i] in gone for i in range(0, len(flat), 2)) and term not in added:
                 out[term] = old
@@ -618,8 +698,27 @@ class _Builder:
         if memo is None or memo[0] != self.salt:
             memo = _EDGE_MEMO[site.corpus.graph] = (self.salt, {})
         memo = memo[1]
+        # and a record's own signature, graph signature and face, while its
+        # record object (serve reuses the record of a file unchanged), the
+        # standings, the dates and the records its standing names are the
+        # same (not for a record with checks: a body's check block can
+        # change its tolerance)
+        omemo = _OWN_MEMO.get(site.corpus.graph)
+        if omemo is None or omemo[0] != self.salt or omemo[1] is not data.standings or omemo[2] != data.git_dates:
+            omemo = _OWN_MEMO[site.corpus.graph] = (self.salt, data.standings, dict(data.git_dates), {})
+        omemo = omemo[3]
+        faces = {}
+        blake = hashlib.blake2b
         for rid in site.ids:
             rec = records[rid]
+            o = omemo.get(rid)
+            if o is not None and o[0] is rec and (not o[1] or all(records.get(x) is y for x, y in o[1])):
+                m = memo.get(rid)
+                if m is not None:
+                    links += m[5]
+                    own[rid], gsig[rid], faces[rid] = o[2], o[3], o[4]
+                    outs[rid] = m[4]
+                    continue
             fm = fms.get(str(rec.path), '')
             m = memo.get(rid)
             if m is None or m[0] != fm or m[1] != rec.relpath:
@@ -646,6 +745,7 @@ class _Builder:
             parts = [rec.digest, rec.relpath, m[2]]
             st = data.standings.get(rid)
             stand = None
+            named = ()
             if st is not None:
                 ev = st.evaluation
                 stand = (st.state, st.detail, tuple(st.path), tuple(st.states),
@@ -665,19 +765,17 @@ class _Builder:
             gsig[rid] = m[3] if stand is None and not cids else m[3] + hashlib.blake2b(
                 repr((stand, cids)).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
             outs[rid] = m[4]
+            # what other pages show of a record (its face: id, title, kind,
+            # status) and its out-edges, to tell an edit of its text alone
+            faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
+                               digest_size=8).hexdigest()
+            if not cids:
+                omemo[rid] = (rec, tuple((x, records.get(x)) for x in named), own[rid], gsig[rid], faces[rid])
         self.graph_sig = gsig
         self.common["counts"]["links"] = links
         meta = self.writer.new.meta
         old_meta = self.writer.old.meta
         meta["salt"] = self.salt
-        # what other pages show of a record (its face: id, title, kind,
-        # status) and its out-edges, to tell an edit of its text alone
-        blake = hashlib.blake2b
-        faces = {}
-        for rid in site.ids:
-            rec = records[rid]
-            faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
-                               digest_size=8).hexdigest()
         meta["deps"] = {r: [own[r], outs[r], faces[r], memo[r][2]] for r in site.ids}
         old = old_meta.get("deps")
         if old_meta.get("salt") != self.salt or not isinstance(old, dict):
@@ -1126,9 +1224,10 @@ class _Builder:
                         + b"\n/* code highlighting (Pygments) */\n" + pygments_css().encode())
             self.writer.put(rel, data)
 
-    def _lists(self) -> None:
+    def _lists(self, L: dict | None = None) -> None:
         site = self.site
-        L = listings(site)
+        if L is None:
+            L = listings(site)
         self._rows = L["rows"]
         self._page("index.html", "index.html.j2", recent=L["recent"][: self.opts.recent],
                    ready_count=len(L["ready"]), failing_count=len(L["failing"]), tag_count=len(L["by_tag"]))
@@ -1228,10 +1327,48 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
             pass
 
 
+#: serve: shard folder -> the search index's joined postings as the last
+#: build left them (see _Builder._search_index_incremental), and whether
+#: they are written to the cache folder yet
+_SEARCH_STATE: dict = {}
+
+
+def _save_search_state(folder: Path, state: dict) -> None:
+    """``merged.pickle`` in ``folder``: the joined postings, the keys of the
+    runs they were joined from and the documents of each run."""
+    import pickle
+    path = Path(folder) / "merged.pickle"
+    tmp = path.with_name(f".merged.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:     # streamed: no bytes of the whole pickle in memory
+            pickle.dump({k: state[k] for k in ("version", "keys", "merged", "docs")}, fh,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def save_resident_state() -> None:
+    """Write what resident builds (serve) kept in memory and the cache
+    folder does not hold yet (the search index's joined postings), so that
+    a fresh ``recordkit build`` after them is incremental too.  serve calls
+    it once a build is announced, and when it stops."""
+    for folder, st in list(_SEARCH_STATE.items()):
+        if not st.get("saved"):
+            _save_search_state(Path(folder), st)
+            st["saved"] = True
+
+
 def _first_doc(run: str) -> int:
     """The (absolute) first document of one run of encoded postings."""
-    head = run.split(",", 1)[0].split(".", 1)[0]
-    return int(head, 36)
+    i = run.find(",")
+    head = run if i < 0 else run[:i]
+    j = head.find(".")
+    return int(head if j < 0 else head[:j], 36)
 
 
 def _add_postings(postings: dict, n: int, rid: str, rec, text: str) -> None:

@@ -32,7 +32,6 @@ class SiteData:
 
 
 def gather(corpus: Corpus, dates: str = "fields") -> SiteData:
-    from ...lifecycle import standings
     from ...numeric.discover import citations, discover_all
     from ...numeric.store import load_results
     data = SiteData(corpus)
@@ -46,10 +45,36 @@ def gather(corpus: Corpus, dates: str = "fields") -> SiteData:
     for cid, rids in data.cited_by.items():
         for rid in rids:
             data.checks_of.setdefault(rid, []).append(cid)
-    data.standings = standings(corpus, data.results)
+    data.standings = _standings(corpus, data.results, disc.checks)
     if dates == "git":
         data.git_dates = git_dates(corpus.root)
     return data
+
+
+#: graph -> (check results, check ids, standings): serve keeps a graph while
+#: no edit changes what it is made of (:class:`RecordCache`), and with it
+#: the standings it gave
+_STANDINGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _standings(corpus: Corpus, results: dict, specs: dict) -> dict:
+    """The standings of every record (:func:`recordkit.lifecycle.standings`),
+    taken from the last build when its graph is this corpus's and the check
+    results and check ids are equal.  A standing reads only what the graph
+    is made of (each record's kind, status, front matter and relations:
+    one graph is shared by two loads only when every file's
+    :func:`graph_face` is as it was), the check results and the known check
+    ids (a body's fenced check block adds one).  ``specs``: the checks
+    discovered (the lifecycle does not discover them again)."""
+    from ...lifecycle.standing import Lifecycle
+    graph = corpus.graph
+    checks = set(specs)
+    memo = _STANDINGS.get(graph)
+    if memo is not None and memo[1] == checks and memo[0] == results:
+        return memo[2]
+    out = Lifecycle(corpus, results=results, checks=checks, specs=specs).standings()
+    _STANDINGS[graph] = (dict(results), checks, out)
+    return out
 
 
 def check_entry(data: SiteData, cid: str) -> dict:

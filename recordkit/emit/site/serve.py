@@ -146,7 +146,8 @@ class SiteServer:
             return {"ok": False, "diagnostics": new, "seconds": time.perf_counter() - t0}
         if self.cancel.is_set():
             raise Cancelled()
-        report = build_site(self.config, self.out, corpus=corpus, force=True, cancel=self.cancel.is_set)
+        report = build_site(self.config, self.out, corpus=corpus, force=True, cancel=self.cancel.is_set,
+                            resident=True)
         self.cache.save()
         from .search import _b36
         _b36(0)    # the search index's table of numbers, made once here: every rebuild's helper inherits it
@@ -198,7 +199,20 @@ class SiteServer:
             self.log(traceback.format_exc().rstrip())
             result = {"ok": False, "diagnostics": [f"the build failed: {type(exc).__name__}: {exc}"], "seconds": 0}
         self._record(result)
+        if result["ok"] and not self.pending.is_set():
+            self._save_state()
         return True
+
+    def _save_state(self) -> None:
+        """What the builds keep in memory (the search index's joined
+        postings) written to the cache folder, once a build is announced
+        and no other waits: a ``recordkit build`` after the server is
+        incremental too."""
+        from .build import save_resident_state
+        try:
+            save_resident_state()
+        except Exception as exc:     # a cache that cannot be written costs the next fresh build time, no more
+            self.log(f"could not keep the search index's state: {exc}")
 
     def _builder(self) -> None:
         while not self.stop.is_set():
@@ -371,6 +385,8 @@ class SiteServer:
             self.stop.set()
             self.cancel.set()
             self.httpd.server_close()
+            with self.build_lock:
+                self._save_state()
 
 
 def default_out(config) -> Path:

@@ -481,10 +481,10 @@ def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkey
     me = os.getpid()
     search_index = site_build._Builder._search_index_incremental
 
-    def failing_in_a_helper(self, keys):
+    def failing_in_a_helper(self, keys, state=None):
         if os.getpid() != me:
             raise RuntimeError("the helper fails")
-        return search_index(self, keys)
+        return search_index(self, keys, state)
     monkeypatch.setattr(site_build._Builder, "_search_index_incremental", failing_in_a_helper)
     report = build_site(load_config(base), out, jobs=1)
     assert report.rendered >= 1

@@ -10,6 +10,7 @@ byte for byte the site a cold build makes of the record as it is then.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -263,3 +264,90 @@ def test_a_fresh_build_reads_the_graph_back_only_when_it_is_the_same(tmp_path):
     (sites.recs / "claim" / "CLAIM-700.md").write_text("---\nid: CLAIM-700\ntitle: New\nstatus: open\n---\n\nText.\n",
                                                        encoding="utf-8")
     assert not fresh_load()
+
+
+def test_serve_keeps_the_joined_postings_in_memory_and_a_fresh_build_goes_on_from_them(tmp_path, monkeypatch):
+    """serve's builds keep the search index's joined postings in memory: a
+    rebuild after an edit neither reads nor joins them again (its helper
+    sends back only the terms that changed), and they are what a fresh
+    build joins from the runs.  Once written (as serve does after a build
+    it announced), a fresh build into the served folder goes on from them
+    (no run joined again) and gives the cold build's site."""
+    import pickle
+
+    import recordkit.emit.site.build as site_build
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    monkeypatch.setattr(site_build, "_SEARCH_STATE", {})
+    log = tmp_path / "joins.log"       # the helper that makes the search index is another process
+    joined = site_build._Builder._joined_runs
+
+    def counted(self, keys):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return joined(self, keys)
+
+    def joins():
+        return log.read_text().split() if log.exists() else []
+    monkeypatch.setattr(site_build._Builder, "_joined_runs", counted)
+    p = sites.path("LIT-849")
+    for n, words in enumerate(("Zygomorphic quokkas everywhere.", "Quokkas no more; wombats instead.")):
+        p.write_text(p.read_text(encoding="utf-8") + f"\n{words}\n", encoding="utf-8")
+        assert sites.server.build_once({str(p)})["ok"]
+        if n == 0:       # the first build kept nothing in the cache folder: every run is joined
+            assert len(site_build._SEARCH_STATE) == 1 and joins()
+            log.unlink()
+    assert joins() == []
+    (state,) = site_build._SEARCH_STATE.values()
+    assert state["saved"] is False
+    sites.fresh()        # a fresh build of its own folder, from the runs
+    built = pickle.loads(next(p for p in (base / ".recordkit" / "site-search").rglob("merged.pickle")
+                              if p.parent.name != Path(next(iter(site_build._SEARCH_STATE))).name).read_bytes())
+    assert state["merged"] == built["merged"] and state["docs"] == built["docs"] and state["keys"] == built["keys"]
+    site_build.save_resident_state()
+    assert state["saved"] is True
+    assert _files(base / "served") == _cold(base, tmp_path / "cold")
+    p.write_text(p.read_text(encoding="utf-8") + "\nNumbats last.\n", encoding="utf-8")
+    build_site(load_config(base), base / "served")
+    assert joins() == []
+    assert _files(base / "served") == _cold(base, tmp_path / "cold2")
+
+
+def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_path):
+    """While serve keeps the graph (a body edit naming the same records),
+    the standings and the list pages' rows are the last build's: the
+    standings object is reused and the list pages are not written again.
+    New check results change both: the site is then the cold build's."""
+    import subprocess
+    import sys
+
+    import recordkit.emit.site.load as site_load
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    g = sites.server.cache.last.graph
+    standings = site_load._STANDINGS[g][2]
+    index = base / "served" / "index.html"
+    stamp = index.stat().st_mtime_ns
+    p = sites.path("NOTE-652")
+    p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
+    assert sites.server.build_once({str(p)})["ok"]
+    assert sites.server.cache.last.graph is g and site_load._STANDINGS[g][2] is standings
+    assert index.stat().st_mtime_ns == stamp
+    assert _files(base / "served") == _cold(base, tmp_path / "cold")
+    proc = subprocess.run([sys.executable, "-m", "recordkit", "check"], cwd=base, capture_output=True, text=True,
+                          timeout=600)
+    assert "pass" in proc.stdout + proc.stderr
+    assert sites.server.build_once(set())["ok"]
+    assert sites.server.cache.last.graph is g and site_load._STANDINGS[g][2] is not standings
+    # a cold build that reads the check results just made (in the cache folder)
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.emit.site import build_site
+    cfg = load_config(base)
+    build_site(cfg, tmp_path / "cold2", corpus=load(cfg.root, config=cfg), jobs=1)
+    cold = _files(tmp_path / "cold2")
+    assert 'class="rk-standing st-ready"' in cold["ready.html"].decode()      # the results changed a standing
+    assert _files(base / "served") == cold
