@@ -593,7 +593,7 @@ def citations(corpus, specs: dict[str, CheckSpec] | None = None) -> dict[str, li
     from ..common.order import id_sort_key
     for rid in sorted(corpus.records, key=id_sort_key):
         rec = corpus.records[rid]
-        for cid, _ in cited_checks(rec):
+        for cid in cited_check_ids(rec):
             add(cid, rid)
         pw = rec.get("promote_when")
         if isinstance(pw, dict) and isinstance(pw.get("requires"), list):
@@ -604,6 +604,18 @@ def citations(corpus, specs: dict[str, CheckSpec] | None = None) -> dict[str, li
         if spec.record:
             add(spec.id, spec.record)
     return out
+
+
+def cited_check_ids(rec) -> list[str]:
+    """The check ids of ``rec``'s ``checks:`` field, as :func:`cited_checks`
+    gives them, without their positions (a record restored from the store
+    parses its front matter again for a position)."""
+    value = rec.get("checks")
+    if isinstance(value, str):
+        return [value.strip()]
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str)]
+    return []
 
 
 def cited_checks(rec) -> list[tuple[str, tuple]]:

@@ -53,9 +53,27 @@ _EDGE_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 #: graph -> (standings, dates, the rest of the list pages' data but the rows, ids, their signature):
 #: see _lists_and_feed
 _LISTS_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-#: graph -> (salt, standings, dates, {record id: (record, the records its standing names, own signature,
-#: graph signature, face)}): see _candidates
+#: graph -> (salt, standings, dates, {record id: (its digest, its path, the digests of the records its standing
+#: names, own signature, graph signature, face)}): see _candidates
 _OWN_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def graph_memos(graph) -> dict:
+    """What builds worked out of ``graph`` and can use again while a build
+    has that graph (a fresh build reads it back with the graph: see
+    :meth:`.load.RecordCache.save_graph`): each entry is checked against
+    what it was made of before it is used."""
+    from .load import _STANDINGS
+    return {"edges": _EDGE_MEMO.get(graph), "own": _OWN_MEMO.get(graph), "standings": _STANDINGS.get(graph),
+            "lists": _LISTS_MEMO.get(graph)}
+
+
+def restore_graph_memos(graph, memos: dict) -> None:
+    from .load import _STANDINGS
+    for name, memo in (("edges", _EDGE_MEMO), ("own", _OWN_MEMO), ("standings", _STANDINGS),
+                       ("lists", _LISTS_MEMO)):
+        if isinstance(memos.get(name), tuple):
+            memo[graph] = memos[name]
 #: an incremental build renders in one process when fewer pages than this may change
 FORK_PAGES = 300
 #: rows of a query block's table on a page
@@ -172,8 +190,8 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, resident
         corpus, _ = cache.load()
         cache.save()
         _keep_bytes_only(corpus)
-        if cache.graph_restored and isinstance(cache.graph_extra, tuple):
-            _EDGE_MEMO[corpus.graph] = cache.graph_extra
+        if cache.graph_restored and isinstance(cache.graph_extra, dict):
+            restore_graph_memos(corpus.graph, cache.graph_extra)
     release_free_memory()      # what parsing freed: not carried through the build, nor into the helpers
     t = time.perf_counter()
     timings["load"] = t - t0
@@ -192,7 +210,7 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, resident
     if cache is not None and old.meta.get("salt") == b.salt:
         # an incremental build keeps its graph for the next (not a cold one:
         # the next build after it does)
-        cache.save_graph(corpus, _EDGE_MEMO.get(corpus.graph))
+        cache.save_graph(corpus, graph_memos(corpus.graph))
     report.written = writer.written
     report.kept = writer.kept
     report.seconds = time.perf_counter() - t0
@@ -699,10 +717,9 @@ class _Builder:
             memo = _EDGE_MEMO[site.corpus.graph] = (self.salt, {})
         memo = memo[1]
         # and a record's own signature, graph signature and face, while its
-        # record object (serve reuses the record of a file unchanged), the
-        # standings, the dates and the records its standing names are the
-        # same (not for a record with checks: a body's check block can
-        # change its tolerance)
+        # file (digest and path), the standings, the dates and the files of
+        # the records its standing names are the same (not for a record
+        # with checks: a body's check block can change its tolerance)
         omemo = _OWN_MEMO.get(site.corpus.graph)
         if omemo is None or omemo[0] != self.salt or omemo[1] is not data.standings or omemo[2] != data.git_dates:
             omemo = _OWN_MEMO[site.corpus.graph] = (self.salt, data.standings, dict(data.git_dates), {})
@@ -712,11 +729,12 @@ class _Builder:
         for rid in site.ids:
             rec = records[rid]
             o = omemo.get(rid)
-            if o is not None and o[0] is rec and (not o[1] or all(records.get(x) is y for x, y in o[1])):
+            if o is not None and o[0] == rec.digest and o[1] == rec.relpath and (
+                    not o[2] or all((records[x].digest if x in records else None) == d for x, d in o[2])):
                 m = memo.get(rid)
                 if m is not None:
                     links += m[5]
-                    own[rid], gsig[rid], faces[rid] = o[2], o[3], o[4]
+                    own[rid], gsig[rid], faces[rid] = o[3], o[4], o[5]
                     outs[rid] = m[4]
                     continue
             fm = fms.get(str(rec.path), '')
@@ -770,7 +788,9 @@ class _Builder:
             faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
                                digest_size=8).hexdigest()
             if not cids:
-                omemo[rid] = (rec, tuple((x, records.get(x)) for x in named), own[rid], gsig[rid], faces[rid])
+                omemo[rid] = (rec.digest, rec.relpath,
+                              tuple((x, records[x].digest if x in records else None) for x in named),
+                              own[rid], gsig[rid], faces[rid])
         self.graph_sig = gsig
         self.common["counts"]["links"] = links
         meta = self.writer.new.meta

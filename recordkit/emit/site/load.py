@@ -170,9 +170,10 @@ class RecordCache:
         #: the corpus of the last load (serve: its graph is kept while edits leave it as it is)
         self.last = None
         #: the graph of the last load was read back from the cache folder (see :meth:`save_graph`),
-        #: with what the site build kept beside it
+        #: with what the site build kept beside it (``graph_extra``, None when not)
         self.graph_restored = False
         self.graph_extra = None
+        self._graph_token = None     # names the graph file's graph, in the file of what was kept beside it
 
     def save(self) -> None:
         self.store.save()
@@ -185,7 +186,7 @@ class RecordCache:
         corpus = load(self.root, config=self.config, files=files, store=self.store)
         FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
         last, self.last = self.last, corpus
-        self.graph_restored, self.graph_extra = False, None
+        self.graph_restored, self.graph_extra, self._graph_token = False, None, None
         if last is not None and last._graph is not None and same_graph(last, corpus, self.store.parsed_again):
             corpus._graph = last._graph
         elif last is None:
@@ -198,11 +199,11 @@ class RecordCache:
     # build: building it again (0.6 s at 10,000 records) is replaced by
     # reading it back (0.2 s) when every file's graph_face is what it was.
 
-    def _graph_file(self) -> Path:
+    def _graph_file(self, suffix: str = ".pickle") -> Path:
         import hashlib
         import os
         return Path(self.config.cache_dir) / "site-graph" / (
-            hashlib.sha1(os.fsencode(str(self.root.resolve()))).hexdigest()[:16] + ".pickle")
+            hashlib.sha1(os.fsencode(str(self.root.resolve()))).hexdigest()[:16] + suffix)
 
     def _head(self, corpus) -> dict:
         """What the graph kept in the cache folder was made of, beside it."""
@@ -237,27 +238,43 @@ class RecordCache:
         except Exception:       # missing, torn, of another version: the graph is built
             return
         corpus._graph = body["graph"]
-        self.graph_extra = body.get("extra")
+        self._graph_token = body.get("token")
         self.graph_restored = True
+        try:
+            with open(self._graph_file(".memo.pickle"), "rb") as fh:
+                extra = pickle.load(fh)
+            if isinstance(extra, dict) and extra.get("token") == self._graph_token is not None:
+                self.graph_extra = extra.get("extra")
+        except Exception:       # missing, torn, of another graph: worked out again
+            pass
 
     def save_graph(self, corpus, extra=None) -> None:
-        """Keep ``corpus``'s graph (when this load built it) and ``extra``
-        in the cache folder for the next fresh build of the same record,
-        with the graph face of every file it was made of."""
+        """Keep ``corpus``'s graph (when this load built it) in the cache
+        folder for the next fresh build of the same record, with the graph
+        face of every file it was made of; and ``extra`` (what the site
+        build worked out of that graph, see :func:`.build.graph_memos`) in
+        a file of its own beside it, named by the graph it goes with
+        (small: written by every build that gives it)."""
         import pickle
-        if corpus._graph is None or corpus is not self.last or (self.graph_restored and extra is self.graph_extra):
+        if corpus._graph is None or corpus is not self.last:
             return
         from ...common.writes import replace_file
         path = self._graph_file()
         try:
-            fms = front_matter_digests(corpus)
-            head = dict(self._head(corpus), faces={str(r.path): face_digest(r, fms.get(str(r.path)))
-                                                   for r in corpus.files})
             path.parent.mkdir(parents=True, exist_ok=True)
-            data = pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL) + \
-                pickle.dumps({"graph": corpus._graph, "extra": extra}, protocol=pickle.HIGHEST_PROTOCOL)
-            replace_file(path, data)
-        except (OSError, pickle.PicklingError):
+            if self._graph_token is None:     # built by this load: not in the file yet
+                import uuid
+                fms = front_matter_digests(corpus)
+                head = dict(self._head(corpus), faces={str(r.path): face_digest(r, fms.get(str(r.path)))
+                                                       for r in corpus.files})
+                self._graph_token = uuid.uuid4().hex
+                data = pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL) + \
+                    pickle.dumps({"graph": corpus._graph, "token": self._graph_token}, protocol=pickle.HIGHEST_PROTOCOL)
+                replace_file(path, data)
+            if extra is not None and self._graph_token is not None:
+                replace_file(self._graph_file(".memo.pickle"), pickle.dumps(
+                    {"token": self._graph_token, "extra": extra}, protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception:      # OSError, or something in ``extra`` that does not pickle: the next build works it out
             pass
 
 

@@ -351,3 +351,35 @@ def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_p
     cold = _files(tmp_path / "cold2")
     assert 'class="rk-standing st-ready"' in cold["ready.html"].decode()      # the results changed a standing
     assert _files(base / "served") == cold
+
+
+def test_a_fresh_build_reads_back_what_the_last_worked_out_of_its_graph(tmp_path):
+    """Beside the graph, a build keeps what it worked out of it (edge and
+    record signatures, standings, the list pages' signature) in a file of
+    its own, named by the graph: a fresh build after a body edit reads both
+    back (and gives the cold build's site); a file of another graph is not
+    used."""
+    import pickle
+
+    from recordkit.config import load_config
+    from recordkit.emit.site.load import RecordCache
+
+    base = copy_example(tmp_path, with_results=False)
+    sites = _Sites(base)
+    sites.fresh()                    # incremental: keeps its graph and what it worked out
+    p = sites.path("NOTE-652")
+    p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
+    cfg = load_config(base)
+    cache = RecordCache(cfg, cfg.root.resolve())
+    corpus, _ = cache.load()
+    assert cache.graph_restored and set(cache.graph_extra) == {"edges", "own", "standings", "lists"}
+    assert all(isinstance(v, tuple) for v in cache.graph_extra.values())
+    sites.fresh()
+    assert _files(base / "built") == _cold(base, tmp_path / "cold")
+    memo = next((base / ".recordkit" / "site-graph").glob("*.memo.pickle"))
+    kept = pickle.loads(memo.read_bytes())
+    kept["token"] = "another graph"
+    memo.write_bytes(pickle.dumps(kept))
+    cache = RecordCache(cfg, cfg.root.resolve())
+    cache.load()
+    assert cache.graph_restored and cache.graph_extra is None
