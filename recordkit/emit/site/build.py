@@ -299,9 +299,12 @@ class _Builder:
                     box["error"] = exc
 
             state = _SEARCH_STATE.get(str(self._shard_dir())) if self.resident else None
+            parent = os.getpid()
 
             def helper(_):
-                return self._search_index_incremental(shard_keys, state)
+                # the helper changes its copy of the kept state; done here
+                # (the helper failed) it starts from the cache folder's
+                return self._search_index_incremental(shard_keys, state if os.getpid() != parent else None)
             self._lists_elsewhere = True
             search_js = fork_map(helper, [None, None], first=pages)[1]
             if self.resident:

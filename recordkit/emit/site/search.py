@@ -162,6 +162,16 @@ def decode_postings(text: str) -> list:
     return out
 
 
+def _postings_js(texts: list[str]) -> bytes:
+    """``_js(texts)`` as bytes, for postings texts: they hold only base-36
+    digits, ``,``, ``.`` and ``=`` (:func:`encode_postings`,
+    :func:`merge_postings`), so each is its own JSON string body and none
+    needs escaping (14 MB at 10,000 records: joined, not encoded)."""
+    if not texts:
+        return b"[]"
+    return ('["' + '","'.join(texts) + '"]').encode("ascii")
+
+
 def search_index_js(docs: list[dict], postings: dict) -> list[bytes]:
     """``docs``: [{id, title, kind, status, url}] in document-number order;
     ``postings``: term -> encoded postings (:func:`merge_postings`).
@@ -171,9 +181,12 @@ def search_index_js(docs: list[dict], postings: dict) -> list[bytes]:
     n = len(docs)
     words = sorted(postings)
     keep, common = [], []
+    half = n // 2
     for w in words:
         enc = postings[w]
-        if n >= 200 and enc.count(",") + 1 > n // 2:
+        # k documents take at least 2k - 1 characters: most terms are too
+        # short to be counted
+        if n >= 200 and len(enc) >= 2 * half + 1 and enc.count(",") + 1 > half:
             common.append(w)
         else:
             keep.append(w)
@@ -183,5 +196,5 @@ def search_index_js(docs: list[dict], postings: dict) -> list[bytes]:
     docs_js = _js([[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] for d in docs])
     return [b'RK.searchIndex({"docs":', docs_js.encode("utf-8", "surrogatepass"),
             b',"terms":', _js(keep).encode("utf-8", "surrogatepass"),
-            b',"postings":', _js([postings[w] for w in keep]).encode("utf-8", "surrogatepass"),
+            b',"postings":', _postings_js([postings[w] for w in keep]),
             b',"common":', _js(common).encode("utf-8", "surrogatepass"), b"});\n"]
