@@ -36,3 +36,39 @@ def test_merged_runs_equal_one_encoding(docs, cuts):
         assert decode_postings(merged[t]) == lst
         assert decode_postings(encode_postings(lst)) == lst
         assert merged[t].count(",") + 1 == len(lst) // 2      # the page counts documents by commas
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_doc, min_size=0, max_size=300), st.lists(st.integers(min_value=1, max_value=300), max_size=6))
+def test_the_index_file_is_the_json_of_its_parts(docs, cuts):
+    """search_index_js joins the postings texts without a JSON encoder and
+    counts only terms long enough to be common: the file is what
+    ``json.dumps`` of the same object gives, with the same common terms."""
+    import json
+
+    from recordkit.emit.site.search import search_index_js
+    numbered, n = [], -1
+    for gap, terms in docs:
+        n += gap
+        numbered.append((n, terms))
+    bounds = sorted({min(c, len(numbered)) for c in cuts} | {0, len(numbered)})
+    parts = []
+    for a, b in zip(bounds, bounds[1:]):
+        run: dict = {}
+        for doc, terms in numbered[a:b]:
+            for t, w in terms.items():
+                run.setdefault(t, []).extend((doc, w))
+        parts.append({t: (encode_postings(lst), lst[-2]) for t, lst in run.items()})
+    postings = merge_postings(parts)
+    meta = [{"id": f"R-{i}", "title": f"<b>{i}</b>\u2028", "kind": "K", "status": None, "url": f"r/{i}.html"}
+            for i in range(n + 1)]
+    got = b"".join(search_index_js(meta, postings)).decode("utf-8")
+    assert got.startswith("RK.searchIndex(") and got.endswith(");\n")
+    data = json.loads(got[len("RK.searchIndex("):-3])
+    total = len(meta)
+    common = sorted(w for w, enc in postings.items() if total >= 200 and enc.count(",") + 1 > total // 2)
+    assert data["common"] == common
+    assert data["terms"] == sorted(set(postings) - set(common))
+    assert data["postings"] == [postings[w] for w in data["terms"]]
+    assert data["docs"] == [[d["id"], d["title"], d["kind"], "", d["url"]] for d in meta]
+    assert "<" not in got and "\u2028" not in got
