@@ -11,6 +11,20 @@ _doc = st.tuples(st.integers(min_value=1, max_value=3),       # gap to the previ
                                  min_size=1, max_size=4))
 
 
+def _runs(numbered: list, cuts: list) -> list:
+    """The documents cut into runs at ``cuts``, each run's postings encoded
+    as the build keeps them (term -> (encoded, last document))."""
+    bounds = sorted({min(c, len(numbered)) for c in cuts} | {0, len(numbered)})
+    parts = []
+    for a, b in zip(bounds, bounds[1:]):
+        run: dict = {}
+        for doc, terms in numbered[a:b]:
+            for t, w in terms.items():
+                run.setdefault(t, []).extend((doc, w))
+        parts.append({t: (encode_postings(lst), lst[-2]) for t, lst in run.items()})
+    return parts
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_doc, min_size=1, max_size=80), st.lists(st.integers(min_value=1, max_value=30), max_size=6))
 def test_merged_runs_equal_one_encoding(docs, cuts):
@@ -22,15 +36,7 @@ def test_merged_runs_equal_one_encoding(docs, cuts):
     for doc, terms in numbered:
         for t, w in terms.items():
             whole.setdefault(t, []).extend((doc, w))
-    bounds = sorted({min(c, len(numbered)) for c in cuts} | {0, len(numbered)})
-    parts = []
-    for a, b in zip(bounds, bounds[1:]):
-        run: dict = {}
-        for doc, terms in numbered[a:b]:
-            for t, w in terms.items():
-                run.setdefault(t, []).extend((doc, w))
-        parts.append({t: (encode_postings(lst), lst[-2]) for t, lst in run.items()})
-    merged = merge_postings(parts)
+    merged = merge_postings(_runs(numbered, cuts))
     assert set(merged) == set(whole)
     for t, lst in whole.items():
         assert decode_postings(merged[t]) == lst
@@ -51,15 +57,7 @@ def test_the_index_file_is_the_json_of_its_parts(docs, cuts):
     for gap, terms in docs:
         n += gap
         numbered.append((n, terms))
-    bounds = sorted({min(c, len(numbered)) for c in cuts} | {0, len(numbered)})
-    parts = []
-    for a, b in zip(bounds, bounds[1:]):
-        run: dict = {}
-        for doc, terms in numbered[a:b]:
-            for t, w in terms.items():
-                run.setdefault(t, []).extend((doc, w))
-        parts.append({t: (encode_postings(lst), lst[-2]) for t, lst in run.items()})
-    postings = merge_postings(parts)
+    postings = merge_postings(_runs(numbered, cuts))
     meta = [{"id": f"R-{i}", "title": f"<b>{i}</b>\u2028", "kind": "K", "status": None, "url": f"r/{i}.html"}
             for i in range(n + 1)]
     got = b"".join(search_index_js(meta, postings)).decode("utf-8")
