@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from array import array
 import sys
 import time
@@ -39,7 +40,7 @@ from ...common.memory import release_free_memory
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "2"
+RENDER_VERSION = "3"     # 3: embeds alone in a paragraph are transcluded
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
@@ -240,7 +241,8 @@ class _Builder:
         from ...corpus.resolve import link_settings
         order = link_settings(site.corpus.schema).wikilink_order
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
-                                     wikilink_order=order, resolve_file=site.resolve_file)
+                                     wikilink_order=order, resolve_file=site.resolve_file, embed=self._embedded)
+        self._wikilink_order = order
         #: wikilinks are [[label|target]]: the search texts, previews and
         #: backlink sentences show the label, as the pages do
         self.label_first = order == "label-first"
@@ -727,6 +729,9 @@ class _Builder:
         if omemo is None or omemo[0] != self.salt or omemo[1] is not data.standings or omemo[2] != data.git_dates:
             omemo = _OWN_MEMO[site.corpus.graph] = (self.salt, data.standings, dict(data.git_dates), {})
         omemo = omemo[3]
+        # (kept for a build to come: serve's next, or a fresh one when this
+        # build is incremental and so keeps its graph; not by a cold build)
+        keep_own = self.resident or self.writer.old.meta.get("salt") == self.salt
         faces = {}
         blake = hashlib.blake2b
         for rid in site.ids:
@@ -790,7 +795,7 @@ class _Builder:
             # status) and its out-edges, to tell an edit of its text alone
             faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
                                digest_size=8).hexdigest()
-            if not cids:
+            if keep_own and not cids:
                 omemo[rid] = (rec.digest, rec.relpath,
                               tuple((x, records[x].digest if x in records else None) for x in named),
                               own[rid], gsig[rid], faces[rid])
@@ -811,14 +816,46 @@ class _Builder:
             if r in pub:
                 if isinstance(prev, list) and len(prev) > 3 and prev[2] == faces[r] and prev[3] == memo[r][2]:
                     # the same face and out-edges: other pages show of it only
-                    # the sentences its body writes about them
+                    # the sentences its body writes about them, and the
+                    # pages that embed it its body
                     out.update(x for x, kd in succ[r].items()
                                if x in pub and any(d["origin"] == "body" for d in kd.values()))
+                    out.update(x for x, kd in pred[r].items()
+                               if x in pub and any(d["origin"] == "body" for d in kd.values())
+                               and r in self._embeds(records[x]))
                     continue
                 out.update(x for x in succ[r] if x in pub)
                 out.update(x for x in pred[r] if x in pub)
             if isinstance(prev, list) and len(prev) > 1 and isinstance(prev[1], str):
                 out.update(x for x in prev[1].split() if x in pub)
+        return out
+
+    def _embedded(self, rid: str, heading: str | None):
+        """What an embed of ``rid`` shows (see :class:`.markdown.BodyRenderer`):
+        its title, its body or the section under ``heading``, its path."""
+        rec = self.site.corpus.records.get(rid)
+        if rec is None or rid not in self.site.published:
+            return None
+        body = transient_body(rec)
+        if heading:
+            body = self.renderer.section(body, heading)
+            if body is None:
+                return None
+        return rec.title, body, rec.relpath
+
+    def _embeds(self, rec) -> list:
+        """The published records ``rec``'s body embeds (``![[…]]``, read
+        from the text: an embed inside code counts too, which at worst
+        renders a page again for nothing)."""
+        body = transient_body(rec)
+        if "![[" not in body:
+            return []
+        from ...corpus.resolve import wikilink_target
+        out = []
+        for m in _EMBED_RE.finditer(body):
+            target = self.site.resolve(wikilink_target(m.group(1), self._wikilink_order))
+            if target[0] == "link":
+                out.append(target[3] if len(target) > 3 else wikilink_target(m.group(1), self._wikilink_order))
         return out
 
     def _page_key(self, rid: str, lines_cache: dict | None = None) -> str:
@@ -873,6 +910,8 @@ class _Builder:
             parts.append(tuple(sorted(check_entry(site.data, cid).items())))
         if site.data.git_dates:
             parts.append(site.data.git_dates.get(rec.relpath))
+        for x in self._embeds(rec):         # the page shows its body (or a section)
+            parts.append(("embed", x, records[x].title, records[x].digest))
         import hashlib
         h = hashlib.sha1(self.salt.encode("utf-8", "surrogatepass"))
         h.update(repr(parts).encode("utf-8", "surrogatepass"))
@@ -1365,8 +1404,9 @@ def _save_search_state(folder: Path, state: dict) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:     # streamed: no bytes of the whole pickle in memory
-            pickle.dump({k: state[k] for k in ("version", "keys", "merged", "docs")}, fh,
-                        protocol=pickle.HIGHEST_PROTOCOL)
+            pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.fast = True         # nor a memo of its 50,000 strings (nothing in it is shared)
+            pickler.dump({k: state[k] for k in ("version", "keys", "merged", "docs")})
         os.replace(tmp, path)
     except OSError:
         try:
@@ -1384,6 +1424,9 @@ def save_resident_state() -> None:
         if not st.get("saved"):
             _save_search_state(Path(folder), st)
             st["saved"] = True
+
+
+_EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 
 
 def _first_doc(run: str) -> int:

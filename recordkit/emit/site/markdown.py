@@ -9,6 +9,11 @@ What recordkit adds to CommonMark:
   the target's kind (``data-id`` lets the page show a hover preview); a
   mention of an id that does not exist stays text, marked ``rk-dangling``
   with a tooltip; a mention of a record kept out of the site is plain text;
+* an embed ``![[ID]]`` (or ``![[ID#Heading]]``) alone in its paragraph
+  shows the embedded record's body (or that heading's section) in a box
+  under a link to it, when the builder gives an ``embed`` function (one
+  level deep: an embed inside an embedded body is a link); anywhere else,
+  or of a record kept out, it is a mention like the others;
 * a ``python check`` fenced block carries a placeholder that the page
   replaces with the check's verdict (so the body's HTML does not depend on
   check results);
@@ -133,6 +138,10 @@ def _make_wikilink_rule(order: str = "target-first"):
                 label = b if order != "label-first" else a
             tok = state.push("rk_wikilink", "", 0)
             tok.meta = {"id": wikilink_target(inner, order), "label": label, "embed": embed}
+            if embed:
+                target = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
+                if "#" in target:        # ![[Note#Heading]]: that heading's section
+                    tok.meta["heading"] = target.split("#", 1)[1].strip()
             tok.content = src[pos:m.end()]
         state.pos = m.end()
         return True
@@ -186,6 +195,31 @@ def _make_mentions_rule(id_re: re.Pattern):
             if changed:
                 block.children = out
     return mentions
+
+
+def _embeds_rule(state):
+    """A paragraph that holds only an embed (``![[ID]]``) becomes one
+    ``rk_embed`` block token (what the page shows in its place is up to the
+    renderer's ``embed`` function)."""
+    from markdown_it.token import Token
+    toks = state.tokens
+    i = 0
+    while i + 2 < len(toks):
+        if toks[i].type == "paragraph_open" and toks[i + 1].type == "inline" and toks[i + 2].type == "paragraph_close":
+            kids = [c for c in toks[i + 1].children or ()
+                    if c.type not in ("softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
+            if len(kids) == 1 and kids[0].type == "rk_wikilink" and kids[0].meta.get("embed"):
+                tok = Token("rk_embed", "div", 0)
+                tok.meta = dict(kids[0].meta)
+                tok.content = kids[0].content
+                tok.map = toks[i].map
+                tok.level = toks[i].level
+                tok.hidden = toks[i].hidden     # (a tight list's paragraph)
+                toks[i:i + 3] = [tok]
+        i += 1
+
+
+_HEADING_ID = re.compile(r'<(h[1-6]) id="[^"<>]*">')
 
 
 def _headings_rule(state):
@@ -260,9 +294,16 @@ class BodyRenderer:
     relative path from a record page to the site's root."""
 
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
-                 wikilink_order: str = "target-first", resolve_file: Callable | None = None):
+                 wikilink_order: str = "target-first", resolve_file: Callable | None = None,
+                 embed: Callable | None = None):
         self.resolve = resolve
         self.prefix = prefix
+        #: ``embed(id, heading)``: (title, body text, its file's root-relative
+        #: path) of the record an embed shows (the section under ``heading``
+        #: when given, else the whole body), or None to show it as a link;
+        #: None: embeds are links
+        self.embed = embed
+        self._embedding = False
         #: ``resolve_file(path, from_path)``: the record id a Markdown link to
         #: a ``.md`` file names (None: none), read against the linking file
         self.resolve_file = resolve_file
@@ -279,11 +320,13 @@ class BodyRenderer:
         md.validateLink = safe_url
         md.inline.ruler.before("link", "rk_wikilink", _make_wikilink_rule(wikilink_order))
         md.core.ruler.push("rk_mentions", _make_mentions_rule(id_re))
+        md.core.ruler.push("rk_embeds", _embeds_rule)
         md.core.ruler.push("rk_headings", _headings_rule)
         md.core.ruler.push("rk_claims", _claims_rule)
         for name, method in (("rk_wikilink", self._render_mention), ("rk_mention", self._render_mention),
                              ("fence", self._render_fence), ("code_block", self._render_code_block),
-                             ("image", self._render_image), ("link_open", self._render_link_open)):
+                             ("image", self._render_image), ("link_open", self._render_link_open),
+                             ("rk_embed", self._render_embed)):
             # markdown-it binds a rule to its renderer: a plain function gets it first
             md.add_render_rule(name, lambda renderer, tokens, idx, options, env, m=method:
                                m(renderer, tokens, idx, options, env))
@@ -309,6 +352,38 @@ class BodyRenderer:
             return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
                     f'{text}</span>')
         return text   # kept out of the site: plain text, nothing more
+
+    def _render_embed(self, renderer, tokens, idx, options, env):
+        """An embed alone in its paragraph: the embedded record's body (or a
+        section of it) rendered in a box under a link to it; a link as
+        anywhere else when there is nothing to show (no ``embed`` function,
+        an embed inside an embedded body, a record kept out or missing, a
+        heading it does not have)."""
+        tok = tokens[idx]
+        rid = tok.meta["id"]
+        target = self.resolve(rid) if not _is_attachment(rid) else ("attachment",)
+        shown = None
+        if self.embed is not None and not self._embedding and target[0] == "link":
+            rid = target[3] if len(target) > 3 else rid
+            shown = self.embed(rid, tok.meta.get("heading"))
+        if shown is None:
+            link = self._render_mention(renderer, tokens, idx, options, env)
+            return link if tok.hidden else f"<p>{link}</p>\n"
+        title, text, path = shown
+        self._embedding = True
+        try:
+            inner = self.render(text, path).html     # its links read against its own file
+        finally:
+            self._embedding = False
+        # the embedded headings keep no ids: the page's own are unique
+        inner = _HEADING_ID.sub(r"<\1>", inner)
+        env.setdefault("rk_links", set()).add(rid)
+        heading = tok.meta.get("heading")
+        return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
+                f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(self.prefix + target[1])}" '
+                f'data-id="{escapeHtml(rid)}">{escapeHtml(rid)}</a>: {escapeHtml(title)}'
+                + (f' § {escapeHtml(heading)}' if heading else "") +
+                f'</p>\n<div class="rk-embed-body">\n{inner}</div>\n</div>\n')
 
     def _render_fence(self, renderer, tokens, idx, options, env):
         tok = tokens[idx]
@@ -364,6 +439,28 @@ class BodyRenderer:
             tok.attrSet("rel", "noopener noreferrer")
             tok.attrJoin("class", "rk-external")
         return renderer.renderToken(tokens, idx, options, env)
+
+    def section(self, body: str, heading: str) -> str | None:
+        """The part of ``body`` under the heading whose text (or anchor) is
+        ``heading``, down to the next heading of its level or above (None
+        when it has no such heading)."""
+        want = heading.strip().lower()
+        toks = self.md.parse(body, {})
+        lines = body.split("\n")
+        for i, tok in enumerate(toks):
+            if tok.type != "heading_open" or tok.map is None:
+                continue
+            text = toks[i + 1].content.strip()
+            if text.lower() != want and slugify(text) != slugify(heading):
+                continue
+            level = tok.tag
+            end = len(lines)
+            for later in toks[i + 1:]:
+                if later.type == "heading_open" and later.tag <= level and later.map is not None:
+                    end = later.map[0]
+                    break
+            return "\n".join(lines[tok.map[0]:end])
+        return None
 
     def render(self, body: str, from_path: str | None = None) -> Rendered:
         """``from_path``: the root-relative path of the record's file, against

@@ -56,7 +56,7 @@ def _ids(recs: Path) -> list[str]:
 
 EDITS = st.lists(st.tuples(
     st.sampled_from(["body", "body-mention", "sentence", "title", "status", "relation-add", "relation-remove",
-                     "new", "delete", "break-fix", "template", "config"]),
+                     "new", "delete", "break-fix", "template", "config", "embed"]),
     st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=4)
 
 
@@ -103,6 +103,8 @@ class _Sites:
             body_at = text.find("\n---", 3) + 4
             at = body_at + m.start()
             p.write_text(text[:at] + f"(reworded {n}) " + text[at:], encoding="utf-8")
+        elif what == "embed":          # another record shown in this one's page
+            p.write_text(text.rstrip("\n") + f"\n\n![[{other}]]\n", encoding="utf-8")
         elif what == "title":
             p.write_text(_set_field(text, "title", f"Retitled record {n}"), encoding="utf-8")
         elif what == "status":
@@ -159,6 +161,8 @@ class _Sites:
 # found by this test: a relation removed from a record kept out of the site
 # changes a published theory's standing detail on the graph page
 @example(edits=[("relation-remove", 1234)])
+# an embedded record edited after the embed: the page that shows it follows
+@example(edits=[("embed", 7 * 3), ("body", 3), ("title", 3)])
 def test_serve_and_fresh_builds_equal_a_cold_build_after_any_edits(tmp_path_factory, edits):
     base = copy_example(tmp_path_factory.mktemp("inc"), with_results=False)
     sites = _Sites(base)
