@@ -322,19 +322,29 @@ class _Builder:
             return
         cached = self._read_shards(shard_keys)
         dirty_shards = {k for k in shard_keys if k not in cached}
+        self._shard_keys_now = shard_keys     # the runs a part writes itself (see _render_part)
         results = self._pages(dirty, dirty_shards)
         self.timings["pages"] = time.perf_counter() - t
         if not self._others_done:
             self._others()
         t = time.perf_counter()
+        # each part of the pages gives its runs' postings (term -> (text,
+        # last document)), or, when it made every run of its documents, the
+        # runs already joined and written (term -> text): joined in
+        # document order with the runs read back
         shards = dict(cached)
         del cached
+        written = set()      # the parts' joined runs (their runs written by the part)
         for _, postings, _, _ in results:
-            shards.update(postings)
+            if isinstance(postings, tuple):
+                shards[postings[0]] = postings[1]
+                written.add(postings[0])
+            else:
+                shards.update(postings)
         self._finish(results, members, dirty, bucket_keys)
         del results
         release_free_memory()     # the texts and previews joined and written
-        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards})
+        self._write_shards(shard_keys, {k: shards[k] for k in dirty_shards if k in shards and k not in written})
         parts = [shards[k] for k in sorted(shards)]
         del shards
         merged = merge_postings(parts)
@@ -1046,7 +1056,9 @@ class _Builder:
                 continue
         return out
 
-    def _write_shards(self, keys: dict, shards: dict) -> None:
+    def _write_shards(self, keys: dict, shards: dict, prune: bool = True) -> None:
+        """The runs' postings (``shards``) into the cache folder, under their
+        keys; and (``prune``) the files of runs past the end removed."""
         import pickle
         folder = self._shard_dir()
         try:
@@ -1054,6 +1066,8 @@ class _Builder:
             for k, postings in shards.items():
                 write_atomic(folder / f"{k}.pickle",
                              pickle.dumps({"key": keys[k], "postings": postings}, protocol=pickle.HIGHEST_PROTOCOL))
+            if not prune:
+                return
             for p in folder.glob("*.pickle"):      # shards past the end (fewer records now)
                 if p.stem.isdigit() and int(p.stem) not in keys:
                     p.unlink()
@@ -1207,6 +1221,16 @@ class _Builder:
                     frag_file.write(data)
         frag_file.close()
         encoded.update((k, _encoded(postings)) for k, postings in shard_postings.items())
+        keys = getattr(self, "_shard_keys_now", None)
+        if encoded and keys is not None and ids and \
+                all(k in encoded for k in range(first // SHARD, (first + len(ids) - 1) // SHARD + 1)):
+            # every run of this part made here: written here, and sent back
+            # joined (a tenth of the objects; the main process joins the
+            # parts' texts, in order, by concatenation as it joins runs)
+            self._write_shards(keys, encoded, prune=False)
+            first_run = min(encoded)
+            joined = merge_postings([encoded[k] for k in sorted(encoded)])
+            return entries, (first_run, joined), str(frag_path), frag_index
         return entries, encoded, str(frag_path), frag_index
 
     def _write_buckets(self, members, dirty, bucket_keys, frags) -> None:

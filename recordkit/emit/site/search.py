@@ -133,10 +133,14 @@ def merge_postings(parts: list[dict]) -> dict:
     A later run is joined as it is, its first number marked absolute with
     ``=`` (the page's decoder sets the document there instead of adding):
     joining needs no decoding, which at 10,000 records and 50,000 terms was
-    the slowest step of an incremental build."""
+    the slowest step of an incremental build.  A part may also map a term
+    to the text of consecutive runs already joined (what this returns):
+    joining is concatenation, so it joins the same way."""
     pieces: dict = {}
     for part in parts:
-        for term, (enc, _last) in part.items():
+        for term, enc in part.items():
+            if enc.__class__ is not str:      # a run: (text, last document); else runs already joined
+                enc = enc[0]
             runs = pieces.get(term)
             if runs is None:
                 pieces[term] = [enc]
