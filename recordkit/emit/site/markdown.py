@@ -366,6 +366,8 @@ class BodyRenderer:
         if self.embed is not None and not self._embedding and target[0] == "link":
             rid = target[3] if len(target) > 3 else rid
             shown = self.embed(rid, tok.meta.get("heading"))
+            if shown is not None and shown[2] == env.get("rk_from"):
+                shown = None        # a record embedding itself: a link
         if shown is None:
             link = self._render_mention(renderer, tokens, idx, options, env)
             return link if tok.hidden else f"<p>{link}</p>\n"

@@ -31,6 +31,8 @@ Inline, ![[LIT-849]] stays a link.
 ![[NOTE-903]]
 
 ![[NOPE-404]]
+
+![[NOTE-901]]
 """
 
 NESTED = """---
@@ -91,6 +93,9 @@ def test_an_embed_alone_in_its_paragraph_shows_the_record(tmp_path):
     assert "Quixotic" not in page and "Kept out of the site" not in page
     assert "<p>NOTE-903</p>" in page
     assert '<span class="rk-dangling" title="No record NOPE-404 in this record">NOPE-404</span>' in page
+    # itself: a link
+    assert '<p><a class="rk-ref rk-embed k-NOTE" href="../note/NOTE-901.html" data-id="NOTE-901">NOTE-901</a></p>' \
+        in page
 
 
 def test_a_page_that_embeds_a_record_follows_its_edits(tmp_path):
