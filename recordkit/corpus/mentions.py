@@ -12,9 +12,11 @@ checks it against markdown-it-py's token stream on generated documents.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain, repeat
+from operator import sub
 from urllib.parse import unquote
 
 
@@ -512,18 +514,29 @@ def _wikilinks_outside(body: str, code: list) -> list:
     return out
 
 
-def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
-                      code: list | None = None) -> list[tuple]:
-    """``(target, line, col, form, label)`` of each mention
-    :func:`scan_mentions` finds with the research defaults (``id_re`` the
-    schema's ``mention_re``, no link settings), in the same order, as
-    plain tuples: the rows of the ``mentions`` table.  Found as
-    :func:`mention_targets` finds them (a search per stretch between code
-    ranges and wikilinks, the left boundary in ``targets_re``'s
-    look-behind), so only the mentions themselves are looked at one by one,
-    not every id-like token and code range (``tests/corpus/test_mentions.py``
-    checks the two agree).  ``targets_re`` is the schema's
-    ``mention_targets_re``."""
+#: the item type of the arrays a record's ``mention_spots`` packs (at least 32 bits)
+_SPOT_TYPE = "I" if array("I").itemsize >= 4 else "L"
+
+
+def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -> tuple[list[str], tuple]:
+    """:func:`mention_targets` and where each target is, in one walk:
+    ``(targets, spots)``, ``spots`` being ``(lines, cols, wikilinks)``:
+    ``lines`` and ``cols`` the bytes of an ``array`` of one number per
+    target, the line (counted from the body's first line, 0) and the
+    column (1-based) where the mention starts; ``wikilinks`` ``((index,
+    label), ...)`` of the targets written as wikilinks (``label`` None for
+    ``[[ID]]``), or None.  The loader keeps both for every record (8 bytes
+    a mention, where a Mention object costs a hundred), and
+    :func:`spot_rows` turns them into the rows of the ``mentions`` table
+    without the body.
+
+    The body is cut at code ranges and at wikilinks (which are not in
+    code); each stretch between is searched with ``targets_re`` (the
+    schema's ``mention_targets_re``), whose look-behind still sees the
+    character before the stretch.  The loop only notes where each mention
+    starts; the lines and columns are then counted for all of them at once
+    (``map`` over ``str.count`` and ``str.rfind``, no Python step per
+    mention)."""
     if code is None:
         code = code_ranges(body)
     skips = code
@@ -531,13 +544,12 @@ def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
         wikis = [(w.start(), w.end(), w.group(1).strip(), w.group(2)) for w in _wikilinks_outside(body, code)]
         if wikis:
             skips = sorted([(s, e) for s, e in code] + wikis)
-    out: list[tuple] = []
+    out: list[str] = []
     append = out.append
+    starts: list[int] = []
+    start_at = starts.append
+    wikilinks = None
     finditer = targets_re.finditer
-    count = body.count
-    rfind = body.rfind
-    line = first_line
-    last = line_start = 0
     pos = 0
     for skip in (*skips, (len(body), len(body))):
         s, e = skip[0], skip[1]
@@ -545,23 +557,53 @@ def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
             for m in finditer(body, pos, s):
                 *kinds, num = m.groups("")
                 kind = "".join(kinds)
-                at = m.start() - len(kind)
-                n = count("\n", last, at)
-                if n:
-                    line += n
-                    line_start = rfind("\n", last, at) + 1
-                last = at
-                append((kind + "-" + num, line, at - line_start + 1, "bare", None))
+                start_at(m.start() - len(kind))     # (the match starts at the dash)
+                append(kind + "-" + num)
         if len(skip) > 2:        # a wikilink
-            n = count("\n", last, s)
-            if n:
-                line += n
-                line_start = rfind("\n", last, s) + 1
-            last = s
-            append((skip[2], line, s - line_start + 1, "wikilink", skip[3]))
+            if wikilinks is None:
+                wikilinks = []
+            wikilinks.append((len(out), skip[3]))
+            append(skip[2])
+            start_at(s)
         if e > pos:
             pos = e
-    return out
+    if not starts:
+        return out, (b"", b"", None)
+    nl = "\n"
+    lines = array(_SPOT_TYPE, accumulate(map(body.count, repeat(nl), chain((0,), starts), starts)))
+    # a line's start is one past the newline before it (-1 + 1 on the first line)
+    cols = array(_SPOT_TYPE, map(sub, starts, map(body.rfind, repeat(nl), repeat(0), starts)))
+    return out, (lines.tobytes(), cols.tobytes(), tuple(wikilinks) if wikilinks else None)
+
+
+def spot_rows(targets: list[str], spots: tuple, first_line: int = 1) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention of
+    :func:`mention_spots` (``first_line``: the body's first line in the
+    file): what :func:`mention_positions` gives for the same body."""
+    lines = array(_SPOT_TYPE)
+    lines.frombytes(spots[0])
+    cols = array(_SPOT_TYPE)
+    cols.frombytes(spots[1])
+    rows = [(t, first_line + n, col, "bare", None) for t, n, col in zip(targets, lines, cols)]
+    if spots[2]:
+        for i, label in spots[2]:
+            t, line, col, _, _ = rows[i]
+            rows[i] = (t, line, col, "wikilink", label)
+    return rows
+
+
+def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
+                      code: list | None = None) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention
+    :func:`scan_mentions` finds with the research defaults (``id_re`` the
+    schema's ``mention_re``, no link settings), in the same order, as
+    plain tuples: the rows of the ``mentions`` table.  Found by
+    :func:`mention_spots` (a search per stretch between code ranges and
+    wikilinks, the left boundary in ``targets_re``'s look-behind), so only
+    the mentions themselves are looked at one by one, not every id-like
+    token and code range (``tests/corpus/test_mentions.py`` checks the two
+    agree).  ``targets_re`` is the schema's ``mention_targets_re``."""
+    return spot_rows(*mention_spots(body, targets_re, code), first_line)
 
 
 def markdown_target(href: str) -> str | None:
