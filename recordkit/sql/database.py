@@ -555,8 +555,11 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 
 
 #: which groups of tables a helper process fills, with or without the
-#: full-text index (balanced on the 10,000-record bench: see bench/README.md)
-HELPER_GROUPS = {True: ("fields", "checks"), False: ("relations",)}
+#: full-text index (balanced on the 10,000-record bench: see docs/query.md
+#: "Speed").  With the index this process fills ``records`` and builds the
+#: index from it (no second reading of every file's text in the helper, no
+#: bodies passed through Python twice); the helper the rest.
+HELPER_GROUPS = {True: ("relations", "fields", "checks"), False: ("relations",)}
 
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None) -> Path:
@@ -600,21 +603,21 @@ def _write_database(corpus, path, fts: bool, results, meanwhile) -> Path:
                 theirs = HELPER_GROUPS[fts]
                 mine = tuple(g for g in GROUPS if g not in theirs)
                 conn.executescript(SCHEMA)
-                if fts:
-                    conn.execute(FTS_TABLE)
 
                 def tables(_):
                     meanwhile()
                     with conn:
                         for g in mine:
                             _FILL[g](conn, corpus, results)
+                        if fts:
+                            add_fts(conn)
                         conn.executescript(INDEXES)
                     return None
 
                 def helper(_):
-                    return _side_file(corpus, results, theirs, fts, side)
+                    return _side_file(corpus, results, theirs, False, side)
                 fork_map(helper, ["tables", "helper"], first=tables)
-                _copy_side(conn, side, theirs, fts)
+                _copy_side(conn, side, theirs, False)
             else:
                 meanwhile()
                 with conn:
