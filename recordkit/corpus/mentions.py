@@ -576,14 +576,21 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
     return out, (lines.tobytes(), cols.tobytes(), tuple(wikilinks) if wikilinks else None)
 
 
-def spot_rows(targets: list[str], spots: tuple, first_line: int = 1) -> list[tuple]:
-    """``(target, line, col, form, label)`` of each mention of
-    :func:`mention_spots` (``first_line``: the body's first line in the
-    file): what :func:`mention_positions` gives for the same body."""
+def spot_places(spots: tuple) -> tuple:
+    """``(lines, cols, wikilinks)`` of :func:`mention_spots`'s ``spots``:
+    the lines (from the body's first, 0) and columns as arrays."""
     lines = array(_SPOT_TYPE)
     lines.frombytes(spots[0])
     cols = array(_SPOT_TYPE)
     cols.frombytes(spots[1])
+    return lines, cols, spots[2]
+
+
+def spot_rows(targets: list[str], spots: tuple, first_line: int = 1) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention of
+    :func:`mention_spots` (``first_line``: the body's first line in the
+    file): what :func:`mention_positions` gives for the same body."""
+    lines, cols, _ = spot_places(spots)
     rows = [(t, first_line + n, col, "bare", None) for t, n, col in zip(targets, lines, cols)]
     if spots[2]:
         for i, label in spots[2]:

@@ -18,6 +18,7 @@ import os
 import re
 import sqlite3
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from ..common.writes import discard, umask
@@ -263,7 +264,7 @@ def mention_rows(corpus) -> tuple[list, list]:
     # where the loader found each mention (``mention_spots``) holds the
     # links as written: right when links are ids (the research defaults); a
     # vault's links resolve by path, title or alias, which ``r.mentions`` has done
-    from ..corpus.mentions import spot_rows
+    from ..corpus.mentions import spot_places
     from ..corpus.resolve import link_settings
     default = link_settings(corpus.schema).is_default
     targets_re = corpus.schema.mention_targets_re
@@ -275,14 +276,33 @@ def mention_rows(corpus) -> tuple[list, list]:
     scanned = _scan_positions(scan, targets_re) if scan else {}
     mentions, rels = [], []
     for rid, r in records.items():
-        if not r.mention_targets:
+        targets = r.mention_targets
+        if not targets:
             continue
         if default and r.mention_spots is not None:
-            found = spot_rows(r.mention_targets, r.mention_spots, r.body_line)
-        else:
-            found = scanned.get(rid)
-            if found is None:
-                found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
+            # the rows straight from the loader's arrays (no row per
+            # mention made twice); the counts by C loops (Counter, dicts)
+            lines, cols, wikilinks = spot_places(r.mention_spots)
+            first_line = r.body_line
+            rows = [(rid, t, first_line + n, col, "bare", None, t in records)
+                    for t, n, col in zip(targets, lines, cols)]
+            if wikilinks:
+                for i, label in wikilinks:
+                    row = rows[i]
+                    rows[i] = row[:4] + ("wikilink", label, row[6])
+            mentions += rows
+            # each target but the record itself, in order of first mention,
+            # at its first mention (the first index: the last one a dict
+            # built from the reversed list keeps), with its count
+            n = len(targets)
+            first = dict(zip(reversed(targets), range(n - 1, -1, -1)))
+            counts = Counter(targets)
+            rels += [(rid, t, mention_rel, "body", first_line + lines[i], cols[i], counts[t], None)
+                     for t in dict.fromkeys(targets) if t != rid and t in records for i in (first[t],)]
+            continue
+        found = scanned.get(rid)
+        if found is None:
+            found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
         counts = _body_counts(rid, found)
         mentions += [(rid, t, line, col, form, label, t in records) for t, line, col, form, label in found]
         rels += [(rid, t, mention_rel, "body", line, col, n, None) for t, line, col, n in counts if t in records]
@@ -558,8 +578,9 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 #: full-text index (balanced on the 10,000-record bench: see docs/query.md
 #: "Speed").  With the index this process fills ``records`` and builds the
 #: index from it (no second reading of every file's text in the helper, no
-#: bodies passed through Python twice); the helper the rest.
-HELPER_GROUPS = {True: ("relations", "fields", "checks"), False: ("relations",)}
+#: bodies passed through Python twice), and fills ``fields``; the helper
+#: the rest.
+HELPER_GROUPS = {True: ("relations", "checks"), False: ("relations",)}
 
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None) -> Path:
