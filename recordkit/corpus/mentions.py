@@ -15,8 +15,7 @@ import re
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, chain, repeat
-from operator import sub
+from itertools import chain
 from urllib.parse import unquote
 
 
@@ -521,19 +520,20 @@ _NUMBER_TAIL = r"([0-9]{3,})(?![\w-])"
 _SPOTS_RES: dict = {}
 
 
-def _spots_re(targets_re: re.Pattern) -> re.Pattern | None:
+def _spots_re(targets_re: re.Pattern) -> tuple[re.Pattern, bool]:
     """``targets_re`` (the schema's ``mention_targets_re``) with the number
-    not captured: the one group that matched is then the kind, and
-    ``m.lastindex`` names it (no tuple of every group made and joined for
-    each mention, as ``findall`` does).  None for a pattern of another
-    form, or with no kind (a schema without kinds)."""
-    got = _SPOTS_RES.get(targets_re, _SPOTS_RES)
-    if got is _SPOTS_RES:
+    not captured, and whether it has kinds: the one group that matched is
+    then the kind, and ``m.lastindex`` names it (no tuple of every group
+    made and joined for each mention, as ``findall`` does).  A schema
+    without kinds has no group left: the kind is "" then."""
+    got = _SPOTS_RES.get(targets_re)
+    if got is None:
         pattern = targets_re.pattern
-        got = None
-        if pattern.endswith(_NUMBER_TAIL) and targets_re.groups >= 2:
-            got = re.compile(pattern[:-len(_NUMBER_TAIL)] + r"[0-9]{3,}(?![\w-])", targets_re.flags)
-        _SPOTS_RES[targets_re] = got
+        if not pattern.endswith(_NUMBER_TAIL):
+            raise ValueError(f"not a schema's mention_targets_re: {pattern!r}")
+        got = _SPOTS_RES[targets_re] = (
+            re.compile(pattern[:-len(_NUMBER_TAIL)] + r"[0-9]{3,}(?![\w-])", targets_re.flags),
+            targets_re.groups > 1)
     return got
 
 
@@ -552,11 +552,12 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
     The body is cut at code ranges and at wikilinks (which are not in
     code); each stretch between is searched with ``targets_re`` (the
     schema's ``mention_targets_re``), whose look-behind still sees the
-    character before the stretch.  The loop only notes where each mention
-    starts; the lines and columns are then counted for all of them at once
-    (``map`` over ``str.count`` and ``str.rfind``).  What this costs beyond
-    :func:`mention_targets` (0.11 CPU-s for the 210,000 mentions of the
-    10,000-record bench) is what a load pays for it."""
+    character before the stretch.  Lines are counted from one mention to
+    the next (the line's start looked for only when the line changed).
+    What this costs a load beyond :func:`mention_targets`: 0.11 CPU-s for
+    the 210,000 mentions of the 10,000-record bench (counting the lines and
+    columns of all of a body's mentions at once afterwards, with ``map``
+    over ``str.count`` and ``str.rfind``, cost twice that)."""
     if code is None:
         code = code_ranges(body)
     skips = code
@@ -566,40 +567,47 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
             skips = sorted([(s, e) for s, e in code] + wikis)
     out: list[str] = []
     append = out.append
-    starts: list[int] = []
-    start_at = starts.append
+    lines = array(_SPOT_TYPE)
+    cols = array(_SPOT_TYPE)
+    put_line = lines.append
+    put_col = cols.append
     wikilinks = None
-    spots_re = _spots_re(targets_re)
-    finditer = (spots_re or targets_re).finditer
+    spots_re, kinds = _spots_re(targets_re)
+    finditer = spots_re.finditer
+    count = body.count
+    rfind = body.rfind
+    line = last = line_start = 0
     pos = 0
     for skip in (*skips, (len(body), len(body))):
         s, e = skip[0], skip[1]
         if s > pos:
-            if spots_re is not None:
-                for m in finditer(body, pos, s):
-                    kind = m[m.lastindex]           # (the match is "-NNN": the kind is behind it)
-                    start_at(m.start() - len(kind))
-                    append(kind + m[0])
-            else:                                   # as mention_targets reads the groups
-                for m in finditer(body, pos, s):
-                    *kinds, num = m.groups("")
-                    kind = "".join(kinds)
-                    start_at(m.start() - len(kind))
-                    append(kind + "-" + num)
+            for m in finditer(body, pos, s):
+                kind = m[m.lastindex] if kinds else ""     # (the match is "-NNN": the kind is behind it)
+                at = m.start() - len(kind)
+                n = count("\n", last, at)
+                if n:
+                    line += n
+                    line_start = rfind("\n", last, at) + 1
+                last = at
+                put_line(line)
+                put_col(at - line_start + 1)
+                append(kind + m[0])
         if len(skip) > 2:        # a wikilink
+            n = count("\n", last, s)
+            if n:
+                line += n
+                line_start = rfind("\n", last, s) + 1
+            last = s
             if wikilinks is None:
                 wikilinks = []
             wikilinks.append((len(out), skip[3]))
             append(skip[2])
-            start_at(s)
+            put_line(line)
+            put_col(s - line_start + 1)
         if e > pos:
             pos = e
-    if not starts:
+    if not out:
         return out, (b"", b"", None)
-    nl = "\n"
-    lines = array(_SPOT_TYPE, accumulate(map(body.count, repeat(nl), chain((0,), starts), starts)))
-    # a line's start is one past the newline before it (-1 + 1 on the first line)
-    cols = array(_SPOT_TYPE, map(sub, starts, map(body.rfind, repeat(nl), repeat(0), starts)))
     return out, (lines.tobytes(), cols.tobytes(), tuple(wikilinks) if wikilinks else None)
 
 
