@@ -12,6 +12,7 @@ checks it against markdown-it-py's token stream on generated documents.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import chain
@@ -512,18 +513,51 @@ def _wikilinks_outside(body: str, code: list) -> list:
     return out
 
 
-def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
-                      code: list | None = None) -> list[tuple]:
-    """``(target, line, col, form, label)`` of each mention
-    :func:`scan_mentions` finds with the research defaults (``id_re`` the
-    schema's ``mention_re``, no link settings), in the same order, as
-    plain tuples: the rows of the ``mentions`` table.  Found as
-    :func:`mention_targets` finds them (a search per stretch between code
-    ranges and wikilinks, the left boundary in ``targets_re``'s
-    look-behind), so only the mentions themselves are looked at one by one,
-    not every id-like token and code range (``tests/corpus/test_mentions.py``
-    checks the two agree).  ``targets_re`` is the schema's
-    ``mention_targets_re``."""
+#: the item type of the arrays a record's ``mention_spots`` packs (at least 32 bits)
+_SPOT_TYPE = "I" if array("I").itemsize >= 4 else "L"
+#: how the schema's ``mention_targets_re`` ends: the number, captured
+_NUMBER_TAIL = r"([0-9]{3,})(?![\w-])"
+_SPOTS_RES: dict = {}
+
+
+def _spots_re(targets_re: re.Pattern) -> tuple[re.Pattern, bool]:
+    """``targets_re`` (the schema's ``mention_targets_re``) with the number
+    not captured, and whether it has kinds: the one group that matched is
+    then the kind, and ``m.lastindex`` names it (no tuple of every group
+    made and joined for each mention, as ``findall`` does).  A schema
+    without kinds has no group left: the kind is "" then."""
+    got = _SPOTS_RES.get(targets_re)
+    if got is None:
+        pattern = targets_re.pattern
+        if not pattern.endswith(_NUMBER_TAIL):
+            raise ValueError(f"not a schema's mention_targets_re: {pattern!r}")
+        got = _SPOTS_RES[targets_re] = (
+            re.compile(pattern[:-len(_NUMBER_TAIL)] + r"[0-9]{3,}(?![\w-])", targets_re.flags),
+            targets_re.groups > 1)
+    return got
+
+
+def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -> tuple[list[str], tuple]:
+    """:func:`mention_targets` and where each target is, in one walk:
+    ``(targets, spots)``, ``spots`` being ``(lines, cols, wikilinks)``:
+    ``lines`` and ``cols`` the bytes of an ``array`` of one number per
+    target, the line (counted from the body's first line, 0) and the
+    column (1-based) where the mention starts; ``wikilinks`` ``((index,
+    label), ...)`` of the targets written as wikilinks (``label`` None for
+    ``[[ID]]``), or None.  The loader keeps both for every record (8 bytes
+    a mention, where a Mention object costs a hundred), and
+    :func:`spot_rows` turns them into the rows of the ``mentions`` table
+    without the body.
+
+    The body is cut at code ranges and at wikilinks (which are not in
+    code); each stretch between is searched with ``targets_re`` (the
+    schema's ``mention_targets_re``), whose look-behind still sees the
+    character before the stretch.  Lines are counted from one mention to
+    the next (the line's start looked for only when the line changed).
+    What this costs a load beyond :func:`mention_targets`: 0.11 CPU-s for
+    the 210,000 mentions of the 10,000-record bench (counting the lines and
+    columns of all of a body's mentions at once afterwards, with ``map``
+    over ``str.count`` and ``str.rfind``, cost twice that)."""
     if code is None:
         code = code_ranges(body)
     skips = code
@@ -531,37 +565,87 @@ def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
         wikis = [(w.start(), w.end(), w.group(1).strip(), w.group(2)) for w in _wikilinks_outside(body, code)]
         if wikis:
             skips = sorted([(s, e) for s, e in code] + wikis)
-    out: list[tuple] = []
+    out: list[str] = []
     append = out.append
-    finditer = targets_re.finditer
+    lines = array(_SPOT_TYPE)
+    cols = array(_SPOT_TYPE)
+    put_line = lines.append
+    put_col = cols.append
+    wikilinks = None
+    spots_re, kinds = _spots_re(targets_re)
+    finditer = spots_re.finditer
     count = body.count
     rfind = body.rfind
-    line = first_line
-    last = line_start = 0
+    line = last = line_start = 0
     pos = 0
     for skip in (*skips, (len(body), len(body))):
         s, e = skip[0], skip[1]
         if s > pos:
             for m in finditer(body, pos, s):
-                *kinds, num = m.groups("")
-                kind = "".join(kinds)
+                kind = m[m.lastindex] if kinds else ""     # (the match is "-NNN": the kind is behind it)
                 at = m.start() - len(kind)
                 n = count("\n", last, at)
                 if n:
                     line += n
                     line_start = rfind("\n", last, at) + 1
                 last = at
-                append((kind + "-" + num, line, at - line_start + 1, "bare", None))
+                put_line(line)
+                put_col(at - line_start + 1)
+                append(kind + m[0])
         if len(skip) > 2:        # a wikilink
             n = count("\n", last, s)
             if n:
                 line += n
                 line_start = rfind("\n", last, s) + 1
             last = s
-            append((skip[2], line, s - line_start + 1, "wikilink", skip[3]))
+            if wikilinks is None:
+                wikilinks = []
+            wikilinks.append((len(out), skip[3]))
+            append(skip[2])
+            put_line(line)
+            put_col(s - line_start + 1)
         if e > pos:
             pos = e
-    return out
+    if not out:
+        return out, (b"", b"", None)
+    return out, (lines.tobytes(), cols.tobytes(), tuple(wikilinks) if wikilinks else None)
+
+
+def spot_places(spots: tuple) -> tuple:
+    """``(lines, cols, wikilinks)`` of :func:`mention_spots`'s ``spots``:
+    the lines (from the body's first, 0) and columns as arrays."""
+    lines = array(_SPOT_TYPE)
+    lines.frombytes(spots[0])
+    cols = array(_SPOT_TYPE)
+    cols.frombytes(spots[1])
+    return lines, cols, spots[2]
+
+
+def spot_rows(targets: list[str], spots: tuple, first_line: int = 1) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention of
+    :func:`mention_spots` (``first_line``: the body's first line in the
+    file): what :func:`mention_positions` gives for the same body."""
+    lines, cols, _ = spot_places(spots)
+    rows = [(t, first_line + n, col, "bare", None) for t, n, col in zip(targets, lines, cols)]
+    if spots[2]:
+        for i, label in spots[2]:
+            t, line, col, _, _ = rows[i]
+            rows[i] = (t, line, col, "wikilink", label)
+    return rows
+
+
+def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
+                      code: list | None = None) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention
+    :func:`scan_mentions` finds with the research defaults (``id_re`` the
+    schema's ``mention_re``, no link settings), in the same order, as
+    plain tuples: the rows of the ``mentions`` table.  Found by
+    :func:`mention_spots` (a search per stretch between code ranges and
+    wikilinks, the left boundary in ``targets_re``'s look-behind), so only
+    the mentions themselves are looked at one by one, not every id-like
+    token and code range (``tests/corpus/test_mentions.py`` checks the two
+    agree).  ``targets_re`` is the schema's ``mention_targets_re``."""
+    return spot_rows(*mention_spots(body, targets_re, code), first_line)
 
 
 def markdown_target(href: str) -> str | None:

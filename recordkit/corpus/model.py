@@ -57,6 +57,10 @@ class Record:
     # worked out on first use (``mentions``)
     mention_targets: list[str] = field(default_factory=list)
     _mentions: list[Mention] | None = field(default=None, repr=False)
+    #: where each of ``mention_targets`` is, packed (see
+    #: :func:`~recordkit.corpus.mentions.mention_spots`), found with them
+    #: when the links are ids (the research defaults), else None
+    mention_spots: tuple | None = field(default=None, repr=False)
     suppressions: dict[int, frozenset] = field(default_factory=dict)  # line -> codes ignored on it
     #: the kind (``kind_from``), None when no source yields a kind
     kind: str | None = None
@@ -152,6 +156,7 @@ class Record:
     def mentions(self, value: list[Mention]) -> None:
         self._mentions = value
         self.mention_targets = [m.target for m in value]
+        self.mention_spots = None
 
     def _positions(self) -> None:
         self._keys, self._values = front_matter_positions(self.text)

@@ -68,6 +68,7 @@ class ParsedRecord(NamedTuple):
     stat: tuple | None
     no_fix: str | None                 # why --fix must leave the file alone
     diagnostics: list                  # [(code, message, line, col, end_line, end_col)]
+    mention_spots: tuple | None        # where each of mention_targets is (bytes and a few labels)
 
 
 def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
@@ -80,7 +81,8 @@ def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
                         rec.suppressions, rec.kind, rec.id, rec._title, rec.title_source,
                         {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},
                         rec.code, rec.fence_infos, rec.analysis, rec.digest, rec.stat, rec.no_fix,
-                        [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags]))
+                        [(d.code, d.message, d.line, d.col, d.end_line, d.end_col) for d in diags],
+                        rec.mention_spots))
 
 
 def _unflat(t: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
@@ -92,7 +94,7 @@ def _unflat(t: tuple, mention_re, p: Path) -> tuple[Record, list[Diagnostic]]:
     rec = Record(path=p, relpath=f.relpath, _text=None if is_raw else text, _raw=text if is_raw else None,
                  meta=f.meta, fm_line=f.fm_line, fm_end_line=f.fm_end_line, _body=None,
                  body_line=f.body_line, body_offset=f.body_offset, mention_targets=f.mention_targets,
-                 suppressions=f.suppressions, kind=f.kind, id=f.id,
+                 mention_spots=f.mention_spots, suppressions=f.suppressions, kind=f.kind, id=f.id,
                  _title=f.title, title_source=f.title_source,
                  relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
                  digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,

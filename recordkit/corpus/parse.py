@@ -17,7 +17,7 @@ from .frontmatter import CLOSE_RE, OPEN_RE, AliasBomb, mark_position, read_front
 from .identity import is_research_identity, record_id, record_kind, record_title
 from .mentions import code_ranges, scan_suppressions
 from .model import Diagnostic, Record, Target
-from .resolve import body_link_texts
+from .resolve import body_links
 
 
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
@@ -117,7 +117,7 @@ def _scan_body(rec: Record, schema) -> None:
     code = code_ranges(rec.body, infos)
     rec.code = code                 # reused by the section rules
     rec.fence_infos = infos         # lets check discovery skip bodies with no check fence
-    rec.mention_targets = body_link_texts(rec.body, schema, code)
+    rec.mention_targets, rec.mention_spots = body_links(rec.body, schema, code)
     rec.mention_re = schema.mention_re   # for the positions, when asked
     if "<!--" in rec.text:
         rec.suppressions = scan_suppressions(rec.text)

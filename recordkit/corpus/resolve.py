@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .mentions import LinkScan, Mention, markdown_target, mention_links, mention_targets
+from .mentions import LinkScan, Mention, markdown_target, mention_links, mention_spots, mention_targets
 
 if TYPE_CHECKING:
     from .loader import Corpus
@@ -426,6 +426,15 @@ def resolve_links(corpus: "Corpus") -> None:
             rec.mention_targets = got
             rec._mentions = None
             rec.mention_re = LinkScan(id_re, settings, _resolve_for(resolver, relpath), texts)
+
+
+def body_links(body: str, schema, code: list | None) -> tuple[list[str], tuple | None]:
+    """:func:`body_link_texts` and, with the research defaults, where each
+    link is (:func:`~recordkit.corpus.mentions.mention_spots`; else None),
+    found in the same walk."""
+    if link_settings(schema).is_default:
+        return mention_spots(body, schema.mention_targets_re, code)
+    return body_link_texts(body, schema, code), None
 
 
 def body_link_texts(body: str, schema, code: list | None) -> list[str]:

@@ -7,8 +7,9 @@ a record linted by pre-commit or CI is exported, queried or published
 without reading its front matter again.
 
 What is kept of a file is what :class:`recordkit.corpus.parallel.ParsedRecord`
-holds (front matter, relations with their positions, mention targets, code
-ranges, fence infos, suppressions, id, kind, title, the load diagnostics),
+holds (front matter, relations with their positions, mention targets and
+where each is, code ranges, fence infos, suppressions, id, kind, title, the
+load diagnostics),
 without the text, under the file's stat signature ``(mtime_ns, size, inode,
 ctime_ns)``.  A file whose signature is unchanged is taken from the store
 and its text is read from the file only when something asks for it.  As in
@@ -53,7 +54,7 @@ from .model import Diagnostic, Record, Target
 from .parallel import ParsedRecord, _flat, parse_parallel
 
 #: bump when what an entry holds changes
-VERSION = 3
+VERSION = 4
 BUCKETS = 64
 #: a file changed this close to (or after) the moment the store read it may
 #: have changed again in the same clock tick: it is parsed again (as the
@@ -339,7 +340,8 @@ class RecordStore:
         rec = CachedRecord(
             path=path, relpath=f.relpath, _text=f.content, _raw=None, meta=f.meta, fm_line=f.fm_line,
             fm_end_line=f.fm_end_line, _body=None, body_line=f.body_line, body_offset=f.body_offset,
-            mention_targets=f.mention_targets, suppressions=f.suppressions, kind=f.kind, id=f.id,
+            mention_targets=f.mention_targets, mention_spots=f.mention_spots, suppressions=f.suppressions,
+            kind=f.kind, id=f.id,
             _title=f.title, title_source=f.title_source,
             relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
             digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,

@@ -18,6 +18,7 @@ import os
 import re
 import sqlite3
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from ..common.writes import discard, umask
@@ -207,47 +208,32 @@ def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list,
 
 
 #: ``corpus.analysis_key`` of a corpus loaded with :class:`RowAnalysis`
-ROWS_KEY = ("sql-rows", 1)
+ROWS_KEY = ("sql-rows", 2)
 
 
 class RowAnalysis:
     """The ``analyze`` of :func:`recordkit.corpus.load` for a corpus that
-    becomes a database: each record's ``fields`` rows and its mentions with
-    their positions (``(target, line, col, form, label)``) are worked out
-    where the record is parsed, on every core, instead of afterwards in
-    one process (the mentions' positions mean scanning every body again:
-    a third of the export's work on one core).  :func:`record_rows` and
-    :func:`mention_rows` use them when ``corpus.analysis_key`` is
-    :data:`ROWS_KEY`."""
+    becomes a database: each record's ``fields`` rows are worked out where
+    the record is parsed, on every core, instead of afterwards in the
+    process that fills the table.  :func:`_fill_fields` uses them when
+    ``corpus.analysis_key`` is :data:`ROWS_KEY`.  (The mentions' rows need
+    no analysis: the loader keeps where each mention is with the record,
+    ``Record.mention_spots``, a lint's load too.)"""
     key = ROWS_KEY
     #: a function of the record and the schema alone: the store of parsed
     #: records keeps it beside the record (:mod:`recordkit.corpus.store`)
     cacheable = True
     #: not worked out for records taken from the store without it (after a
-    #: lint, say): their rows are made where the tables are filled, the
-    #: mentions' in the process that fills ``relations`` while the other
-    #: fills its own tables, instead of in a pass of their own before
-    #: (a pass that read every file again and sent the rows back)
+    #: lint, say): their rows are made where the table is filled, while the
+    #: other process fills its own tables, instead of in a pass of their own
+    #: before
     on_restore = False
 
     def __init__(self, schema):
-        from ..corpus.resolve import link_settings
         self.relation_names = frozenset(schema.relations)
-        self.mention_re = schema.mention_re
-        self.targets_re = schema.mention_targets_re if link_settings(schema).is_default else None
 
-    def __call__(self, rec) -> tuple[list, list, list]:
-        fields, _, _ = record_rows(rec, self.relation_names, mentions=False)
-        if not rec.mention_targets:
-            return fields, [], []
-        if self.targets_re is not None:
-            from ..corpus.mentions import mention_positions
-            ms = mention_positions(rec.body, self.targets_re, rec.body_line, rec.code)
-        else:
-            from ..corpus.mentions import scan_mentions
-            ms = [(m.target, m.line, m.col, m.form, m.label)
-                  for m in scan_mentions(rec.body, self.mention_re, rec.body_line, rec.code)]
-        return fields, ms, _body_counts(rec.id, ms)
+    def __call__(self, rec) -> list:
+        return record_rows(rec, self.relation_names, mentions=False)[0]
 
 
 def _body_counts(rid: str, ms: list) -> list:
@@ -275,31 +261,49 @@ def mention_rows(corpus) -> tuple[list, list]:
     position of the first mention)."""
     records = corpus.records
     mention_rel = corpus.schema.mention_relation
-    # the rows worked out at parse time hold the links as written: right
-    # when links are ids (the research defaults); a vault's links resolve
-    # by path, title or alias, which ``r.mentions`` has done
+    # where the loader found each mention (``mention_spots``) holds the
+    # links as written: right when links are ids (the research defaults); a
+    # vault's links resolve by path, title or alias, which ``r.mentions`` has done
+    from ..corpus.mentions import spot_places
     from ..corpus.resolve import link_settings
-    from ..corpus.mentions import mention_positions
     default = link_settings(corpus.schema).is_default
-    pre = _analysed(corpus) and default
     targets_re = corpus.schema.mention_targets_re
-    # the records whose mentions are found here (not at parse time: a
-    # record taken from the store after a lint), with the research defaults
-    # found without a Mention object each; on a large record on two cores
-    scan = [r for r in records.values() if r.mention_targets and not (pre and r.analysis is not None)
-            and default and r._mentions is None and isinstance(r.mention_re, re.Pattern)]
+    # the records whose mentions are found here (a record the loader did
+    # not make), with the research defaults found without a Mention object
+    # each; on a large record on two cores
+    scan = [r for r in records.values() if r.mention_targets and default and r.mention_spots is None
+            and r._mentions is None and isinstance(r.mention_re, re.Pattern)]
     scanned = _scan_positions(scan, targets_re) if scan else {}
     mentions, rels = [], []
     for rid, r in records.items():
-        if not r.mention_targets:
+        targets = r.mention_targets
+        if not targets:
             continue
-        if pre and r.analysis is not None:
-            _, found, counts = r.analysis
-        else:
-            found = scanned.get(rid)
-            if found is None:
-                found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
-            counts = _body_counts(rid, found)
+        if default and r.mention_spots is not None:
+            # the rows straight from the loader's arrays (no row per
+            # mention made twice); the counts by C loops (Counter, dicts)
+            lines, cols, wikilinks = spot_places(r.mention_spots)
+            first_line = r.body_line
+            rows = [(rid, t, first_line + n, col, "bare", None, t in records)
+                    for t, n, col in zip(targets, lines, cols)]
+            if wikilinks:
+                for i, label in wikilinks:
+                    row = rows[i]
+                    rows[i] = row[:4] + ("wikilink", label, row[6])
+            mentions += rows
+            # each target but the record itself, in order of first mention,
+            # at its first mention (the first index: the last one a dict
+            # built from the reversed list keeps), with its count
+            n = len(targets)
+            first = dict(zip(reversed(targets), range(n - 1, -1, -1)))
+            counts = Counter(targets)
+            rels += [(rid, t, mention_rel, "body", first_line + lines[i], cols[i], counts[t], None)
+                     for t in dict.fromkeys(targets) if t != rid and t in records for i in (first[t],)]
+            continue
+        found = scanned.get(rid)
+        if found is None:
+            found = [(m.target, m.line, m.col, m.form, m.label) for m in r.mentions]
+        counts = _body_counts(rid, found)
         mentions += [(rid, t, line, col, form, label, t in records) for t, line, col, form, label in found]
         rels += [(rid, t, mention_rel, "body", line, col, n, None) for t, line, col, n in counts if t in records]
     return mentions, rels
@@ -372,7 +376,7 @@ def _fill_fields(conn, corpus, results) -> None:
     fields, tags = [], []
     for rid, r in corpus.records.items():
         if pre and r.analysis is not None:
-            fields += r.analysis[0]
+            fields += r.analysis
         else:
             fields += record_rows(r, relation_names, mentions=False)[0]
         tags += [(rid, t) for t in r.tags]
@@ -571,8 +575,12 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 
 
 #: which groups of tables a helper process fills, with or without the
-#: full-text index (balanced on the 10,000-record bench: see bench/README.md)
-HELPER_GROUPS = {True: ("fields", "checks"), False: ("relations",)}
+#: full-text index (balanced on the 10,000-record bench: see docs/query.md
+#: "Speed").  With the index this process fills ``records`` and builds the
+#: index from it (no second reading of every file's text in the helper, no
+#: bodies passed through Python twice), and fills ``fields``; the helper
+#: the rest.
+HELPER_GROUPS = {True: ("relations", "checks"), False: ("relations",)}
 
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None) -> Path:
@@ -616,21 +624,21 @@ def _write_database(corpus, path, fts: bool, results, meanwhile) -> Path:
                 theirs = HELPER_GROUPS[fts]
                 mine = tuple(g for g in GROUPS if g not in theirs)
                 conn.executescript(SCHEMA)
-                if fts:
-                    conn.execute(FTS_TABLE)
 
                 def tables(_):
                     meanwhile()
                     with conn:
                         for g in mine:
                             _FILL[g](conn, corpus, results)
+                        if fts:
+                            add_fts(conn)
                         conn.executescript(INDEXES)
                     return None
 
                 def helper(_):
-                    return _side_file(corpus, results, theirs, fts, side)
+                    return _side_file(corpus, results, theirs, False, side)
                 fork_map(helper, ["tables", "helper"], first=tables)
-                _copy_side(conn, side, theirs, fts)
+                _copy_side(conn, side, theirs, False)
             else:
                 meanwhile()
                 with conn:

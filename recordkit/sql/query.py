@@ -149,7 +149,8 @@ def _unchanged_hashes(config) -> dict[str, str] | None:
 
 
 def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
-    """Store each file's stat signature with the hash the loader made of it.
+    """Store each file's stat signature with the hash the loader made of it
+    (a file that is gone is left out: the next query loads again).
     A file changed after ``started_ns`` (before the load) is hashed again
     by the next :func:`_unchanged_hashes`."""
     from ..common.writes import atomic_write
@@ -190,8 +191,16 @@ def cached_database(config, files=None, corpus_loader=None, meanwhile=None) -> t
         corpus = load(config.root, config=config, files=files)
     else:
         corpus = corpus_loader()
-    hashes = _store_signatures(corpus, started)
-    return database_for(corpus, hashes, meanwhile), True
+    # the key needs the hashes the loader made; the files' stat signatures
+    # (a stat of every file, then a JSON file) are stored while the
+    # database is being built, when the other core is busy
+    hashes = {str(r.path): r.digest for r in corpus.files if r.digest is not None}
+
+    def signatures_then_meanwhile():
+        _store_signatures(corpus, started)
+        if meanwhile is not None:
+            meanwhile()
+    return database_for(corpus, hashes, signatures_then_meanwhile), True
 
 
 def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None) -> Path:

@@ -110,6 +110,11 @@ def test_mention_positions_are_the_scanners_mentions(blocks, first_line, lead):
     want = [(m.target, m.line, m.col, m.form, m.label) for m in scan_mentions(body, SCHEMA.mention_re, first_line, code)]
     assert mention_positions(body, SCHEMA.mention_targets_re, first_line, code) == want
     assert mention_positions(body, SCHEMA.mention_targets_re, first_line) == want
+    # what the loader keeps (targets, and where each is, packed) gives the same
+    from recordkit.corpus.mentions import mention_spots, mention_targets, spot_rows
+    targets, spots = mention_spots(body, SCHEMA.mention_targets_re, code)
+    assert targets == mention_targets(body, SCHEMA.mention_targets_re, code) == [w[0] for w in want]
+    assert spot_rows(targets, spots, first_line) == want
 
 
 def test_mention_positions_of_a_known_body():
@@ -119,6 +124,23 @@ def test_mention_positions_of_a_known_body():
         ("LIT-849", 12, 13, "wikilink", "the paper"), ("NOTE-738", 12, 39, "bare", None),
         ("NOTE-003", 13, 22, "bare", None)]
     assert mention_positions("", SCHEMA.mention_targets_re) == []
+
+
+def test_the_loader_keeps_where_each_mention_is(tmp_path):
+    """A parsed record holds its mentions' places (``mention_spots``) with
+    the research defaults, so the ``mentions`` rows need no second look at
+    the body; setting ``mentions`` drops them (they would be stale)."""
+    from recordkit.corpus.mentions import Mention, spot_rows
+    from recordkit.corpus.parse import parse_text
+    text = "---\nid: NOTE-001\ntitle: t\n---\nSee [[LIT-849|the paper]],\n\n`NOTE-002` and THEORY-175.\n"
+    rec, _ = parse_text(text, tmp_path / "NOTE-001.md", "NOTE-001.md", SCHEMA)
+    assert rec.mention_targets == ["LIT-849", "THEORY-175"]
+    assert spot_rows(rec.mention_targets, rec.mention_spots, rec.body_line) == [
+        ("LIT-849", 5, 5, "wikilink", "the paper"), ("THEORY-175", 7, 16, "bare", None)]
+    assert [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] == \
+        spot_rows(rec.mention_targets, rec.mention_spots, rec.body_line)
+    rec.mentions = [Mention("NOTE-003", 5, 1, 9)]
+    assert rec.mention_spots is None and rec.mention_targets == ["NOTE-003"]
 
 
 # -- backtick runs without a closer (issue 10) --------------------------------

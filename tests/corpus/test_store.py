@@ -53,7 +53,7 @@ def record_state(corpus, *, positions: bool = True) -> dict:
         state = {
             "path": str(r.path), "relpath": r.relpath, "text": r.text, "meta": r.meta, "ok": r.ok,
             "fm": (r.fm_line, r.fm_end_line, r.body_line, r.body_offset), "body": r.body,
-            "mention_targets": list(r.mention_targets),
+            "mention_targets": list(r.mention_targets), "mention_spots": r.mention_spots,
             "mentions": [(m.target, m.line, m.col, m.end_col, m.form, m.label, m.text)
                          for m in r.mentions],
             "suppressions": r.suppressions, "kind": r.kind, "id": r.id, "title": r.title,
@@ -381,6 +381,8 @@ def test_sql_rows_are_not_worked_out_for_records_from_the_store(record, monkeypa
         rows = _load(config, store=store, schema=schema, analyze=RowAnalysis(schema))
         assert store.hits == len(rows.files) and not store.dirty
         assert all(r.analysis is None for r in rows.files)
+        # but where each mention is came with the parse the lint stored
+        assert all(r.mention_spots is not None for r in rows.files if r.mention_targets)
         fresh = _load(config, schema=schema, analyze=RowAnalysis(schema))
         assert any(r.analysis for r in fresh.files)
         dumps = []

@@ -297,7 +297,14 @@ def test_export_with_a_helper_is_the_same_database(tmp_path, fts):
     assert corpus.analysis_key is None
     write_database(corpus, tmp_path / "library.db", fts=fts)
     got["library"] = _table_rows(tmp_path / "library.db")
-    assert got["1"] == got["2"] == got["library"]
+    # and the mentions rows from the scanner's Mention objects instead of
+    # where the loader found each mention (Record.mention_spots)
+    for r in corpus.records.values():
+        r.mentions = r.mentions        # (drops the spots)
+        assert r.mention_spots is None
+    write_database(corpus, tmp_path / "scanned.db", fts=fts)
+    got["scanned"] = _table_rows(tmp_path / "scanned.db")
+    assert got["1"] == got["2"] == got["library"] == got["scanned"]
     assert len(got["1"]["mentions"]) > 200 and len(got["1"]["fields"]) > 500
     assert ("records_fts_data" in got["1"]) == fts
     origins = [r[3] for r in got["1"]["relations"]]
