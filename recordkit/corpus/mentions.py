@@ -482,6 +482,11 @@ def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None)
             skips = sorted([(s, e, None) for s, e in code] + wikis)
     out: list[str] = []
     findall = targets_re.findall
+    if targets_re.groups < 2:
+        # a schema without kinds: the number is the only group, and findall
+        # gives it as a string (not a tuple to unpack): the token is "-NNN"
+        def findall(text, *at, _find=targets_re.findall):
+            return [("", num) for num in _find(text, *at)]
     pos = 0
     for skip in skips:
         s, e = skip[0], skip[1]

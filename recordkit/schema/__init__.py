@@ -288,7 +288,12 @@ class Schema:
         # that matched holds it), then the number.
         kinds = sorted(self.kinds, key=len, reverse=True)
         behind = "|".join(r"(?<=(?<![\w-])(%s)-)" % re.escape(k) for k in kinds)
-        self.mention_targets_re = re.compile(r"-(?:%s)([0-9]{3,})(?![\w-])" % behind)
+        if kinds:
+            self.mention_targets_re = re.compile(r"-(?:%s)([0-9]{3,})(?![\w-])" % behind)
+        else:
+            # no kinds: a token is "-NNN", with the scanner's left boundary
+            # (no word character or hyphen before it); the number is the only group
+            self.mention_targets_re = re.compile(r"(?<![\w-])-([0-9]{3,})(?![\w-])")
 
     # -- lookups -----------------------------------------------------------
     def kind_of(self, record_id: str) -> str | None:

@@ -389,3 +389,19 @@ def test_mention_links_are_the_scanners_links(blocks, links):
     id_re = SCHEMA.mention_re if links.mentions else None
     assert [t for t, _ in mention_links(body, targets_re, code, links)] == \
         [m.target for m in scan_mentions(body, id_re, 1, code, links)]
+
+
+def test_a_schema_without_kinds_gives_the_scanners_targets():
+    """With no kinds, the targets pattern has one group (the number), which
+    findall gives as a string: it was unpacked digit by digit ("-123" came
+    out as "12-3").  The loader's targets and places are the scanner's."""
+    from recordkit.corpus.mentions import code_ranges, mention_spots, mention_targets
+    from recordkit.schema import default_schema_raw
+    from recordkit.schema import Schema
+    schema = Schema(dict(default_schema_raw(), kinds={}, relations={}))
+    body = "see -123 and x-456, `-789` and -1011.\n"
+    code = code_ranges(body)
+    want = [m.target for m in scan_mentions(body, schema.mention_re, 1, code)]
+    assert want == ["-123", "-1011"]
+    assert mention_targets(body, schema.mention_targets_re, code) == want
+    assert mention_spots(body, schema.mention_targets_re, code)[0] == want
