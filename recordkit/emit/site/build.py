@@ -857,6 +857,11 @@ class _Builder:
         """The published records ``rec``'s body embeds (``![[…]]``, read
         from the text: an embed inside code counts too, which at worst
         renders a page again for nothing)."""
+        if not rec.mention_targets:
+            return []           # (an embed is a mention)
+        raw = getattr(rec, "_raw", None)
+        if raw is not None and b"![[" not in raw:
+            return []           # its file's bytes, without decoding them
         body = transient_body(rec)
         if "![[" not in body:
             return []
