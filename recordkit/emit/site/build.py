@@ -24,7 +24,7 @@ from pathlib import Path
 import jinja2
 
 from ...version import __version__
-from .load import check_entry, front_matter_digests, gather
+from .load import _STANDINGS, check_entry, front_matter_digests, gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
 from .privacy import publication
@@ -59,20 +59,20 @@ _LISTS_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _OWN_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+#: what builds work out of a graph, by name (see graph_memos)
+_GRAPH_MEMOS = (("edges", _EDGE_MEMO), ("own", _OWN_MEMO), ("standings", _STANDINGS), ("lists", _LISTS_MEMO))
+
+
 def graph_memos(graph) -> dict:
     """What builds worked out of ``graph`` and can use again while a build
     has that graph (a fresh build reads it back with the graph: see
     :meth:`.load.RecordCache.save_graph`): each entry is checked against
     what it was made of before it is used."""
-    from .load import _STANDINGS
-    return {"edges": _EDGE_MEMO.get(graph), "own": _OWN_MEMO.get(graph), "standings": _STANDINGS.get(graph),
-            "lists": _LISTS_MEMO.get(graph)}
+    return {name: memo.get(graph) for name, memo in _GRAPH_MEMOS}
 
 
 def restore_graph_memos(graph, memos: dict) -> None:
-    from .load import _STANDINGS
-    for name, memo in (("edges", _EDGE_MEMO), ("own", _OWN_MEMO), ("standings", _STANDINGS),
-                       ("lists", _LISTS_MEMO)):
+    for name, memo in _GRAPH_MEMOS:
         if isinstance(memos.get(name), tuple):
             memo[graph] = memos[name]
 #: an incremental build renders in one process when fewer pages than this may change
@@ -464,9 +464,7 @@ class _Builder:
             L, sig = None, memo[4]
         else:
             L = listings(site)
-            sig = digest("\x00".join((
-                self.salt, repr(self.common), repr(list(L["rows"].values())), repr(L["failing"]),
-                repr((self.opts.recent, self.opts.feed_entries, self.opts.site_url, LISTS_VERSION)))).encode(
+            sig = digest("\x00".join((rest, repr(list(L["rows"].values())), repr(L["failing"]))).encode(
                 "utf-8", "surrogatepass"))
             _LISTS_MEMO[graph] = (data.standings, dict(data.git_dates), rest, list(site.ids), sig)
         prev = w.old.meta.get("lists")
