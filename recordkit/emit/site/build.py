@@ -40,7 +40,7 @@ from ...common.memory import release_free_memory
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "3"     # 3: embeds alone in a paragraph are transcluded
+RENDER_VERSION = "4"     # 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
@@ -925,6 +925,8 @@ class _Builder:
             parts.append(site.data.git_dates.get(rec.relpath))
         for x in self._embeds(rec):         # the page shows its body (or a section)
             parts.append(("embed", x, records[x].title, records[x].digest))
+            for cid in site.data.checks_of.get(x, []):     # with its check blocks' verdicts
+                parts.append(tuple(sorted(check_entry(site.data, cid).items())))
         import hashlib
         h = hashlib.sha1(self.salt.encode("utf-8", "surrogatepass"))
         h.update(repr(parts).encode("utf-8", "surrogatepass"))
@@ -1272,7 +1274,11 @@ class _Builder:
         if rec.id in self.query_keys:
             body = self._fill_queries(rec, body)
         if rendered.checks:
-            body = _fill_check_verdicts(body, {c["id"]: c for c in v["checks"]}, rendered.checks)
+            entries = {c["id"]: c for c in v["checks"]}
+            for cid in rendered.checks:     # a check block of a body this page embeds
+                if cid not in entries:
+                    entries[cid] = check_entry(site.data, cid)
+            body = _fill_check_verdicts(body, entries, rendered.checks)
         mentions = []
         known = self._sentences[1] if self._sentences[0] == rec.id else {}
         for m in v["mentioned_by"]:

@@ -372,13 +372,18 @@ class BodyRenderer:
             link = self._render_mention(renderer, tokens, idx, options, env)
             return link if tok.hidden else f"<p>{link}</p>\n"
         title, text, path = shown
+        # the embed's footnotes get ids of their own (fn-e1-1, …): the
+        # page's own footnotes are fn1, …, and a second embed's fn-e2-1
+        n = env["rk_embeds"] = env.get("rk_embeds", 0) + 1
         self._embedding = True
         try:
-            inner = self.render(text, path).html     # its links read against its own file
+            rendered = self.render(text, path, doc_id=f"e{n}")     # its links read against its own file
         finally:
             self._embedding = False
         # the embedded headings keep no ids: the page's own are unique
-        inner = _HEADING_ID.sub(r"<\1>", inner)
+        inner = _HEADING_ID.sub(r"<\1>", rendered.html)
+        if rendered.checks:      # its check blocks get their verdicts on this page too
+            env.setdefault("rk_checks", []).extend(rendered.checks)
         env.setdefault("rk_links", set()).add(rid)
         heading = tok.meta.get("heading")
         return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
@@ -464,10 +469,13 @@ class BodyRenderer:
             return "\n".join(lines[tok.map[0]:end])
         return None
 
-    def render(self, body: str, from_path: str | None = None) -> Rendered:
+    def render(self, body: str, from_path: str | None = None, doc_id: str | None = None) -> Rendered:
         """``from_path``: the root-relative path of the record's file, against
-        which its Markdown links are read."""
+        which its Markdown links are read; ``doc_id``: a word in its
+        footnotes' ids (``fn-<doc_id>-1``), for a body shown inside another."""
         env: dict = {"rk_from": from_path}
+        if doc_id is not None:
+            env["docId"] = doc_id
         out = self.md.render(body, env)
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
 

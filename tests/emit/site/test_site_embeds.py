@@ -116,3 +116,108 @@ def test_a_page_that_embeds_a_record_follows_its_edits(tmp_path):
         assert words.encode() in cold["note/NOTE-901.html"]
         assert _files(base / "served") == cold
         assert _files(base / "built") == cold
+
+
+FOOTED = """---
+id: NOTE-904
+title: A note with footnotes of its own
+status: draft
+---
+
+A claim with a source.[^1] And another.[^2]
+
+[^1]: The embedded note's first footnote, Pangolin.
+[^2]: Its second.
+"""
+
+HOST_FOOTNOTES = """---
+id: NOTE-905
+title: A note that embeds footnotes and a check
+status: draft
+---
+
+The host's own remark.[^1]
+
+![[NOTE-904]]
+
+![[NOTE-738#Key results]]
+
+![[NOTE-904]]
+
+[^1]: The host's footnote, Aardvark.
+"""
+
+
+def _ids_and_fragments(page: str) -> tuple[list, list]:
+    ids = re.findall(r'(?<![\w-])id="([^"]+)"', page)
+    frags = re.findall(r'href="#([^"]+)"', page)
+    return ids, frags
+
+
+def test_embedded_footnotes_and_checks_keep_to_their_box(tmp_path):
+    """An embedded body's footnotes get ids of their own (two embeds of the
+    same note too), so every footnote link on the page lands on its own
+    note; an embedded check block shows its verdict as on its own page."""
+    base = copy_example(tmp_path, with_results=True,
+                        extra={"note/NOTE-904.md": FOOTED, "note/NOTE-905.md": HOST_FOOTNOTES})
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+    build_site(load_config(base), base / "out", jobs=1)
+    page = (base / "out" / "note" / "NOTE-905.html").read_text(encoding="utf-8")
+    ids, frags = _ids_and_fragments(page)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    fn_ids = [i for i in ids if i.startswith("fn")]
+    assert len(fn_ids) == 2 * (1 + 2 + 2)         # the host's one, each embed's two: notes and references
+    assert all(f in ids for f in frags if f.startswith("fn")), [f for f in frags if f not in ids]
+    # each footnote reference points at the note holding the text it belongs to
+    for ref, text in (("fn1", "Aardvark"), ("fn-e1-1", "Pangolin"), ("fn-e3-1", "Pangolin")):
+        i = page.index(f'id="{ref}"')
+        assert text in page[i:page.index("</li>", i)], ref
+    # the check block of NOTE-738 embedded by its section: its verdict, as on its own page
+    own = (base / "out" / "note" / "NOTE-738.html").read_text(encoding="utf-8")
+    box = re.search(r'<div class="rk-verdict-box v-\w+">.*?check <code>var-diff-identity</code>.*?</div>', own).group()
+    assert "v-pass" in box
+    assert box in page
+    assert "<!--rk-check:" not in page
+
+
+def test_a_page_that_embeds_a_check_follows_its_verdict(tmp_path):
+    """When a check of an embedded body gets another result, serve's
+    rebuild and a fresh build re-render the embedding page, as a cold build
+    would."""
+    import json
+    from test_site_incremental import _files, _Sites
+    base = copy_example(tmp_path, with_results=True,
+                        extra={"note/NOTE-904.md": FOOTED, "note/NOTE-905.md": HOST_FOOTNOTES})
+    sites = _Sites(base)
+    sites.fresh()
+    results = base / ".recordkit" / "checks.json"
+    data = json.loads(results.read_text(encoding="utf-8"))
+    text = json.dumps(data)
+    assert '"var-diff-identity"' in text and '"pass"' in text
+    entry = data["results"]["var-diff-identity"]
+    entry["verdict"], entry["discrepancy"] = "fail", 0.5
+    results.write_text(json.dumps(data), encoding="utf-8")
+    assert sites.server.build_once({str(results)})["ok"]
+    sites.fresh()
+    cold = _cold_with_results(base, tmp_path / "cold")
+    assert b"check <code>var-diff-identity</code>: <b>fail</b>" in cold["note/NOTE-905.html"]
+    assert _files(base / "served") == cold
+    assert _files(base / "built") == cold
+
+
+def _cold_with_results(base: Path, out: Path) -> dict:
+    """A cold build of ``base`` (a cache folder of its own, records loaded
+    without the store) that reads the check results ``base``'s cache holds."""
+    import shutil
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.emit.site import build_site
+    from test_site_incremental import _files
+    cfg = load_config(base)
+    results = Path(cfg.cache_dir) / "checks.json"
+    cfg.cache_dir = out.parent / (out.name + "-cache")
+    cfg.cache_dir.mkdir()
+    shutil.copy(results, cfg.cache_dir / "checks.json")
+    build_site(cfg, out, corpus=load(cfg.root, config=cfg), jobs=1)
+    return _files(out)
