@@ -44,7 +44,7 @@ RENDER_VERSION = "4"     # 3: embeds alone in a paragraph are transcluded; 4: wi
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
-SEARCH_VERSION = "1"
+SEARCH_VERSION = "2"     # 2: block ids (^b1) are not indexed
 _ENVIRONMENTS: dict = {}
 #: record id -> fnv1a32 of it (serve's rebuilds hash each id once)
 _FNV: dict = {}

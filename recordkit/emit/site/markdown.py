@@ -9,8 +9,11 @@ What recordkit adds to CommonMark:
   the target's kind (``data-id`` lets the page show a hover preview); a
   mention of an id that does not exist stays text, marked ``rk-dangling``
   with a tooltip; a mention of a record kept out of the site is plain text;
-* an embed ``![[ID]]`` (or ``![[ID#Heading]]``) alone in its paragraph
-  shows the embedded record's body (or that heading's section) in a box
+* ``[[ID#Heading]]`` and ``[[ID#^block]]`` link to that anchor of the
+  page; a ``^block`` id ending a paragraph or list item (Obsidian's) is
+  the block's ``id``, not text;
+* an embed ``![[ID]]`` (or ``![[ID#Heading]]``, ``![[ID#^block]]``) alone in its paragraph
+  shows the embedded record's body (or that heading's section, or block) in a box
   under a link to it, when the builder gives an ``embed`` function (one
   level deep: an embed inside an embedded body is a link); anywhere else,
   or of a record kept out, it is a mention like the others;
@@ -138,10 +141,10 @@ def _make_wikilink_rule(order: str = "target-first"):
                 label = b if order != "label-first" else a
             tok = state.push("rk_wikilink", "", 0)
             tok.meta = {"id": wikilink_target(inner, order), "label": label, "embed": embed}
-            if embed:
-                target = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
-                if "#" in target:        # ![[Note#Heading]]: that heading's section
-                    tok.meta["heading"] = target.split("#", 1)[1].strip()
+            target = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
+            fragment = _fragment(target)
+            if fragment:     # [[Note#Heading]], [[Note#^b1]], [[Note^b1]]: that heading or block
+                tok.meta["heading"] = fragment
             tok.content = src[pos:m.end()]
         state.pos = m.end()
         return True
@@ -149,6 +152,81 @@ def _make_wikilink_rule(order: str = "target-first"):
 
 
 _WIKI_ANY = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+
+
+def _fragment(target: str) -> str | None:
+    """The heading (``Heading``) or block (``^b1``) a wikilink's target
+    (``Note#Heading``, ``Note#^b1``, ``Note^b1``) names, or None."""
+    k = target.find("#")
+    b = target.find("^")
+    if k >= 0 and (b < 0 or k < b):
+        return target[k + 1:].strip() or None
+    if b >= 0:
+        return "^" + target[b + 1:].strip() if target[b + 1:].strip() else None
+    return None
+
+
+def anchor(fragment: str) -> str:
+    """The id a heading's text (or a block's ``^b1``) has on its page: the
+    first heading of that text gets its slug (see :func:`_headings_rule`);
+    a block keeps its ``^`` name (see :func:`_blocks_rule`)."""
+    return fragment if fragment.startswith("^") else slugify(fragment)
+
+
+#: a block id at the end of a paragraph or list item (Obsidian's ``^b1``;
+#: one letter at least: ``r ^2`` at a sentence's end stays text)
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*)[ \t]*$")
+#: the same at the end of a line of a block's source (an embed's text)
+_BLOCK_ID_LINE = re.compile(r"(?:^|[ \t]+)\^[A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*[ \t]*$", re.M)
+
+
+def _blocks_rule(state):
+    """Obsidian's block ids: a ``^b1`` at the end of a paragraph (or of a
+    list item's text) is taken out of the text and becomes the block's
+    ``id="^b1"``, what ``[[Note#^b1]]`` links to; a paragraph of a block id
+    alone names the block before it (a table, a quote, a list).  In a body
+    shown inside another (an embed) the ids are left out: the page's own
+    are unique."""
+    toks = state.tokens
+    keep_ids = not state.env.get("docId")
+    seen = set()
+    drop = []
+    for i, tok in enumerate(toks):
+        if tok.type != "inline" or "^" not in tok.content or not tok.children:
+            continue
+        last = tok.children[-1]
+        if last.type != "text":
+            continue
+        m = _BLOCK_ID.search(last.content)
+        if not m:
+            continue
+        if i == 0 or toks[i - 1].type != "paragraph_open":
+            continue        # a heading's or a table cell's text keeps it
+        bid = "^" + m.group(1)
+        last.content = last.content[:m.start()].rstrip(" \t")
+        target = toks[i - 1]
+        if not any(c.content for c in tok.children if c.type != "softbreak") and len(tok.children) == 1 \
+                and i >= 2 and toks[i - 2].type.endswith("_close"):
+            # a paragraph of the id alone: the block before it
+            close = toks[i - 2]
+            opener = close.type[:-6] + "_open"
+            depth = 0
+            for j in range(i - 3, -1, -1):
+                if toks[j].type == close.type:
+                    depth += 1
+                elif toks[j].type == opener:
+                    if depth == 0:
+                        drop.append(i - 1)
+                        target = toks[j]
+                        break
+                    depth -= 1
+        elif target.hidden and i >= 2 and toks[i - 2].type == "list_item_open":
+            target = toks[i - 2]        # a tight list's item: the id goes on the <li>
+        if keep_ids and bid not in seen:
+            seen.add(bid)
+            target.attrSet("id", bid)
+    for k in reversed(drop):            # paragraph_open, inline, paragraph_close
+        del toks[k:k + 3]
 
 
 def _make_mentions_rule(id_re: re.Pattern):
@@ -320,6 +398,7 @@ class BodyRenderer:
         md.validateLink = safe_url
         md.inline.ruler.before("link", "rk_wikilink", _make_wikilink_rule(wikilink_order))
         md.core.ruler.push("rk_mentions", _make_mentions_rule(id_re))
+        md.core.ruler.push("rk_blocks", _blocks_rule)
         md.core.ruler.push("rk_embeds", _embeds_rule)
         md.core.ruler.push("rk_headings", _headings_rule)
         md.core.ruler.push("rk_claims", _claims_rule)
@@ -341,13 +420,17 @@ class BodyRenderer:
         if _is_attachment(rid):
             # a figure or file of the vault: not published, named as text
             return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
+        fragment = tok.meta.get("heading")
+        if not rid and fragment:         # [[#Heading]]: on this page
+            return f'<a class="rk-ref" href="#{escapeHtml(anchor(fragment))}">{escapeHtml(label.strip() if label and label.strip() else fragment)}</a>'
         target = self.resolve(rid)
         if target[0] == "link":
             rid = target[3] if len(target) > 3 else rid
             env.setdefault("rk_links", set()).add(rid)
             embed = " rk-embed" if tok.meta.get("embed") else ""
+            href = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
             return (f'<a class="rk-ref{embed} k-{escapeHtml(target[2] or "")}" '
-                    f'href="{escapeHtml(self.prefix + target[1])}" data-id="{escapeHtml(rid)}">{text}</a>')
+                    f'href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>')
         if target[0] == "dangling":
             return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
                     f'{text}</span>')
@@ -389,7 +472,7 @@ class BodyRenderer:
         return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
                 f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(self.prefix + target[1])}" '
                 f'data-id="{escapeHtml(rid)}">{escapeHtml(rid)}</a>: {escapeHtml(title)}'
-                + (f' § {escapeHtml(heading)}' if heading else "") +
+                + (f' § {escapeHtml(heading)}' if heading and not heading.startswith("^") else "") +
                 f'</p>\n<div class="rk-embed-body">\n{inner}</div>\n</div>\n')
 
     def _render_fence(self, renderer, tokens, idx, options, env):
@@ -452,6 +535,8 @@ class BodyRenderer:
         ``heading``, down to the next heading of its level or above (None
         when it has no such heading)."""
         want = heading.strip().lower()
+        if want.startswith("^"):
+            return self._block(body, heading.strip())
         toks = self.md.parse(body, {})
         lines = body.split("\n")
         for i, tok in enumerate(toks):
@@ -467,6 +552,25 @@ class BodyRenderer:
                     end = later.map[0]
                     break
             return "\n".join(lines[tok.map[0]:end])
+        return None
+
+    def _block(self, body: str, bid: str) -> str | None:
+        """The lines of the block ``bid`` (``^b1``) names in ``body``: the
+        paragraph (or list item, with what it holds) whose text ends with
+        it, or the block before a paragraph of the id alone; None when no
+        block has that id."""
+        if bid not in body:
+            return None
+        toks = self.md.parse(body, {})
+        lines = body.split("\n")
+        for i, tok in enumerate(toks):
+            if tok.attrGet("id") == bid and tok.map is not None:
+                part = lines[tok.map[0]:tok.map[1]]
+                if tok.type == "list_item_open":        # the item alone, as the text of its own
+                    indent = len(part[0]) - len(part[0].lstrip(" "))
+                    part = [ln[indent:] if ln[:indent].strip() == "" else ln for ln in part]
+                text = "\n".join(part)
+                return _BLOCK_ID_LINE.sub("", text).rstrip() + "\n"
         return None
 
     def render(self, body: str, from_path: str | None = None, doc_id: str | None = None) -> Rendered:
@@ -513,6 +617,8 @@ def plain_text(body: str, label_first: bool = False) -> str:
     if "](" in t:
         t = _PT_LINK.sub(r"\1", t)
     t = _PT_MARK.sub("", t)
+    if "^" in t:        # block ids (``^b1`` ending a paragraph) are no words
+        t = _BLOCK_ID_LINE.sub("", t)
     if "---" in t:
         t = _PT_RULE.sub("", t)
     if "*" in t or "_" in t:

@@ -84,8 +84,8 @@ def test_an_embed_alone_in_its_paragraph_shows_the_record(tmp_path):
     assert "<h2>A heading of its own</h2>" in page and 'href="#a-heading-of-its-own"' not in page
     # inline, a missing heading, a nested embed: links
     assert 'Inline, <a class="rk-ref rk-embed k-LIT" href="../lit/LIT-849.html"' in page
-    assert '<p><a class="rk-ref rk-embed k-THEORY" href="../theory/THEORY-798.html" data-id="THEORY-798">' \
-           'THEORY-798</a></p>' in page
+    assert '<p><a class="rk-ref rk-embed k-THEORY" href="../theory/THEORY-798.html#no-such-heading" ' \
+           'data-id="THEORY-798">THEORY-798</a></p>' in page
     assert '<p><a class="rk-ref rk-embed k-LIT" href="../lit/LIT-874.html" data-id="LIT-874">LIT-874</a></p>' in page
     # the embedded text is rendered as safely as any body
     assert "<script>window.pwned" not in page and "&lt;script&gt;window.pwned" in page
@@ -221,3 +221,88 @@ def _cold_with_results(base: Path, out: Path) -> dict:
     shutil.copy(results, cfg.cache_dir / "checks.json")
     build_site(cfg, out, corpus=load(cfg.root, config=cfg), jobs=1)
     return _files(out)
+
+
+BLOCKS = """---
+id: NOTE-906
+title: A note with block ids
+status: draft
+---
+
+## Findings
+
+The first finding, Okapi. ^first-finding
+
+- a listed point, Quokka ^point
+- another point
+  over two lines
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+^table-one
+
+The area grows as r ^2
+
+# Heading ^kept
+"""
+
+HOST_BLOCKS = """---
+id: NOTE-907
+title: A note that links and embeds blocks
+status: draft
+---
+
+## Links
+
+See [[NOTE-906#^first-finding|the finding]], [[NOTE-906#Findings]], [[NOTE-906^point]] and [[#Links]].
+
+![[NOTE-906#^point]]
+
+![[NOTE-906#^table-one]]
+
+![[NOTE-906^first-finding]]
+
+![[NOTE-906#^no-such-block]]
+"""
+
+
+def test_blocks_are_anchors_links_and_embeds(tmp_path):
+    """Obsidian's block ids: a paragraph's (or list item's) trailing
+    ``^name``, or a paragraph of the id alone after a table, leaves the text
+    and becomes the block's id; ``[[Note#^name]]`` and ``[[Note#Heading]]``
+    link to the block or heading on the note's page (every fragment lands on
+    an id); ``![[Note#^name]]`` shows that block alone."""
+    from site_fixtures import crawl
+    base = copy_example(tmp_path, with_results=False,
+                        extra={"note/NOTE-906.md": BLOCKS, "note/NOTE-907.md": HOST_BLOCKS})
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+    build_site(load_config(base), base / "out", jobs=1)
+    own = (base / "out" / "note" / "NOTE-906.html").read_text(encoding="utf-8")
+    assert '<p id="^first-finding">The first finding, Okapi.</p>' in own
+    assert '<li id="^point">a listed point, Quokka</li>' in own
+    assert '<table id="^table-one">' in own and "^table-one" not in own.replace('id="^table-one"', "")
+    assert "The area grows as r ^2" in own                 # a number is no block id
+    assert "Heading ^kept</h1>" in own                      # nor is a heading's end
+    page = (base / "out" / "note" / "NOTE-907.html").read_text(encoding="utf-8")
+    assert 'href="../note/NOTE-906.html#^first-finding" data-id="NOTE-906">the finding</a>' in page
+    assert 'href="../note/NOTE-906.html#findings"' in page
+    assert 'href="../note/NOTE-906.html#^point"' in page
+    assert '<a class="rk-ref" href="#links">Links</a>' in page
+    boxes = re.findall(r'<div class="rk-embed-block" data-id="NOTE-906">.*?</div>\n</div>', page, re.S)
+    assert len(boxes) == 3
+    assert "Quokka" in boxes[0] and "another point" not in boxes[0] and "<li>" in boxes[0]
+    assert "<table>" in boxes[1] and "^table-one" not in boxes[1]
+    assert "Okapi" in boxes[2] and "Quokka" not in boxes[2] and "^first-finding" not in boxes[2]
+    # an embed of a block the note does not have: a link
+    assert '<p><a class="rk-ref rk-embed k-NOTE" href="../note/NOTE-906.html#^no-such-block"' in page
+    # the embedded blocks keep no ids (the page would hold them twice)
+    assert page.count('id="^') == 0
+    # every other fragment lands on an id (a link names a block or heading
+    # without the site checking the note has it, as Obsidian does: there,
+    # the page's top)
+    res = crawl(base / "out")
+    assert [link for page_, link in res["broken"] if "NOTE-90" in str(page_)] == \
+        ["../note/NOTE-906.html#^no-such-block"]
