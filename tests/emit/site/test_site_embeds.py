@@ -306,3 +306,35 @@ def test_blocks_are_anchors_links_and_embeds(tmp_path):
     res = crawl(base / "out")
     assert [link for page_, link in res["broken"] if "NOTE-90" in str(page_)] == \
         ["../note/NOTE-906.html#^no-such-block"]
+
+
+def test_block_ids_and_sections_never_fail_on_messy_bodies():
+    """Random bodies built of block ids, tables, lists, quotes, fences,
+    headings and embeds: rendering never raises, ids stay unique, a block
+    id found by its embed is a section of the body, and an embedded
+    render sets no block ids (hypothesis)."""
+    from hypothesis import given, settings, strategies as st
+    from recordkit.emit.site.markdown import BodyRenderer
+    r = BodyRenderer(re.compile(r"[A-Z]+-\d+"), lambda rid: ("link", f"note/{rid}.html", "NOTE")
+                     if rid else ("dangling",))
+    pieces = st.sampled_from([
+        "text ^b1", "^b1", "^b2", "- item ^b2", "  - nested ^b3", "| a | b |\n|---|---|\n| 1 | ^b1 |",
+        "> quote ^q", "```\ncode ^b1\n```", "# Heading ^h", "x ^2", "[[NOTE-1#^b1]]", "![[NOTE-1#^b2]]",
+        "[[#Heading]]", "[[^b1]]", "![[NOTE-1^b1|x]]", "1. one ^b4", "", "^", "a^b1", "*em* ^b5", "$x$ ^b6",
+        "`code` ^b7", "\t^b8", "^b9 ^b10", "text\n^b1"])
+    seps = st.sampled_from(["\n", "\n\n", " ", "\r\n"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.tuples(pieces, seps), max_size=12))
+    def check(parts):
+        body = "".join(p + s for p, s in parts)
+        out = r.render(body).html
+        ids = re.findall(r'(?<![\w-])id="([^"]+)"', out)
+        assert len(ids) == len(set(ids))
+        inner = r.render(body, doc_id="e1").html
+        assert 'id="^' not in inner
+        for bid in set(re.findall(r"\^[A-Za-z0-9-]+", body)):
+            part = r.section(body, bid)
+            if part is not None:
+                r.render(part)
+    check()
