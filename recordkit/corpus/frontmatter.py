@@ -54,6 +54,14 @@ class Loader(_BaseLoader):
                 return _MAP
         return super().resolve(kind, value, implicit)
 
+    if not _BaseLoader.yaml_path_resolvers:
+        # PyYAML's C composer calls these two around every node; with no
+        # path resolvers (recordkit adds none) BaseResolver's return at
+        # once.  A builtin that takes the same arguments and keeps nothing
+        # does the same without a Python frame (60 calls a record).
+        descend_resolver = staticmethod(slice)      # (parent, index) -> a throwaway slice
+        ascend_resolver = staticmethod(tuple)       # () -> ()
+
 
 #: plain scalar -> its resolved tag (dates, years and short words recur)
 _RESOLVED: dict[str, str] = {}
