@@ -90,6 +90,21 @@ Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
 
 OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+# a line break before a closing line: the same lines, found by a search a
+# literal leads (``CLOSE_RE``'s ``^`` is tried at every character)
+_BEFORE_CLOSE_RE = re.compile(r"\n(?=(?:---|\.\.\.)[ \t]*\r?$)", re.M)
+
+
+def find_close(text: str, pos: int):
+    """``CLOSE_RE.search(text, pos)`` for a ``pos`` at a line's start (after
+    the opening line), at a third of its cost: the closing line is at
+    ``pos`` or after a line break."""
+    got = CLOSE_RE.match(text, pos)
+    if got is None:
+        nl = _BEFORE_CLOSE_RE.search(text, pos)
+        if nl is not None:
+            got = CLOSE_RE.match(text, nl.end())
+    return got
 
 
 _MERGE = "tag:yaml.org,2002:merge"
@@ -318,7 +333,7 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
     keys: dict = {}
     values: dict = {}
     m = OPEN_RE.match(text)
-    close = CLOSE_RE.search(text, m.end()) if m else None
+    close = find_close(text, m.end()) if m else None
     if not close:
         return keys, values
     try:

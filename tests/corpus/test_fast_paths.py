@@ -159,3 +159,18 @@ def test_equal_timestamps_give_equal_values_of_the_same_type():
     assert a["t"] == b["t"] and a["t"].utcoffset() == b["t"].utcoffset()
     assert b["x"] == "2026-02-30"
     assert re.fullmatch(r"\d{4}-\d\d-\d\d", str(a["d"]))
+
+
+LINES = ["---", "...", "--- ", "---\t", "---\r", "... x", "----", " ---", "a: b", "", "x---", "- a", "\u2028---"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_the_closing_line_is_found_where_the_pattern_finds_it(lines, eol, bom):
+    """find_close (a search a line break leads) is CLOSE_RE's search from
+    the front matter's first line."""
+    text = ("\ufeff" if bom else "") + "---" + eol + eol.join(lines)
+    pos = fm_now.OPEN_RE.match(text).end()
+    want = fm_now.CLOSE_RE.search(text, pos)
+    got = fm_now.find_close(text, pos)
+    assert (got and got.span()) == (want and want.span())
