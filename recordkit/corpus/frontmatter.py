@@ -20,6 +20,9 @@ except ImportError:  # pragma: no cover - the C loader is several times faster
 # a string, so it needs no regular-expression tries.
 _RESOLVER_FIRST = frozenset("yYnNtTfFoO-+0123456789.~<=")
 _STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_SCALAR_NODE, _SEQUENCE_NODE, _MAPPING_NODE = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
 class Loader(_BaseLoader):
@@ -28,18 +31,36 @@ class Loader(_BaseLoader):
     whose scalar resolution skips the resolvers that cannot match."""
 
     def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode and implicit[0] and value:
-            c = value[0]
-            # a letter-led plain scalar longer than "False" matches no resolver
-            if c not in _RESOLVER_FIRST or (len(value) > 5 and c.isalpha()):
-                return _STR
-            tag = _RESOLVED.get(value)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)
-                if len(_RESOLVED) < 65536:
-                    _RESOLVED[value] = tag
-            return tag
+        if kind is _SCALAR_NODE:
+            if implicit[0]:
+                if value:
+                    c = value[0]
+                    # a letter-led plain scalar longer than "False" matches no resolver
+                    if c not in _RESOLVER_FIRST or (len(value) > 5 and c.isalpha()):
+                        return _STR
+                    tag = _RESOLVED.get(value)
+                    if tag is None:
+                        tag = super().resolve(kind, value, implicit)
+                        if len(_RESOLVED) < 65536:
+                            _RESOLVED[value] = tag
+                    return tag
+            elif not self.yaml_path_resolvers:
+                return _STR     # a quoted scalar: what BaseResolver.resolve gives, without its walk
+        elif not self.yaml_path_resolvers:
+            # a collection: BaseResolver.resolve's default tags (the C parser asks for every one)
+            if kind is _SEQUENCE_NODE:
+                return _SEQ
+            if kind is _MAPPING_NODE:
+                return _MAP
         return super().resolve(kind, value, implicit)
+
+    if not _BaseLoader.yaml_path_resolvers:
+        # PyYAML's C composer calls these two around every node; with no
+        # path resolvers (recordkit adds none) BaseResolver's return at
+        # once.  A builtin that takes the same arguments and keeps nothing
+        # does the same without a Python frame (60 calls a record).
+        descend_resolver = staticmethod(slice)      # (parent, index) -> a throwaway slice
+        ascend_resolver = staticmethod(tuple)       # () -> ()
 
 
 #: plain scalar -> its resolved tag (dates, years and short words recur)
@@ -47,20 +68,45 @@ _RESOLVED: dict[str, str] = {}
 
 
 def _timestamp(loader, node):
+    value = node.value
+    got = _TIMESTAMPS.get(value) if type(value) is str else None
+    if got is not None:
+        return got
     try:
-        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+        got = yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
     except (ValueError, OverflowError):
         return loader.construct_scalar(node)
+    if type(value) is str and len(_TIMESTAMPS) < 65536:
+        _TIMESTAMPS[value] = got
+    return got
+
+
+#: a timestamp scalar -> its value (a date or datetime: immutable, so one
+#: object may stand for every equal scalar; the same dates recur in every record)
+_TIMESTAMPS: dict = {}
 
 
 Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
 
 OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+# a line break before a closing line: the same lines, found by a search a
+# literal leads (``CLOSE_RE``'s ``^`` is tried at every character)
+_BEFORE_CLOSE_RE = re.compile(r"\n(?=(?:---|\.\.\.)[ \t]*\r?$)", re.M)
 
 
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
+def find_close(text: str, pos: int):
+    """``CLOSE_RE.search(text, pos)`` for a ``pos`` at a line's start (after
+    the opening line), at a third of its cost: the closing line is at
+    ``pos`` or after a line break."""
+    got = CLOSE_RE.match(text, pos)
+    if got is None:
+        nl = _BEFORE_CLOSE_RE.search(text, pos)
+        if nl is not None:
+            got = CLOSE_RE.match(text, nl.end())
+    return got
+
+
 _MERGE = "tag:yaml.org,2002:merge"
 
 
@@ -134,7 +180,7 @@ def may_expand_or_nest(fm_text: str) -> bool:
     return sum(fm_text.count(c) for c in "[{-:") > MAX_DEPTH
 
 
-def build(loader, node, path, line0, keys, values):
+def build(loader, node, path, line0, keys, values, merge=True):
     """Construct ``node``'s value and record the position of every key and
     value below it, in one pass.
 
@@ -143,21 +189,37 @@ def build(loader, node, path, line0, keys, values):
     bookkeeping, which costs more than the C parse itself; scalars of other
     tags, merge keys and unusual collection tags go to PyYAML's own
     constructors, so values are exactly what ``yaml.safe_load`` gives.
+    ``merge``: whether a merge key may be in the document (False when its
+    text holds neither ``<<`` nor a ``!`` tag: its mappings are then not
+    searched for one).  A string value is taken in the loop of its mapping
+    or list, without a call of its own (most values are strings).
     """
-    if isinstance(node, yaml.ScalarNode):
-        if node.tag == _STR:
+    cls = node.__class__
+    if cls is _SCALAR_NODE or isinstance(node, _SCALAR_NODE):
+        tag = node.tag
+        if tag == _STR:
             return node.value
-        return loader.yaml_constructors[node.tag](loader, node) if node.tag in loader.yaml_constructors \
+        return loader.yaml_constructors[tag](loader, node) if tag in loader.yaml_constructors \
             else loader.construct_object(node, deep=True)
-    if isinstance(node, yaml.MappingNode):
-        if node.tag != _MAP or any(k.tag == _MERGE for k, _ in node.value):
+    if cls is _MAPPING_NODE or isinstance(node, _MAPPING_NODE):
+        if node.tag != _MAP or merge and any(k.tag == _MERGE for k, _ in node.value):
             data = loader.construct_object(node, deep=True)
             _positions(node, path, line0, keys, values)
             return data
         out = {}
         for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode):
-                key = k.value if k.tag == _STR else build(loader, k, path, line0, {}, {})
+            if k.__class__ is _SCALAR_NODE or isinstance(k, _SCALAR_NODE):
+                if k.tag == _STR:
+                    key = k.value
+                    p = path + (key,)
+                    sm, em = k.start_mark, k.end_mark
+                    keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+                    sm, em = v.start_mark, v.end_mark
+                    values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+                    out[key] = v.value if v.__class__ is _SCALAR_NODE and v.tag == _STR else \
+                        build(loader, v, p, line0, keys, values, merge)
+                    continue
+                key = build(loader, k, path, line0, {}, {}, merge)
                 p = path + (key,)
                 sm, em = k.start_mark, k.end_mark
                 keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
@@ -171,19 +233,21 @@ def build(loader, node, path, line0, keys, values):
             except TypeError:
                 raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
                                                         "found unhashable key", k.start_mark)
-            out[key] = build(loader, v, p, line0, keys, values)
+            out[key] = build(loader, v, p, line0, keys, values, merge)
         return out
-    if isinstance(node, yaml.SequenceNode):
+    if cls is _SEQUENCE_NODE or isinstance(node, _SEQUENCE_NODE):
         if node.tag != _SEQ:
             data = loader.construct_object(node, deep=True)
             _positions(node, path, line0, keys, values)
             return data
         out = []
+        append = out.append
         for i, item in enumerate(node.value):
             p = path + (i,)
             sm, em = item.start_mark, item.end_mark
             values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
-            out.append(build(loader, item, p, line0, keys, values))
+            append(item.value if item.__class__ is _SCALAR_NODE and item.tag == _STR else
+                   build(loader, item, p, line0, keys, values, merge))
         return out
     return loader.construct_object(node, deep=True)
 
@@ -269,7 +333,7 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
     keys: dict = {}
     values: dict = {}
     m = OPEN_RE.match(text)
-    close = CLOSE_RE.search(text, m.end()) if m else None
+    close = find_close(text, m.end()) if m else None
     if not close:
         return keys, values
     try:
@@ -307,7 +371,8 @@ def read_front_matter(fm_text: str, line0: int):
             check_aliases(node)
         keys: dict = {}
         values: dict = {}
-        data = build(loader, node, (), line0, keys, values) if node is not None else None
+        data = build(loader, node, (), line0, keys, values, "<<" in fm_text or "!" in fm_text) \
+            if node is not None else None
     finally:
         loader.dispose()
     exact = True

@@ -42,8 +42,10 @@ _LEADING_INDENT_RE = re.compile(r"(?:[ \t]*\n)*(?= {4}|\t)")
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _TICKS_RE = re.compile(r"``*")  # a literal first char lets re search fast
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-# ``[[target#heading|label]]``, ``[[target^block]]``: group 1 the target, 2 the label
-_WIKI_RE = re.compile(r"\[\[([^\[\]|#^\n]+?)(?:[#^][^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+# ``[[target#heading|label]]``, ``[[target^block]]``: group 1 the target, 2 the label.  (The
+# target's run is greedy: what may follow it, ``#^|]``, is outside its class, so it can only end
+# where the greedy run ends; a lazy run tried the rest after every character: 20% slower.)
+_WIKI_RE = re.compile(r"\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 # Dendron's order, ``[[label|target#heading]]``: group 1 the label, 2 the target
 _WIKI_LABEL_FIRST_RE = re.compile(r"\[\[(?:([^\[\]|\n]*)\|)?([^\[\]|#^\n]+?)(?:[#^][^\[\]|\n]*)?\]\]")
 # the destination of a Markdown link or image, ``](dest "title")``; bounded
@@ -76,7 +78,7 @@ def code_ranges(body: str, infos: list | None = None) -> list[tuple[int, int]]:
     _indented(body, ranges)
     ranges.sort()
     _code_spans(body, ranges, ticks)
-    if "<!--" in body:
+    if "!" in body and "<!--" in body:     # (the one-character test is the quick one)
         merged = _merged(ranges)
         for m in _COMMENT_RE.finditer(body):
             if not _inside(merged, m.start()):
@@ -108,7 +110,9 @@ def _fence_lines(body: str, ticks=None):
                 le = len(body) if le < 0 else le
                 out.append((ls, body[i:j], body[j:le], le))
     for needle in ("~~~",) if ticks is not None else ("```", "~~~"):
-        i = body.find(needle)
+        # (a one-character ``in`` runs at memchr's speed; a search for the
+        # three reads the body at a tenth of that, and most bodies have no ``~``)
+        i = body.find(needle) if needle[0] in body else -1
         ls = prev = 0
         while i >= 0:
             k = body.rfind("\n", prev, i)
@@ -156,7 +160,8 @@ def _indented(body: str, out: list) -> None:
     # (an alternation with \A in the pattern would make the search 10x slower)
     lead = _LEADING_INDENT_RE.match(body) if body[:1] in (" ", "\t", "\n") else None
     starts = [(lead.end(), 0)] if lead else []   # the body's first non-blank line
-    starts += [(m.start(1), m.start()) for m in _BLANK_THEN_INDENT_RE.finditer(body)]
+    if "\t" in body or "\n    " in body:     # (each match holds one; the search costs 2.5x these tests)
+        starts += [(m.start(1), m.start()) for m in _BLANK_THEN_INDENT_RE.finditer(body)]
     fenced = _merged(sorted(out))
     last_end = -1      # end of the last indented block found
     in_list: dict = {}
@@ -530,14 +535,23 @@ def _spots_re(targets_re: re.Pattern) -> tuple[re.Pattern, bool]:
     not captured, and whether it has kinds: the one group that matched is
     then the kind, and ``m.lastindex`` names it (no tuple of every group
     made and joined for each mention, as ``findall`` does).  A schema
-    without kinds has no group left: the kind is "" then."""
+    without kinds has no group left: the kind is "" then.
+
+    A ``-`` led pattern gets ``(?=[0-9]{3})`` after its ``-`` (implied by
+    the number that follows, so it matches the same): most hyphens of a
+    body (``fine-tune``, ``| --- |``) are then passed over before the
+    kinds' look-behinds are tried, which halves the search (0.24 → 0.12
+    CPU-s over the 10,000 bodies of the bench)."""
     got = _SPOTS_RES.get(targets_re)
     if got is None:
         pattern = targets_re.pattern
         if not pattern.endswith(_NUMBER_TAIL):
             raise ValueError(f"not a schema's mention_targets_re: {pattern!r}")
+        head = pattern[:-len(_NUMBER_TAIL)]
+        if head.startswith("-(?:"):
+            head = "-(?=[0-9]{3})" + head[1:]
         got = _SPOTS_RES[targets_re] = (
-            re.compile(pattern[:-len(_NUMBER_TAIL)] + r"[0-9]{3,}(?![\w-])", targets_re.flags),
+            re.compile(head + r"[0-9]{3,}(?![\w-])", targets_re.flags),
             targets_re.groups > 1)
     return got
 
@@ -554,22 +568,23 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
     :func:`spot_rows` turns them into the rows of the ``mentions`` table
     without the body.
 
-    The body is cut at code ranges and at wikilinks (which are not in
-    code); each stretch between is searched with ``targets_re`` (the
-    schema's ``mention_targets_re``), whose look-behind still sees the
-    character before the stretch.  Lines are counted from one mention to
-    the next (the line's start looked for only when the line changed).
-    What this costs a load beyond :func:`mention_targets`: 0.11 CPU-s for
-    the 210,000 mentions of the 10,000-record bench (counting the lines and
-    columns of all of a body's mentions at once afterwards, with ``map``
-    over ``str.count`` and ``str.rfind``, cost twice that)."""
+    One search of the whole body for ids (``targets_re``, the schema's
+    ``mention_targets_re``, with a quicker first test: :func:`_spots_re`)
+    and one for wikilinks; an id counts when its ``-`` is in no code range
+    and no wikilink that counts, a wikilink when it starts in no code
+    range.  (Searching each stretch between code ranges and wikilinks on
+    its own finds the same ids: every code range and wikilink begins and
+    ends with a character that is neither a digit nor a word character
+    next to one, so no id runs across the edge of one; it cost a search
+    per stretch.)  Lines are counted from one mention to the next (the
+    line's start looked for only when the line changed)."""
     if code is None:
         code = code_ranges(body)
-    skips = code
-    if "[[" in body:
-        wikis = [(w.start(), w.end(), w.group(1).strip(), w.group(2)) for w in _wikilinks_outside(body, code)]
-        if wikis:
-            skips = sorted([(s, e) for s, e in code] + wikis)
+    # (no test for "[[" first: a two-character ``in`` reads the whole body,
+    # a third of what the search costs, and most bodies hold a wikilink)
+    wikis = _wikilinks_outside(body, code)
+    skips = sorted(code + [w.span() for w in wikis]) if wikis else code
+    spots_re, kinds = _spots_re(targets_re)
     out: list[str] = []
     append = out.append
     lines = array(_SPOT_TYPE)
@@ -577,40 +592,59 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
     put_line = lines.append
     put_col = cols.append
     wikilinks = None
-    spots_re, kinds = _spots_re(targets_re)
-    finditer = spots_re.finditer
     count = body.count
     rfind = body.rfind
     line = last = line_start = 0
-    pos = 0
-    for skip in (*skips, (len(body), len(body))):
-        s, e = skip[0], skip[1]
-        if s > pos:
-            for m in finditer(body, pos, s):
-                kind = m[m.lastindex] if kinds else ""     # (the match is "-NNN": the kind is behind it)
-                at = m.start() - len(kind)
-                n = count("\n", last, at)
-                if n:
-                    line += n
-                    line_start = rfind("\n", last, at) + 1
-                last = at
-                put_line(line)
-                put_col(at - line_start + 1)
-                append(kind + m[0])
-        if len(skip) > 2:        # a wikilink
-            n = count("\n", last, s)
+    si, ns = 0, len(skips)
+    wi, nw = 0, len(wikis) if wikis else 0
+    next_wiki = wikis[0].start() if nw else -1
+    for m in spots_re.finditer(body):
+        x = m.start()
+        if ns:
+            while si < ns and skips[si][1] <= x:
+                si += 1
+            if si < ns and skips[si][0] <= x:
+                continue        # in code, or in a wikilink
+        while 0 <= next_wiki < x:     # the wikilinks before this id
+            w = wikis[wi]
+            n = count("\n", last, next_wiki)
             if n:
                 line += n
-                line_start = rfind("\n", last, s) + 1
-            last = s
+                line_start = rfind("\n", last, next_wiki) + 1
+            last = next_wiki
             if wikilinks is None:
                 wikilinks = []
-            wikilinks.append((len(out), skip[3]))
-            append(skip[2])
+            wikilinks.append((len(out), w[2]))
+            append(w[1].strip())
             put_line(line)
-            put_col(s - line_start + 1)
-        if e > pos:
-            pos = e
+            put_col(next_wiki - line_start + 1)
+            wi += 1
+            next_wiki = wikis[wi].start() if wi < nw else -1
+        kind = m[m.lastindex] if kinds else ""     # (the match is "-NNN": the kind is behind it)
+        at = x - len(kind)
+        n = count("\n", last, at)
+        if n:
+            line += n
+            line_start = rfind("\n", last, at) + 1
+        last = at
+        put_line(line)
+        put_col(at - line_start + 1)
+        append(kind + m[0])
+    while next_wiki >= 0:
+        w = wikis[wi]
+        n = count("\n", last, next_wiki)
+        if n:
+            line += n
+            line_start = rfind("\n", last, next_wiki) + 1
+        last = next_wiki
+        if wikilinks is None:
+            wikilinks = []
+        wikilinks.append((len(out), w[2]))
+        append(w[1].strip())
+        put_line(line)
+        put_col(next_wiki - line_start + 1)
+        wi += 1
+        next_wiki = wikis[wi].start() if wi < nw else -1
     if not out:
         return out, (b"", b"", None)
     return out, (lines.tobytes(), cols.tobytes(), tuple(wikilinks) if wikilinks else None)

@@ -1,0 +1,326 @@
+"""recordkit/corpus/frontmatter.py as it was at 92bcc6d, before the fast paths of the
+round that made parsing cheaper: the reference tests/corpus/test_fast_paths.py compares
+the current code with (same outputs on messy input).  Not used by recordkit; not to be
+edited: it records the old behaviour."""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+import yaml
+
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # pragma: no cover - the C loader is several times faster
+    from yaml import SafeLoader as _BaseLoader  # type: ignore
+
+
+# First characters with which an implicit YAML 1.1 resolver (bool, int,
+# float, null, timestamp, merge, value) can match; any other plain scalar is
+# a string, so it needs no regular-expression tries.
+_RESOLVER_FIRST = frozenset("yYnNtTfFoO-+0123456789.~<=")
+_STR = "tag:yaml.org,2002:str"
+
+
+class Loader(_BaseLoader):
+    """SafeLoader whose timestamps never raise (an impossible date such as
+    2026-13-45 stays a string, and the schema rule for dates reports it), and
+    whose scalar resolution skips the resolvers that cannot match."""
+
+    def resolve(self, kind, value, implicit):
+        if kind is yaml.ScalarNode and implicit[0] and value:
+            c = value[0]
+            # a letter-led plain scalar longer than "False" matches no resolver
+            if c not in _RESOLVER_FIRST or (len(value) > 5 and c.isalpha()):
+                return _STR
+            tag = _RESOLVED.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_RESOLVED) < 65536:
+                    _RESOLVED[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
+
+
+#: plain scalar -> its resolved tag (dates, years and short words recur)
+_RESOLVED: dict[str, str] = {}
+
+
+def _timestamp(loader, node):
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError):
+        return loader.construct_scalar(node)
+
+
+Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
+CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+
+
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+#: how many values YAML aliases may add to a front matter once expanded
+#: ("billion laughs": 0.5 KB of aliases expanding to millions of values)
+MAX_ALIAS_EXPANSION = 10_000
+#: how deep front-matter values may nest (lists in mappings in lists ...)
+MAX_DEPTH = 100
+
+
+class AliasBomb(Exception):
+    """The front matter's aliases expand to too much, or refer to themselves."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.node = node
+
+
+def check_aliases(node) -> None:
+    """Raise :class:`AliasBomb` when aliases make ``node`` (a composed
+    document, where an alias is the same node object as its anchor) expand
+    to more than ``MAX_ALIAS_EXPANSION`` values beyond its distinct nodes,
+    or when an alias refers to a node that contains it, or when values nest
+    more than ``MAX_DEPTH`` deep (every later step, from the JSON outputs to
+    the graph page, would walk them by recursion).  Linear in the
+    distinct nodes: each node's expanded size is worked out once."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    # iterative post-order walk (a deep document must not hit the recursion limit)
+    stack = [(node, False, 0)]
+    while stack:
+        n, done, depth = stack.pop()
+        key = id(n)
+        if done:
+            open_.discard(key)
+            total = 1
+            if isinstance(n, yaml.MappingNode):
+                for k, v in n.value:
+                    total += size[id(k)] + size[id(v)]
+            elif isinstance(n, yaml.SequenceNode):
+                for item in n.value:
+                    total += size[id(item)]
+            size[key] = total
+            if total - len(size) > MAX_ALIAS_EXPANSION:
+                raise AliasBomb(f"front matter is too large once its aliases are expanded: {total:,} values "
+                                f"or more here, and aliases may add at most {MAX_ALIAS_EXPANSION:,}", n)
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise AliasBomb("front matter has an alias inside the value it refers to (a recursive structure)", n)
+        if depth > MAX_DEPTH:
+            raise AliasBomb(f"front matter is nested more than {MAX_DEPTH} levels deep here", n)
+        open_.add(key)
+        stack.append((n, True, depth))
+        if isinstance(n, yaml.MappingNode):
+            for k, v in reversed(n.value):
+                stack.append((v, False, depth + 1))
+                stack.append((k, False, depth + 1))
+        elif isinstance(n, yaml.SequenceNode):
+            for item in reversed(n.value):
+                stack.append((item, False, depth + 1))
+
+
+def may_expand_or_nest(fm_text: str) -> bool:
+    """Whether :func:`check_aliases` could refuse ``fm_text``: it holds an
+    alias, or enough of the characters that open a level (``[``, ``{``,
+    ``-``, ``:``; every level needs one) to nest past ``MAX_DEPTH``."""
+    if "*" in fm_text:
+        return True
+    return sum(fm_text.count(c) for c in "[{-:") > MAX_DEPTH
+
+
+def build(loader, node, path, line0, keys, values):
+    """Construct ``node``'s value and record the position of every key and
+    value below it, in one pass.
+
+    This does what ``construct_document`` does for plain mappings, lists and
+    strings (most of a record's front matter) without PyYAML's per-node
+    bookkeeping, which costs more than the C parse itself; scalars of other
+    tags, merge keys and unusual collection tags go to PyYAML's own
+    constructors, so values are exactly what ``yaml.safe_load`` gives.
+    """
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _STR:
+            return node.value
+        return loader.yaml_constructors[node.tag](loader, node) if node.tag in loader.yaml_constructors \
+            else loader.construct_object(node, deep=True)
+    if isinstance(node, yaml.MappingNode):
+        if node.tag != _MAP or any(k.tag == _MERGE for k, _ in node.value):
+            data = loader.construct_object(node, deep=True)
+            _positions(node, path, line0, keys, values)
+            return data
+        out = {}
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                key = k.value if k.tag == _STR else build(loader, k, path, line0, {}, {})
+                p = path + (key,)
+                sm, em = k.start_mark, k.end_mark
+                keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            else:
+                key = loader.construct_object(k, deep=True)
+                p = path + (str(key),)
+            sm, em = v.start_mark, v.end_mark
+            values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                        "found unhashable key", k.start_mark)
+            out[key] = build(loader, v, p, line0, keys, values)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        if node.tag != _SEQ:
+            data = loader.construct_object(node, deep=True)
+            _positions(node, path, line0, keys, values)
+            return data
+        out = []
+        for i, item in enumerate(node.value):
+            p = path + (i,)
+            sm, em = item.start_mark, item.end_mark
+            values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            out.append(build(loader, item, p, line0, keys, values))
+        return out
+    return loader.construct_object(node, deep=True)
+
+
+def _positions(node, path, line0, keys, values):
+    """Record positions only (for subtrees PyYAML constructed itself)."""
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                p = path + (k.value,)
+                sm, em = k.start_mark, k.end_mark
+                keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+                sm, em = v.start_mark, v.end_mark
+                values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+                _positions(v, p, line0, keys, values)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            p = path + (i,)
+            sm, em = item.start_mark, item.end_mark
+            values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
+            _positions(item, p, line0, keys, values)
+
+
+# Lines.  recordkit's line is what editors, ``grep -n`` and git show: a line
+# ends at "\n" (a "\r" just before it belongs to the line ending).  A lone
+# "\r", U+0085, U+2028 and U+2029 are characters inside a line.  YAML (and
+# PyYAML's marks) also breaks lines at those four, so when a front matter
+# holds one, the marks' lines and columns are converted to recordkit's.
+_YAML_ONLY_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_YAML_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def has_yaml_only_breaks(fm_text: str) -> bool:
+    return any(c in fm_text for c in _YAML_ONLY_BREAKS)
+
+
+class LineMap:
+    """Converts PyYAML's (line, column) in a front matter, counted with YAML's
+    line breaks, to recordkit's (line, column), counted with "\n" only."""
+
+    def __init__(self, fm_text: str, line0: int):
+        self.text = fm_text
+        self.line0 = line0
+        self.ystarts = [0] + [m.end() for m in _YAML_BREAK_RE.finditer(fm_text)]
+        self.nstarts = [0] + [m.end() for m in re.finditer("\n", fm_text)]
+
+    def offset(self, yline: int, ycol: int) -> int:
+        """Character offset in the front matter of a YAML (0-based) line and column."""
+        if yline >= len(self.ystarts):
+            return len(self.text)
+        return min(self.ystarts[yline] + ycol, len(self.text))
+
+    def pos(self, yline: int, ycol: int) -> tuple[int, int]:
+        """File (line, col), 1-based, of a YAML (0-based) line and column."""
+        off = self.offset(yline, ycol)
+        k = bisect_right(self.nstarts, off) - 1
+        return k + self.line0, off - self.nstarts[k] + 1
+
+    def convert(self, table: dict) -> None:
+        """Convert a keys or values table of positions in place."""
+        l0 = self.line0
+        for p, (line, col, end_line, end_col) in table.items():
+            a = self.pos(line - l0, col - 1)
+            b = self.pos(end_line - l0, end_col - 1)
+            table[p] = (a[0], a[1], b[0], b[1])
+
+    def check_keys(self, keys: dict) -> bool:
+        """Whether each (converted) key position holds its key's first character."""
+        starts = self.nstarts
+        for p, (line, col, _, _) in keys.items():
+            k = p[-1] if p else None
+            if not isinstance(k, str) or not k:
+                continue
+            off = starts[line - self.line0] + col - 1 if line - self.line0 < len(starts) else -1
+            if off < 0 or off >= len(self.text) or self.text[off] not in (k[0], "'", '"', "?"):
+                return False
+        return True
+
+
+def front_matter_positions(text: str) -> tuple[dict, dict]:
+    """The key and value positions of a file's front matter (empty when it
+    has none or it does not parse)."""
+    keys: dict = {}
+    values: dict = {}
+    m = OPEN_RE.match(text)
+    close = CLOSE_RE.search(text, m.end()) if m else None
+    if not close:
+        return keys, values
+    try:
+        loader = Loader(text[m.end():close.start()])
+        try:
+            node = loader.get_single_node()
+            if node is not None and may_expand_or_nest(text):
+                check_aliases(node)
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, AliasBomb):
+        return keys, values
+    if node is not None:
+        _positions(node, (), 2, keys, values)
+        fm_text = text[m.end():close.start()]
+        if has_yaml_only_breaks(fm_text):
+            lm = LineMap(fm_text, 2)
+            lm.convert(keys)
+            lm.convert(values)
+    return keys, values
+
+
+def read_front_matter(fm_text: str, line0: int):
+    """``(value, keys, values, exact)`` of the front matter text
+    ``fm_text``, whose first line is line ``line0`` of the file; ``exact``
+    is False when its positions could not be mapped to lines safely (a line
+    break other than "\n" or "\r\n" in it).  Raises :class:`yaml.YAMLError`,
+    :class:`AliasBomb` (and RecursionError, ValueError, TypeError,
+    OverflowError on values PyYAML cannot build) for the caller to turn into
+    a diagnostic (:func:`mark_position` places a mark)."""
+    loader = Loader(fm_text)
+    try:
+        node = loader.get_single_node()
+        if node is not None and may_expand_or_nest(fm_text):
+            check_aliases(node)
+        keys: dict = {}
+        values: dict = {}
+        data = build(loader, node, (), line0, keys, values) if node is not None else None
+    finally:
+        loader.dispose()
+    exact = True
+    if has_yaml_only_breaks(fm_text):
+        lm = LineMap(fm_text, line0)
+        lm.convert(keys)
+        lm.convert(values)
+        exact = lm.check_keys(keys)
+    return data, keys, values, exact
+
+
+def mark_position(fm_text: str, line0: int, mark) -> tuple[int, int]:
+    """The file's (line, col) of a PyYAML mark in ``fm_text``."""
+    if has_yaml_only_breaks(fm_text):
+        return LineMap(fm_text, line0).pos(mark.line, mark.column)
+    return mark.line + line0, mark.column + 1

@@ -1,0 +1,763 @@
+"""recordkit/corpus/mentions.py as it was at 92bcc6d, before the fast paths of the
+round that made parsing cheaper: the reference tests/corpus/test_fast_paths.py compares
+the current code with (same outputs on messy input).  Not used by recordkit; not to be
+edited: it records the old behaviour."""
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import chain
+from urllib.parse import unquote
+
+
+
+@dataclass(slots=True)
+class Mention:
+    """A record named in a body: a bare ``KIND-NNN``, a ``[[wikilink]]``, an
+    ``![[embed]]`` or a Markdown link to a ``.md`` file.  ``target`` is the
+    record's id once the corpus's links are resolved
+    (:func:`recordkit.corpus.resolve.resolve_links`), else the link's target
+    as written; ``text``: the link's target as written (its syntax taken
+    off), when it may differ from ``target``."""
+    target: str
+    line: int
+    col: int
+    end_col: int
+    form: str = "bare"          # "bare", "wikilink", "embed" or "markdown"
+    label: str | None = None
+    text: str | None = None
+
+
+_BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}|\t)[^\n]*)")
+_LEADING_INDENT_RE = re.compile(r"(?:[ \t]*\n)*(?= {4}|\t)")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+_TICKS_RE = re.compile(r"``*")  # a literal first char lets re search fast
+_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# ``[[target#heading|label]]``, ``[[target^block]]``: group 1 the target, 2 the label
+_WIKI_RE = re.compile(r"\[\[([^\[\]|#^\n]+?)(?:[#^][^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+# Dendron's order, ``[[label|target#heading]]``: group 1 the label, 2 the target
+_WIKI_LABEL_FIRST_RE = re.compile(r"\[\[(?:([^\[\]|\n]*)\|)?([^\[\]|#^\n]+?)(?:[#^][^\[\]|\n]*)?\]\]")
+# the destination of a Markdown link or image, ``](dest "title")``; bounded
+# lengths keep a line of unclosed ``](`` linear
+_MD_DEST_RE = re.compile(r"\]\([ \t]*(<[^<>\n]{0,2048}>|[^()\s]{1,2048})(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'))?[ \t]*\)")
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_MD_TEXT_BACK = 1024   # how far back the link text's ``[`` is looked for
+#: how far a fence may be indented (CommonMark allows 3 spaces; more inside
+#: nested list items): a bound keeps a long line of backtick runs linear
+_MAX_FENCE_INDENT = 40
+_PARA_BREAK_RE = re.compile(r"\n[ \t]*\n")
+# a line that starts an ATX heading or a list item (which interrupt a paragraph)
+_BLOCK_START_RE = re.compile(r"\n {0,3}(?:#{1,6}[ \t\n]|[-*+][ \t]|1[.)][ \t])")
+_QUOTE_START_RE = re.compile(r"\n {0,3}>")
+_QUOTE_LINE_RE = re.compile(r" {0,3}>")
+_HEADING_LINE_RE = re.compile(r" {0,3}#{1,6}[ \t\n]")
+_SUPPRESS_RE = re.compile(r"<!--\s*recordkit:\s*ignore\s+([A-Z0-9 ,]+?)\s*-->")
+
+
+def code_ranges(body: str, infos: list | None = None) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping (start, end) character ranges of ``body`` that
+    are code (fenced or indented blocks, code spans) or HTML comments.
+    ``infos``, when given, receives the text after the fence characters of
+    every line that starts (after blanks) with a fence: a superset of the
+    info strings of the body's fenced blocks."""
+    ranges: list[tuple[int, int]] = []
+    # every backtick run, found once: the fences among them, then the spans
+    ticks = list(_TICKS_RE.finditer(body)) if "`" in body else []
+    _fenced(body, ranges, infos, ticks)
+    _indented(body, ranges)
+    ranges.sort()
+    _code_spans(body, ranges, ticks)
+    if "<!--" in body:
+        merged = _merged(ranges)
+        for m in _COMMENT_RE.finditer(body):
+            if not _inside(merged, m.start()):
+                ranges.append((m.start(), m.end()))
+    ranges.sort()
+    return ranges
+
+
+def _fence_lines(body: str, ticks=None):
+    """(line_start, fence, info, line_end) of each line that starts (after
+    spaces or tabs) with ``` or ~~~, in order.  ``ticks``: every run of
+    backticks in the body (``_TICKS_RE``), when the caller has them: the
+    backtick fences are read from them instead of searching the body again."""
+    out = []
+    if ticks is not None:
+        ls = prev = 0   # line start of the last run looked at, and where it was
+        for m in ticks:
+            i, j = m.start(), m.end()
+            if j - i < 3:
+                continue
+            # the line start, searched back only to the last run's (a body
+            # with no newline and many runs would be quadratic otherwise)
+            k = body.rfind("\n", prev, i)
+            if k >= 0:
+                ls = k + 1
+            prev = i
+            if i - ls <= _MAX_FENCE_INDENT and not body[ls:i].strip(" \t"):
+                le = body.find("\n", j)
+                le = len(body) if le < 0 else le
+                out.append((ls, body[i:j], body[j:le], le))
+    for needle in ("~~~",) if ticks is not None else ("```", "~~~"):
+        i = body.find(needle)
+        ls = prev = 0
+        while i >= 0:
+            k = body.rfind("\n", prev, i)
+            if k >= 0:
+                ls = k + 1
+            prev = i
+            if i - ls <= _MAX_FENCE_INDENT and not body[ls:i].strip(" \t"):
+                j = i
+                ch = needle[0]
+                while j < len(body) and body[j] == ch:
+                    j += 1
+                le = body.find("\n", j)
+                le = len(body) if le < 0 else le
+                out.append((ls, body[i:j], body[j:le], le))
+                i = body.find(needle, le)
+            else:
+                i = body.find(needle, i + 3)
+    out.sort()
+    return out
+
+
+def _fenced(body: str, out: list, infos: list | None = None, ticks=None) -> None:
+    open_char = None
+    open_len = 0
+    start = 0
+    lines = _fence_lines(body, ticks)
+    if infos is not None:
+        infos.extend(info for _, _, info, _ in lines if info.strip())
+    for ls, fence, info, le in lines:
+        if open_char is None:
+            if fence[0] == "`" and "`" in info:
+                continue  # not a fence: an info string may not hold backticks
+            open_char, open_len, start = fence[0], len(fence), ls
+        elif fence[0] == open_char and len(fence) >= open_len and not info.strip():
+            out.append((start, le))
+            open_char = None
+    if open_char is not None:
+        out.append((start, len(body)))  # an unclosed fence runs to the end
+
+
+def _indented(body: str, out: list) -> None:
+    """Indented code blocks: lines indented 4+ after a blank line, when the
+    text before the blank line is not a list item (where indentation means
+    continuation, not code)."""
+    # (an alternation with \A in the pattern would make the search 10x slower)
+    lead = _LEADING_INDENT_RE.match(body) if body[:1] in (" ", "\t", "\n") else None
+    starts = [(lead.end(), 0)] if lead else []   # the body's first non-blank line
+    starts += [(m.start(1), m.start()) for m in _BLANK_THEN_INDENT_RE.finditer(body)]
+    fenced = _merged(sorted(out))
+    last_end = -1      # end of the last indented block found
+    in_list: dict = {}
+    for start, prev_end in starts:
+        if start < last_end or _inside(fenced, start):
+            continue
+        prev_start = body.rfind("\n", 0, prev_end) + 1
+        # find the first line of the block before the blank line
+        para_start = prev_start
+        while para_start > 0:
+            p = body.rfind("\n", 0, para_start - 1) + 1
+            line = body[p:para_start - 1]
+            if not line.strip():
+                break
+            para_start = p
+        prev_para = body[para_start:prev_end]
+        if _LIST_ITEM_RE.match(prev_para) or prev_para.startswith(("    ", "\t")) and _in_list(body, para_start, in_list):
+            continue
+        # the block runs while lines are blank or indented 4+
+        end = start
+        pos = start
+        while pos < len(body):
+            nl = body.find("\n", pos)
+            line_end = len(body) if nl < 0 else nl
+            line = body[pos:line_end]
+            if line.startswith(("    ", "\t")):
+                end = line_end
+            elif line.strip():
+                break
+            pos = line_end + 1
+        out.append((start, end))
+        last_end = end
+
+
+def _in_list(body: str, pos: int, memo: dict | None = None) -> bool:
+    """Whether the paragraph at ``pos`` continues a list item.  ``memo``
+    (line start -> answer) keeps many indented paragraphs under one list
+    item linear: each walk back stops where an earlier one went."""
+    seen = []
+    result = False
+    while pos > 0:
+        if memo is not None and pos in memo:
+            result = memo[pos]
+            break
+        seen.append(pos)
+        p = body.rfind("\n", 0, pos - 1) + 1
+        line = body[p:pos - 1]
+        if line.strip() and not line.startswith((" ", "\t")):
+            result = bool(_LIST_ITEM_RE.match(line))
+            break
+        if _LIST_ITEM_RE.match(line):
+            result = True
+            break
+        pos = p
+    if memo is not None:
+        for q in seen:
+            memo[q] = result
+    return result
+
+
+def _inside(ranges, pos: int) -> bool:
+    """Whether ``pos`` is in one of ``ranges`` (sorted, not overlapping)."""
+    k = bisect_right(ranges, (pos, _BIG)) - 1
+    return k >= 0 and ranges[k][0] <= pos < ranges[k][1]
+
+
+_BIG = float("inf")
+
+
+def _merged(ranges) -> list:
+    """Sorted ``ranges`` with overlapping ones joined."""
+    out: list = []
+    for s, e in ranges:
+        if out and s < out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _code_spans(body: str, ranges: list, ticks=None) -> None:
+    """CommonMark code spans: a run of n backticks up to the next run of
+    exactly n backticks in the same paragraph; a run with no such closer is
+    literal text, and the scan goes on after it.  ``ticks``: the body's
+    backtick runs, when the caller has them.
+
+    Linear in the body: each run is looked at once as an opener, and its
+    closer is found by bisection in the list of the paragraph's runs of its
+    width (a scan forward from every unmatched opener would be quadratic in
+    the runs of a paragraph)."""
+    blocks = _merged(ranges)    # fenced and indented blocks
+    if ticks is None:
+        ticks = _TICKS_RE.finditer(body)
+    # the runs outside blocks, each with the paragraph it belongs to: a
+    # paragraph ends at a blank line, at a code block, at a heading line and
+    # at a list item's first line
+    runs = []
+    append = runs.append
+    bi, nb = 0, len(blocks)
+    para = 0
+    last_end = 0
+    find = body.find
+    by_width: dict[tuple[int, int], list[int]] = {}
+    for m in ticks:
+        s, e = m.span()
+        if nb:
+            while bi < nb and blocks[bi][1] <= s:
+                bi += 1
+            if bi < nb and blocks[bi][0] <= s:
+                continue
+            if bi and blocks[bi - 1][1] > last_end:
+                para += 1        # a code block between this run and the last
+        if runs and find("\n", last_end, s) >= 0 and _breaks_paragraph(body, last_end, s):
+            para += 1
+        key = (para, e - s)
+        same = by_width.get(key)
+        if same is None:
+            by_width[key] = [len(runs)]
+        else:
+            same.append(len(runs))
+        append((s, e, para))
+        last_end = e
+    if not runs:
+        return
+    i, n = 0, len(runs)
+    while i < n:
+        s, e, p = runs[i]
+        start = s
+        if s > 0 and body[s - 1] == "\\" and _escaped(body, s):
+            # an escaped backtick is literal; the rest of the run may open a span
+            if e - s == 1:
+                i += 1
+                continue
+            start += 1
+        same = by_width.get((p, e - start))
+        j = -1
+        if same:
+            k = bisect_right(same, i)
+            if k < len(same):
+                j = same[k]
+        if j > i:
+            ranges.append((start, runs[j][1]))
+            i = j + 1
+        else:
+            i += 1
+
+
+def _escaped(body: str, pos: int) -> bool:
+    """Whether the character at ``pos`` follows an odd number of backslashes."""
+    k = pos
+    while k > 0 and body[k - 1] == "\\":
+        k -= 1
+    return (pos - k) % 2 == 1
+
+
+def _breaks_paragraph(body: str, a: int, b: int) -> bool:
+    """Whether a paragraph ends between offsets ``a`` and ``b`` (which hold
+    no code block): a blank line, or a line that starts a heading or a list
+    item (each interrupts a paragraph)."""
+    nl = body.find("\n", a, b)
+    if nl < 0:
+        return False
+    if _PARA_BREAK_RE.search(body, nl, b) or _BLOCK_START_RE.search(body, nl, b):
+        return True
+    # a block quote interrupts a paragraph, but its own lines continue it
+    for q in _QUOTE_START_RE.finditer(body, nl, b):
+        prev = body.rfind("\n", 0, q.start()) + 1
+        if not _QUOTE_LINE_RE.match(body, prev):
+            return True
+    # a heading is one line: the paragraph after it starts on the next one
+    return _HEADING_LINE_RE.match(body, body.rfind("\n", 0, a) + 1) is not None
+
+
+def scan_mentions(body: str, id_re: "re.Pattern | LinkScan | None", first_line: int = 1, code: list | None = None,
+                  links=None) -> list[Mention]:
+    """Every mention in ``body``; lines are counted from ``first_line``.
+    ``code`` is :func:`code_ranges` of the body, when the caller has it.
+    ``id_re``: the bare ``KIND-NNN`` tokens to find, or None for none, or
+    a record's :class:`LinkScan` (which then says how to scan).
+    ``links``: the schema's link settings
+    (:class:`recordkit.corpus.resolve.LinkSettings`), or None for the
+    research defaults (wikilinks target first, no Markdown links)."""
+    if isinstance(id_re, LinkScan):
+        return id_re.scan(body, first_line, code)
+    # Two searches, each with a pattern a literal leads, merged in order: an
+    # alternation of both is 5x slower than the two together.  The loop is
+    # written out flat because it runs once per mention of the whole record.
+    wikis = _links(body, links)
+    if code is None:
+        code = code_ranges(body)
+    nc = len(code)
+    nw = len(wikis)
+    ci = wi = 0
+    next_wiki = wikis[0][0] if nw else -1
+    wiki_end = -1
+    out: list[Mention] = []
+    append = out.append
+    line = first_line
+    last = 0
+    line_start = 0
+    count = body.count
+    rfind = body.rfind
+    end_of_body = len(body) + 1
+    ids = id_re.finditer(body) if id_re is not None else ()
+    for m in chain(ids, (None,)):
+        s = end_of_body if m is None else m.start()
+        if m is not None and s:
+            c = body[s - 1]
+            if c.isalnum() or c == "_" or c == "-":
+                continue
+        while 0 <= next_wiki <= s:   # links that start before this id
+            ws, we, target, label, form = wikis[wi]
+            wi += 1
+            next_wiki = wikis[wi][0] if wi < nw else -1
+            if ws < wiki_end:
+                continue   # inside the link just emitted (a wikilink in a Markdown link's text)
+            if nc:
+                while ci < nc and code[ci][1] <= ws:
+                    ci += 1
+                if ci < nc and code[ci][0] <= ws:
+                    continue
+            wiki_end = we
+            n = count("\n", last, ws)
+            if n:
+                line += n
+                line_start = rfind("\n", last, ws) + 1
+            last = ws
+            col = ws - line_start + 1
+            append(Mention(target, line, col, col + (we - ws), form, label))
+        if m is None:
+            break
+        if s < wiki_end:
+            continue  # part of the wikilink just emitted
+        if nc:
+            while ci < nc and code[ci][1] <= s:
+                ci += 1
+            if ci < nc and code[ci][0] <= s:
+                continue
+        n = count("\n", last, s)
+        if n:
+            line += n
+            line_start = rfind("\n", last, s) + 1
+        last = s
+        col = s - line_start + 1
+        append(Mention(m.group(), line, col, col + (m.end() - s)))
+    return out
+
+
+def _links(body: str, links) -> list[tuple]:
+    """(start, end, target, label, form) of every wikilink, embed and (when
+    ``links.markdown_links``) Markdown link to a ``.md`` file in ``body``,
+    code or not, in order of their start."""
+    out: list[tuple] = []
+    if "[[" in body:
+        label_first = links is not None and links.wikilink_order == "label-first"
+        if label_first:
+            for w in _WIKI_LABEL_FIRST_RE.finditer(body):
+                ws = w.start()
+                form = "wikilink"
+                if ws and body[ws - 1] == "!":
+                    ws -= 1
+                    form = "embed"
+                label = w.group(1)
+                target = w.group(2).strip()
+                if label and label[-1] == "\\":    # ``\|`` in a table
+                    label = label[:-1]
+                if _is_attachment(target):
+                    continue
+                out.append((ws, w.end(), target, label, form))
+        else:
+            for w in _WIKI_RE.finditer(body):
+                ws = w.start()
+                form = "wikilink"
+                target = w.group(1).strip()
+                if links is not None:
+                    if ws and body[ws - 1] == "!":
+                        ws -= 1
+                        form = "embed"
+                    if target[-1:] == "\\":     # ``[[Note\|label]]``: Obsidian's bar escaped in a table
+                        target = target[:-1].rstrip()
+                    if _is_attachment(target):
+                        continue
+                out.append((ws, w.end(), target, w.group(2), form))
+    if links is not None and links.markdown_links and "](" in body:
+        md = []
+        for d in _MD_DEST_RE.finditer(body):
+            target = markdown_target(d.group(1))
+            if target is None:
+                continue
+            s = d.start()
+            k = body.rfind("[", max(0, s - _MD_TEXT_BACK), s)
+            if k < 0 or body.find("\n\n", k, s) >= 0:
+                continue     # no link text: not a link
+            label = body[k + 1:s]
+            if k and body[k - 1] == "!":
+                k -= 1
+            md.append((k, d.end(), target, label, "markdown"))
+        if md:
+            out = sorted(out + md) if out else md
+    return out
+
+
+def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None) -> list[str]:
+    """The targets of :func:`scan_mentions` (``[m.target for m in
+    scan_mentions(body, ...)]``, same order), without positions, at the
+    speed of the regular-expression engine: the loader keeps these for
+    every record, and the positions are worked out only for a record whose
+    mentions someone reads (``tests/test_mentions.py`` checks the two
+    agree).  ``targets_re`` is the schema's ``mention_targets_re``.
+
+    The body is cut at code ranges and at wikilinks (which are not in
+    code); the ids of each piece between come from one ``findall`` whose
+    look-behind still sees the character before the piece.
+    """
+    if code is None:
+        code = code_ranges(body)
+    skips = code
+    wikis = None
+    if "[[" in body:
+        wikis = [(w.start(), w.end(), w.group(1).strip()) for w in _wikilinks_outside(body, code)]
+        if wikis:
+            skips = sorted([(s, e, None) for s, e in code] + wikis)
+    out: list[str] = []
+    findall = targets_re.findall
+    if targets_re.groups < 2:
+        # a schema without kinds: the number is the only group, and findall
+        # gives it as a string (not a tuple to unpack): the token is "-NNN"
+        def findall(text, *at, _find=targets_re.findall):
+            return [("", num) for num in _find(text, *at)]
+    pos = 0
+    for skip in skips:
+        s, e = skip[0], skip[1]
+        if s > pos:
+            for *kinds, num in findall(body, pos, s):
+                out.append("".join(kinds) + "-" + num)
+        if wikis is not None and skip[2:] and skip[2] is not None:
+            out.append(skip[2])
+        if e > pos:
+            pos = e
+    for *kinds, num in findall(body, pos):
+        out.append("".join(kinds) + "-" + num)
+    return out
+
+
+def _wikilinks_outside(body: str, code: list) -> list:
+    """The ``_WIKI_RE`` matches of ``body`` that do not start inside one of
+    the ``code`` ranges (sorted ``(start, end)`` pairs)."""
+    out = []
+    nc = len(code)
+    ci = 0
+    for w in _WIKI_RE.finditer(body):
+        ws = w.start()
+        while ci < nc and code[ci][1] <= ws:
+            ci += 1
+        if ci < nc and code[ci][0] <= ws:
+            continue
+        out.append(w)
+    return out
+
+
+#: the item type of the arrays a record's ``mention_spots`` packs (at least 32 bits)
+_SPOT_TYPE = "I" if array("I").itemsize >= 4 else "L"
+#: how the schema's ``mention_targets_re`` ends: the number, captured
+_NUMBER_TAIL = r"([0-9]{3,})(?![\w-])"
+_SPOTS_RES: dict = {}
+
+
+def _spots_re(targets_re: re.Pattern) -> tuple[re.Pattern, bool]:
+    """``targets_re`` (the schema's ``mention_targets_re``) with the number
+    not captured, and whether it has kinds: the one group that matched is
+    then the kind, and ``m.lastindex`` names it (no tuple of every group
+    made and joined for each mention, as ``findall`` does).  A schema
+    without kinds has no group left: the kind is "" then."""
+    got = _SPOTS_RES.get(targets_re)
+    if got is None:
+        pattern = targets_re.pattern
+        if not pattern.endswith(_NUMBER_TAIL):
+            raise ValueError(f"not a schema's mention_targets_re: {pattern!r}")
+        got = _SPOTS_RES[targets_re] = (
+            re.compile(pattern[:-len(_NUMBER_TAIL)] + r"[0-9]{3,}(?![\w-])", targets_re.flags),
+            targets_re.groups > 1)
+    return got
+
+
+def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -> tuple[list[str], tuple]:
+    """:func:`mention_targets` and where each target is, in one walk:
+    ``(targets, spots)``, ``spots`` being ``(lines, cols, wikilinks)``:
+    ``lines`` and ``cols`` the bytes of an ``array`` of one number per
+    target, the line (counted from the body's first line, 0) and the
+    column (1-based) where the mention starts; ``wikilinks`` ``((index,
+    label), ...)`` of the targets written as wikilinks (``label`` None for
+    ``[[ID]]``), or None.  The loader keeps both for every record (8 bytes
+    a mention, where a Mention object costs a hundred), and
+    :func:`spot_rows` turns them into the rows of the ``mentions`` table
+    without the body.
+
+    The body is cut at code ranges and at wikilinks (which are not in
+    code); each stretch between is searched with ``targets_re`` (the
+    schema's ``mention_targets_re``), whose look-behind still sees the
+    character before the stretch.  Lines are counted from one mention to
+    the next (the line's start looked for only when the line changed).
+    What this costs a load beyond :func:`mention_targets`: 0.11 CPU-s for
+    the 210,000 mentions of the 10,000-record bench (counting the lines and
+    columns of all of a body's mentions at once afterwards, with ``map``
+    over ``str.count`` and ``str.rfind``, cost twice that)."""
+    if code is None:
+        code = code_ranges(body)
+    skips = code
+    if "[[" in body:
+        wikis = [(w.start(), w.end(), w.group(1).strip(), w.group(2)) for w in _wikilinks_outside(body, code)]
+        if wikis:
+            skips = sorted([(s, e) for s, e in code] + wikis)
+    out: list[str] = []
+    append = out.append
+    lines = array(_SPOT_TYPE)
+    cols = array(_SPOT_TYPE)
+    put_line = lines.append
+    put_col = cols.append
+    wikilinks = None
+    spots_re, kinds = _spots_re(targets_re)
+    finditer = spots_re.finditer
+    count = body.count
+    rfind = body.rfind
+    line = last = line_start = 0
+    pos = 0
+    for skip in (*skips, (len(body), len(body))):
+        s, e = skip[0], skip[1]
+        if s > pos:
+            for m in finditer(body, pos, s):
+                kind = m[m.lastindex] if kinds else ""     # (the match is "-NNN": the kind is behind it)
+                at = m.start() - len(kind)
+                n = count("\n", last, at)
+                if n:
+                    line += n
+                    line_start = rfind("\n", last, at) + 1
+                last = at
+                put_line(line)
+                put_col(at - line_start + 1)
+                append(kind + m[0])
+        if len(skip) > 2:        # a wikilink
+            n = count("\n", last, s)
+            if n:
+                line += n
+                line_start = rfind("\n", last, s) + 1
+            last = s
+            if wikilinks is None:
+                wikilinks = []
+            wikilinks.append((len(out), skip[3]))
+            append(skip[2])
+            put_line(line)
+            put_col(s - line_start + 1)
+        if e > pos:
+            pos = e
+    if not out:
+        return out, (b"", b"", None)
+    return out, (lines.tobytes(), cols.tobytes(), tuple(wikilinks) if wikilinks else None)
+
+
+def spot_places(spots: tuple) -> tuple:
+    """``(lines, cols, wikilinks)`` of :func:`mention_spots`'s ``spots``:
+    the lines (from the body's first, 0) and columns as arrays."""
+    lines = array(_SPOT_TYPE)
+    lines.frombytes(spots[0])
+    cols = array(_SPOT_TYPE)
+    cols.frombytes(spots[1])
+    return lines, cols, spots[2]
+
+
+def spot_rows(targets: list[str], spots: tuple, first_line: int = 1) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention of
+    :func:`mention_spots` (``first_line``: the body's first line in the
+    file): what :func:`mention_positions` gives for the same body."""
+    lines, cols, _ = spot_places(spots)
+    rows = [(t, first_line + n, col, "bare", None) for t, n, col in zip(targets, lines, cols)]
+    if spots[2]:
+        for i, label in spots[2]:
+            t, line, col, _, _ = rows[i]
+            rows[i] = (t, line, col, "wikilink", label)
+    return rows
+
+
+def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
+                      code: list | None = None) -> list[tuple]:
+    """``(target, line, col, form, label)`` of each mention
+    :func:`scan_mentions` finds with the research defaults (``id_re`` the
+    schema's ``mention_re``, no link settings), in the same order, as
+    plain tuples: the rows of the ``mentions`` table.  Found by
+    :func:`mention_spots` (a search per stretch between code ranges and
+    wikilinks, the left boundary in ``targets_re``'s look-behind), so only
+    the mentions themselves are looked at one by one, not every id-like
+    token and code range (``tests/corpus/test_mentions.py`` checks the two
+    agree).  ``targets_re`` is the schema's ``mention_targets_re``."""
+    return spot_rows(*mention_spots(body, targets_re, code), first_line)
+
+
+def markdown_target(href: str) -> str | None:
+    """The file a Markdown link's destination names, URL-decoded, without
+    its ``#anchor`` or query; None for an external address (``https:``,
+    ``mailto:``, any scheme) or a destination that is not a ``.md`` file."""
+    href = href.strip()
+    if href.startswith("<") and href.endswith(">"):
+        href = href[1:-1].strip()
+    if not href or _SCHEME_RE.match(href) or href.startswith(("#", "//")):
+        return None
+    for sep in ("#", "?"):
+        k = href.find(sep)
+        if k >= 0:
+            href = href[:k]
+    href = unquote(href)
+    if not href.lower().endswith(".md"):
+        return None
+    return href
+
+
+#: file types a vault links to that are not notes (``![[figure.png]]``):
+#: such a link names an attachment, not a record
+ATTACHMENT_SUFFIXES = frozenset("""
+png jpg jpeg gif svg webp bmp tif tiff avif heic ico pdf mp3 mp4 m4a m4v wav ogg oga webm flac mov mkv avi
+canvas excalidraw csv tsv xls xlsx doc docx ppt pptx odt ods odp zip gz tar epub json yaml yml txt html htm
+""".split())
+
+
+def _is_attachment(target: str) -> bool:
+    k = target.rfind(".")
+    return k > 0 and target[k + 1:].lower() in ATTACHMENT_SUFFIXES
+
+
+def mention_links(body: str, targets_re: re.Pattern | None, code: list | None, links) -> list[tuple[str, str]]:
+    """(target as written, form) of every mention :func:`scan_mentions`
+    finds with ``links`` settings, in the same order, without positions
+    (``tests/corpus/test_mentions.py`` checks the two agree): what the
+    resolver resolves for every record of a vault, the positions being
+    worked out only for a record whose mentions someone reads.
+    ``targets_re``: the schema's ``mention_targets_re``, or None when bare
+    mentions do not count."""
+    if code is None:
+        code = code_ranges(body)
+    nc = len(code)
+    ci = 0
+    kept = []
+    last_end = -1
+    for ws, we, target, _label, form in _links(body, links):
+        if ws < last_end:
+            continue
+        while ci < nc and code[ci][1] <= ws:
+            ci += 1
+        if ci < nc and code[ci][0] <= ws:
+            continue
+        kept.append((ws, we, target, form))
+        last_end = we
+    out: list[tuple[str, str]] = []
+    if targets_re is None:
+        return [(t, f) for _, _, t, f in kept]
+    skips = sorted([(s, e, None, None) for s, e in code] + kept) if kept else code
+    findall = targets_re.findall
+    pos = 0
+    for skip in skips:
+        s, e = skip[0], skip[1]
+        if s > pos:
+            for *kinds, num in findall(body, pos, s):
+                out.append(("".join(kinds) + "-" + num, "bare"))
+        if skip[2:] and skip[2] is not None:
+            out.append((skip[2], skip[3]))
+        if e > pos:
+            pos = e
+    for *kinds, num in findall(body, pos):
+        out.append(("".join(kinds) + "-" + num, "bare"))
+    return out
+
+
+class LinkScan:
+    """What a record of a vault keeps in place of the schema's
+    ``mention_re`` (``Record.mention_re``): :func:`scan_mentions` given it
+    scans with the vault's link settings and gives each mention the record
+    its link resolves to (``resolve(text)``: the id, or None), keeping the
+    text as written.  So a record's mentions with their positions are
+    worked out only when someone reads them, already resolved.  ``texts``:
+    the record's link targets as written, in order (what it was loaded
+    with), from which a corpus re-read after an edit resolves again."""
+    __slots__ = ("id_re", "links", "resolve", "texts")
+
+    def __init__(self, id_re, links, resolve, texts=()):
+        self.id_re = id_re
+        self.links = links
+        self.resolve = resolve
+        self.texts = texts
+
+    def scan(self, body: str, first_line: int, code: list | None) -> list[Mention]:
+        out = scan_mentions(body, self.id_re, first_line, code, self.links)
+        resolve = self.resolve
+        for m in out:
+            m.text = m.target
+            got = resolve(m.target)
+            if got is not None:
+                m.target = got
+        return out
+
+
+def scan_suppressions(text: str) -> dict[int, frozenset]:
+    """``<!-- recordkit: ignore RK305 -->`` lines: the codes they silence, by
+    the line they apply to (the next line; and their own line)."""
+    out: dict[int, set] = {}
+    line, last = 1, 0
+    for m in _SUPPRESS_RE.finditer(text):
+        line += text.count("\n", last, m.start())   # counted on from the last one: linear
+        last = m.start()
+        codes = {c for c in re.split(r"[\s,]+", m.group(1)) if c}
+        for ln in (line, line + 1):
+            out.setdefault(ln, set()).update(codes)
+    return {k: frozenset(v) for k, v in out.items()}
