@@ -355,7 +355,53 @@ GROUPS = {
 }
 
 
+def _read_bytes(path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                return b"".join(chunks)
+            chunks.append(b)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _body_value(r, cached_type):
+    """The record's body for ``records.body``: the ``str`` when the record
+    holds its text decoded, else the body's UTF-8 bytes (a ``memoryview``),
+    which the INSERT turns into text with ``CAST(? AS TEXT)``: the same
+    text, without decoding the file in Python only for SQLite to encode it
+    again.  A record in ``corpus.records`` decoded as strict UTF-8 when it
+    was parsed (else it would be an RK103 file, no record), so its bytes
+    are valid UTF-8; a record from the store of parsed records
+    (``CachedRecord``, after a lint) is read here, where its ``text`` would
+    read it."""
+    if r._text is not None or r._body is not None:
+        return r.body
+    raw = r._raw
+    if raw is None:
+        if type(r) is not cached_type:
+            return r.body
+        raw = _read_bytes(r.path)
+        if raw is None:
+            return r.body            # (as the record's own reading would: its text then empty)
+    off = r.body_offset
+    if off and not raw[:off].isascii():
+        # the front matter holds non-ASCII characters: the body's byte offset
+        # from its text (at most 4 bytes a character)
+        off = len(raw[:4 * off].decode("utf-8", "ignore")[:off].encode("utf-8"))
+    return memoryview(raw)[off:]
+
+
 def _fill_records(conn, corpus, results) -> None:
+    from ..corpus.store import CachedRecord
     schema = corpus.schema
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
@@ -366,8 +412,9 @@ def _fill_records(conn, corpus, results) -> None:
         note = meta.get("status_note")
         rows.append((rid, r.kind or "", r.status, r.title, r.relpath, date(r.kind, "created", meta.get("created")),
                      date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
-                     r.body, r.body_line, r.digest))
-    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                     _body_value(r, CachedRecord), r.body_line, r.digest))
+    # (CAST leaves a str as it is, and makes the bytes of a body text)
+    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)", rows)
 
 
 def _fill_fields(conn, corpus, results) -> None:
