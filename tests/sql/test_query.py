@@ -496,3 +496,41 @@ def test_bodies_from_bytes_are_the_bodies_of_the_text(tmp_path):
     assert store.hits == 5 and all(type(r) is CachedRecord and r._text is None for r in cached.records.values())
     assert bodies(cached, "cached") == want
     assert all(r._text is None for r in cached.records.values())     # (not decoded for it)
+
+
+def test_the_store_is_saved_in_shares_by_both_processes(tmp_path):
+    """A cold export on two processes saves the store of parsed records in
+    two shares (this process's buckets and the helper's, while the tables
+    are filled): the store holds every file, as the one a single process
+    saves, and the next export reads every file from it."""
+    from recordkit.config import load_config
+    from recordkit.corpus.store import BUCKETS, RecordStore
+    from recordkit.sql.database import _plan
+
+    class Dirty:
+        dirty = set(range(BUCKETS))
+    for fts in (True, False):
+        mine, theirs, here, there = _plan(fts, Dirty())
+        assert sorted(here + there) == list(range(BUCKETS)) and not set(here) & set(there)
+        assert set(mine) | set(theirs) == {"records", "fields", "relations", "checks"}
+    Dirty.dirty = set()
+    assert _plan(True, Dirty())[2:] == ([], [])
+    assert _plan(True, None)[2:] == ([], [])
+    # with the full-text index this process has more to do: the helper saves more than half
+    assert len(_plan(True, type("D", (), {"dirty": set(range(BUCKETS))})())[3]) > BUCKETS // 2
+
+    stores = {}
+    for jobs in ("2", "1"):
+        work = tmp_path / jobs
+        shutil.copytree(RECORDS, work / "records")
+        shutil.copytree(REPO / "checks", work / "checks")
+        (work / "recordkit.toml").write_text('root = "records"\ncache_dir = "cache"\nchecks = "checks"\n')
+        run_cli("export", "--sqlite", str(work / "r.db"), cwd=work, env={"RECORDKIT_JOBS": jobs}, check=True)
+        store = RecordStore(load_config(work))
+        store._read()
+        assert not store.dirty       # every bucket whole
+        files = sorted(str(p.relative_to(work)) for p in (work / "records").rglob("*.md"))
+        assert sorted(str(Path(p).relative_to(work)) for p in store.entries) == files
+        # (each entry's SQL rows)
+        stores[jobs] = {str(Path(p).relative_to(work)): e[5] for p, e in store.entries.items()}
+    assert stores["1"] == stores["2"]
