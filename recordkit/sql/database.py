@@ -355,17 +355,24 @@ GROUPS = {
 }
 
 
-def _read_bytes(path) -> bytes | None:
+def _read_bytes(path, stat) -> bytes | None:
+    """The file's bytes, or None when it cannot be read or its stat
+    signature ``(mtime_ns, size, inode, ctime_ns)`` is no longer ``stat``
+    (the one its record was parsed from: the file changed since)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
+        st = os.fstat(fd)
+        if stat is None or (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns) != tuple(stat):
+            return None
         chunks = []
         while True:
             b = os.read(fd, 1 << 20)
             if not b:
-                return b"".join(chunks)
+                data = b"".join(chunks)
+                return data if len(data) == st.st_size else None
             chunks.append(b)
     except OSError:
         return None
@@ -382,16 +389,19 @@ def _body_value(r, cached_type):
     was parsed (else it would be an RK103 file, no record), so its bytes
     are valid UTF-8; a record from the store of parsed records
     (``CachedRecord``, after a lint) is read here, where its ``text`` would
-    read it."""
+    read it, when the file's stat signature is still the one it was parsed
+    from (else as its ``text`` reads it)."""
     if r._text is not None or r._body is not None:
         return r.body
     raw = r._raw
     if raw is None:
         if type(r) is not cached_type:
             return r.body
-        raw = _read_bytes(r.path)
+        raw = _read_bytes(r.path, r.stat)
         if raw is None:
-            return r.body            # (as the record's own reading would: its text then empty)
+            # unreadable, or changed since it was parsed: as the record's own
+            # reading has it (decoded with replacement characters, or empty)
+            return r.body
     off = r.body_offset
     if off and not raw[:off].isascii():
         # the front matter holds non-ASCII characters: the body's byte offset

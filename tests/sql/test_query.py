@@ -496,6 +496,15 @@ def test_bodies_from_bytes_are_the_bodies_of_the_text(tmp_path):
     assert store.hits == 5 and all(type(r) is CachedRecord and r._text is None for r in cached.records.values())
     assert bodies(cached, "cached") == want
     assert all(r._text is None for r in cached.records.values())     # (not decoded for it)
+    # a file changed since the load (its stat signature no longer the
+    # store's) is read as the record reads it: no bytes that are not UTF-8
+    # in a text column
+    again = load(config.root, config=config, store=store)
+    (root / "lit/LIT-002.md").write_bytes(b"---\nid: LIT-002\ntitle: ascii\nstatus: queued\n---\n"
+                                          b"not UTF-8: \xff\xfe\n")
+    got = dict((i, (b, t)) for i, b, t in bodies(again, "changed"))
+    assert got[b"LIT-002"] == (again.records["LIT-002"].body.encode("utf-8"), b"text")
+    assert "\ufffd" in again.records["LIT-002"].body
 
 
 def test_the_store_is_saved_in_shares_by_both_processes(tmp_path):
