@@ -635,9 +635,9 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 #: bench of docs/query.md "Speed", 21:20 UTC): filling a group of tables
 #: with their indexes (``records``: its file read when a lint left no text),
 #: the full-text index (from the records table), copying a helper's group
-#: in, and saving the store of parsed records.  The work is shared between
-#: this process and one helper by these figures (:func:`_plan`): what the
-#: balance is right for on the bench is right in proportion elsewhere.
+#: in, and saving the store of parsed records.  The store's buckets are
+#: shared between this process and the helper by these figures
+#: (:func:`_plan`), taken to hold in proportion on other records.
 COST = {"records": 0.35, "fields": 0.45, "relations": 1.5, "checks": 0.2, "fts": 0.85, "save": 0.37}
 COPY_COST = {"records": 0.09, "fields": 0.07, "relations": 0.13, "checks": 0.01}
 
