@@ -23,9 +23,10 @@ def row_analysis(config) -> dict:
 def command(ctx, sqlite_file, no_fts):
     """The record as a SQLite database, for Datasette, sqlite3, pandas, DuckDB."""
     from ..sql.database import write_database
-    # the store of parsed records is saved while a helper fills tables
+    # the store of parsed records is saved while the tables are filled (by this
+    # process and the helper, each a share: write_database)
     store = ctx.deferred_store()
     corpus = ctx.load_corpus(**row_analysis(ctx.config), store=store if store is not None else False)
-    path = write_database(corpus, sqlite_file, fts=not no_fts, meanwhile=store.save if store is not None else None)
+    path = write_database(corpus, sqlite_file, fts=not no_fts, store=store)
     click.echo(f"Wrote {path} ({len(corpus.records)} records)", err=True)
     fast_exit(0)

@@ -41,12 +41,13 @@ def command(ctx, sql, fmt, params, list_named, width):
         values[k.strip()] = v
     try:
         from .export import row_analysis
-        # the store of parsed records is saved while a helper fills tables
+        # the store of parsed records is saved while the tables are filled (by this
+        # process and the helper, each a share: write_database)
         store = ctx.deferred_store()
         result = query(config, sql, values,
                        corpus_loader=lambda: ctx.load_corpus(**row_analysis(config),
                                                              store=store if store is not None else False),
-                       meanwhile=store.save if store is not None else None)
+                       store=store)
     except QueryError as exc:
         hint = ""
         if sql not in named and " " not in sql.strip():

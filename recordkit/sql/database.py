@@ -355,7 +355,63 @@ GROUPS = {
 }
 
 
+def _read_bytes(path, stat) -> bytes | None:
+    """The file's bytes, or None when it cannot be read or its stat
+    signature ``(mtime_ns, size, inode, ctime_ns)`` is no longer ``stat``
+    (the one its record was parsed from: the file changed since)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if stat is None or (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns) != tuple(stat):
+            return None
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                data = b"".join(chunks)
+                return data if len(data) == st.st_size else None
+            chunks.append(b)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _body_value(r, cached_type):
+    """The record's body for ``records.body``: the ``str`` when the record
+    holds its text decoded, else the body's UTF-8 bytes (a ``memoryview``),
+    which the INSERT turns into text with ``CAST(? AS TEXT)``: the same
+    text, without decoding the file in Python only for SQLite to encode it
+    again.  A record in ``corpus.records`` decoded as strict UTF-8 when it
+    was parsed (else it would be an RK103 file, no record), so its bytes
+    are valid UTF-8; a record from the store of parsed records
+    (``CachedRecord``, after a lint) is read here, where its ``text`` would
+    read it, when the file's stat signature is still the one it was parsed
+    from (else as its ``text`` reads it)."""
+    if r._text is not None or r._body is not None:
+        return r.body
+    raw = r._raw
+    if raw is None:
+        if type(r) is not cached_type:
+            return r.body
+        raw = _read_bytes(r.path, r.stat)
+        if raw is None:
+            # unreadable, or changed since it was parsed: as the record's own
+            # reading has it (decoded with replacement characters, or empty)
+            return r.body
+    off = r.body_offset
+    if off and not raw[:off].isascii():
+        # the front matter holds non-ASCII characters: the body's byte offset
+        # from its text (at most 4 bytes a character)
+        off = len(raw[:4 * off].decode("utf-8", "ignore")[:off].encode("utf-8"))
+    return memoryview(raw)[off:]
+
+
 def _fill_records(conn, corpus, results) -> None:
+    from ..corpus.store import CachedRecord
     schema = corpus.schema
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
@@ -366,8 +422,9 @@ def _fill_records(conn, corpus, results) -> None:
         note = meta.get("status_note")
         rows.append((rid, r.kind or "", r.status, r.title, r.relpath, date(r.kind, "created", meta.get("created")),
                      date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
-                     r.body, r.body_line, r.digest))
-    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                     _body_value(r, CachedRecord), r.body_line, r.digest))
+    # (CAST leaves a str as it is, and makes the bytes of a body text)
+    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)", rows)
 
 
 def _fill_fields(conn, corpus, results) -> None:
@@ -574,41 +631,86 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
         ((i, rid, r.title, r.body) for i, (rid, r) in enumerate(corpus.records.items(), 1))))
 
 
+#: what each part of the work costs, in CPU seconds for 10,000 records (the
+#: bench of docs/query.md "Speed", 21:20 UTC): filling a group of tables
+#: with their indexes (``records``: its file read when a lint left no text),
+#: the full-text index (from the records table), copying a helper's group
+#: in, and saving the store of parsed records.  The store's buckets are
+#: shared between this process and the helper by these figures
+#: (:func:`_plan`), taken to hold in proportion on other records.
+COST = {"records": 0.35, "fields": 0.45, "relations": 1.5, "checks": 0.2, "fts": 0.85, "save": 0.37}
+COPY_COST = {"records": 0.09, "fields": 0.07, "relations": 0.13, "checks": 0.01}
+
 #: which groups of tables a helper process fills, with or without the
-#: full-text index (balanced on the 10,000-record bench: see docs/query.md
-#: "Speed").  With the index this process fills ``records`` and builds the
-#: index from it (no second reading of every file's text in the helper, no
-#: bodies passed through Python twice), and fills ``fields``; the helper
-#: the rest.
+#: full-text index.  With the index this process fills ``records`` and
+#: builds the index from it (no second reading of every file's text in the
+#: helper, no bodies passed through Python twice), and fills ``fields``;
+#: the helper the rest.
 HELPER_GROUPS = {True: ("relations", "checks"), False: ("relations",)}
 
 
-def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None) -> Path:
+def _plan(fts: bool, store) -> tuple[tuple, tuple, list, list]:
+    """(this process's groups, the helper's, the store's buckets this
+    process saves, those the helper saves): the store's changed buckets
+    (a cold load changes them all; after a lint none) are shared so that
+    both processes end together, this one with the helper's tables still
+    to copy in (:data:`COST`)."""
+    from ..corpus.store import BUCKETS
+    theirs = HELPER_GROUPS[fts]
+    mine = tuple(g for g in GROUPS if g not in theirs)
+    dirty = sorted(store.dirty) if store is not None and store.dirty else []
+    if not dirty:
+        return mine, theirs, [], []
+    here = sum(COST[g] for g in mine) + (COST["fts"] if fts else 0) + sum(COPY_COST[g] for g in theirs)
+    there = sum(COST[g] for g in theirs)
+    save = COST["save"] * len(dirty) / BUCKETS
+    share = min(1.0, max(0.0, (here + save - there) / (2 * save)))
+    k = round(share * len(dirty))
+    return mine, theirs, dirty[k:], dirty[:k]
+
+
+def _save_buckets(store, buckets: list) -> None:
+    """Save these of the store's changed buckets, and no other (in this
+    process: :class:`recordkit.corpus.store.RecordStore` ``save`` writes
+    the buckets in ``dirty``)."""
+    if store is not None:
+        store.dirty = set(buckets)
+        store.save()
+
+
+def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None,
+                   store=None) -> Path:
     """Write ``corpus`` as a SQLite database at ``path`` (replacing it
     atomically).  ``fts``: include the full-text index ``records_fts``.
     ``meanwhile``: a function called once in this process while the helper
     works (first, without a helper; in any case before this returns or
-    raises): what the caller must do anyway, such as saving the store of
-    parsed records, done while the other core is busy.
+    raises): what the caller must do anyway, such as storing the files'
+    signatures, done while the other core is busy.  ``store``: a store of
+    parsed records (:class:`recordkit.corpus.store.RecordStore`) the caller
+    loaded through and leaves to this to save: its changed buckets are
+    saved by this process and the helper, each a share, while the tables
+    are filled.
 
     On a large record a forked helper fills some of the tables (with their
-    indexes) and the full-text index in a database of its own while this
-    process fills the others; the helper's tables are then copied in whole
+    indexes) in a database of its own while this process fills the others
+    and the full-text index; the helper's tables are then copied in whole
     (see :func:`_copy_side`).  The database is the same either way."""
     from ..common.gcpause import gc_paused
     pending = [meanwhile] if meanwhile is not None else []
+    if store is not None:
+        pending.insert(0, store.save)
 
     def run_meanwhile():
         while pending:
             pending.pop()()
     try:
         with gc_paused():       # millions of rows, no cycles among them
-            return _write_database(corpus, path, fts, results, run_meanwhile)
+            return _write_database(corpus, path, fts, results, run_meanwhile, store)
     finally:
         run_meanwhile()
 
 
-def _write_database(corpus, path, fts: bool, results, meanwhile) -> Path:
+def _write_database(corpus, path, fts: bool, results, meanwhile, store) -> Path:
     from ..common.fork import default_jobs, fork_map
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -621,11 +723,11 @@ def _write_database(corpus, path, fts: bool, results, meanwhile) -> Path:
             if default_jobs(len(corpus.records)) > 1:
                 fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
                 os.close(fd)
-                theirs = HELPER_GROUPS[fts]
-                mine = tuple(g for g in GROUPS if g not in theirs)
+                mine, theirs, my_buckets, their_buckets = _plan(fts, store)
                 conn.executescript(SCHEMA)
 
                 def tables(_):
+                    _save_buckets(store, my_buckets)
                     meanwhile()
                     with conn:
                         for g in mine:
@@ -636,6 +738,7 @@ def _write_database(corpus, path, fts: bool, results, meanwhile) -> Path:
                     return None
 
                 def helper(_):
+                    _save_buckets(store, their_buckets)
                     return _side_file(corpus, results, theirs, False, side)
                 fork_map(helper, ["tables", "helper"], first=tables)
                 _copy_side(conn, side, theirs, False)

@@ -172,12 +172,14 @@ def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
     return {k: v[4] for k, v in files.items()}
 
 
-def cached_database(config, files=None, corpus_loader=None, meanwhile=None) -> tuple[Path, bool]:
+def cached_database(config, files=None, corpus_loader=None, meanwhile=None, store=None) -> tuple[Path, bool]:
     """The path of the record's database, built when the record changed:
     (path, whether it was built now).  ``files``: the record's files, when
     the caller has them; ``corpus_loader``: a function that loads the
     corpus, called only when the database must be built; ``meanwhile``:
-    called once the corpus is loaded, while the database is built (see
+    called once the corpus is loaded, while the database is built;
+    ``store``: the store of parsed records ``corpus_loader`` loads through,
+    saved while the database is built (both: see
     :func:`recordkit.sql.database.write_database`)."""
     import time
     hashes = _unchanged_hashes(config)
@@ -200,13 +202,13 @@ def cached_database(config, files=None, corpus_loader=None, meanwhile=None) -> t
         _store_signatures(corpus, started)
         if meanwhile is not None:
             meanwhile()
-    return database_for(corpus, hashes, signatures_then_meanwhile), True
+    return database_for(corpus, hashes, signatures_then_meanwhile, store), True
 
 
-def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None) -> Path:
+def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None, store=None) -> Path:
     """The cached database of a loaded corpus (built when missing);
-    ``meanwhile``: see :func:`recordkit.sql.database.write_database` (called
-    in any case)."""
+    ``meanwhile``, ``store``: see
+    :func:`recordkit.sql.database.write_database` (run, saved in any case)."""
     config = corpus.config
     if hashes is None:
         hashes = {str(r.path): r.digest or hashlib.sha256(r.text.encode("utf-8")).hexdigest()[:32]
@@ -216,6 +218,8 @@ def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None) -
     if path.exists():
         if meanwhile is not None:
             meanwhile()
+        if store is not None:
+            store.save()
         return path
     from .database import write_database
     cache_dir = Path(config.cache_dir)
@@ -224,7 +228,7 @@ def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None) -
     if not gi.exists():
         with contextlib.suppress(OSError):
             gi.write_text("*\n")
-    write_database(corpus, path, fts=False, meanwhile=meanwhile)
+    write_database(corpus, path, fts=False, meanwhile=meanwhile, store=store)
     for old in [*cache_dir.glob("query-*.sqlite"), *cache_dir.glob("query-*.lock")]:   # earlier states
         if old.stem != path.stem:
             with contextlib.suppress(OSError):
@@ -317,11 +321,11 @@ def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None) -> 
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None) -> Result:
+def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None, store=None) -> Result:
     """Run ``sql`` (or a named query of the configuration) over the record
-    (``meanwhile``: see :func:`cached_database`)."""
+    (``meanwhile``, ``store``: see :func:`cached_database`)."""
     sql = named_queries(config).get(sql, {}).get("sql", sql)
-    path, _ = cached_database(config, files, corpus_loader, meanwhile)
+    path, _ = cached_database(config, files, corpus_loader, meanwhile, store)
     return run_sql(path, sql, params)
 
 

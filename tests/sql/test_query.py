@@ -444,3 +444,102 @@ def test_full_text_index_built_with_a_large_hash_answers_as_the_default(tmp_path
               "word5 NOT anchors", "NEAR(relative representation, 3)", "word1*"):
         got = [db.execute(sql, (q,)).fetchall() for db in dbs.values()]
         assert got[0] == got[1] and got[0], q
+
+
+def test_bodies_from_bytes_are_the_bodies_of_the_text(tmp_path):
+    """``records.body`` is filled from the file's bytes (``CAST(? AS
+    TEXT)``) for a record that holds no decoded text (parsed in a helper,
+    or taken from the store of parsed records after a lint): the same text,
+    of type text, as from the decoded body; with non-ASCII characters in
+    the front matter and the body, a BOM, CRLF, no front matter, an empty
+    body."""
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.corpus.store import CachedRecord, RecordStore
+    from recordkit.sql.database import write_database
+    root = tmp_path / "records"
+    (root / "note").mkdir(parents=True)
+    (root / "lit").mkdir()
+    files = {
+        "lit/LIT-001.md": "---\nid: LIT-001\ntitle: Café — ε ≤ 1\nstatus: queued\n---\nBody ‖x‖ ± σ, NOTE-002.\n",
+        "lit/LIT-002.md": "---\nid: LIT-002\ntitle: ascii\nstatus: queued\n---\nplain body\n",
+        "note/NOTE-002.md": "\ufeff---\r\nid: NOTE-002\r\ntitle: CRLF, BOM, 𝔼\r\nstatus: draft\r\n---\r\nSee LIT-001 ∞\r\n",
+        "note/NOTE-003.md": "---\nid: NOTE-003\ntitle: no body\nstatus: draft\n---\n",
+        "note/NOTE-004.md": "---\nid: NOTE-004\ntitle: \"𝔸 ok\"\nstatus: draft\n---\n\n\x00 nul and 中文\n",
+    }
+    for rel, text in files.items():
+        (root / rel).write_bytes(text.encode("utf-8"))
+    (tmp_path / "recordkit.toml").write_text('root = "records"\ncache_dir = "cache"\n')
+    config = load_config(tmp_path)
+
+    def bodies(corpus, name):
+        out = tmp_path / f"{name}.db"
+        write_database(corpus, out)
+        db = sqlite3.connect(out)
+        db.text_factory = bytes
+        return db.execute("SELECT id, body, typeof(body) FROM records ORDER BY id").fetchall()
+
+    text = load(config.root, config=config, jobs=1)
+    assert all(r._text is not None for r in text.records.values())
+    want = [(rid.encode(), r.body.encode("utf-8"), b"text") for rid, r in sorted(text.records.items())]
+    assert len(want) == 5 and want[0][1] == "Body ‖x‖ ± σ, NOTE-002.\n".encode()
+    assert bodies(text, "text") == want
+    raw = load(config.root, config=config, jobs=1)
+    for r in raw.records.values():          # as a record parsed in a helper arrives: its bytes
+        r._raw, r._text, r._body = r.text.encode("utf-8"), None, None
+    assert bodies(raw, "raw") == want
+    store = RecordStore(config)
+    load(config.root, config=config, store=store)
+    for k, e in list(store.entries.items()):     # (as if read well after the files changed)
+        store.entries[k] = e[:3] + (e[3] + 10**10,) + e[4:]
+    cached = load(config.root, config=config, store=store)
+    assert store.hits == 5 and all(type(r) is CachedRecord and r._text is None for r in cached.records.values())
+    assert bodies(cached, "cached") == want
+    assert all(r._text is None for r in cached.records.values())     # (not decoded for it)
+    # a file changed since the load (its stat signature no longer the
+    # store's) is read as the record reads it: no bytes that are not UTF-8
+    # in a text column
+    again = load(config.root, config=config, store=store)
+    (root / "lit/LIT-002.md").write_bytes(b"---\nid: LIT-002\ntitle: ascii\nstatus: queued\n---\n"
+                                          b"not UTF-8: \xff\xfe\n")
+    got = dict((i, (b, t)) for i, b, t in bodies(again, "changed"))
+    assert got[b"LIT-002"] == (again.records["LIT-002"].body.encode("utf-8"), b"text")
+    assert "\ufffd" in again.records["LIT-002"].body
+
+
+def test_the_store_is_saved_in_shares_by_both_processes(tmp_path):
+    """A cold export on two processes saves the store of parsed records in
+    two shares (this process's buckets and the helper's, while the tables
+    are filled): the store holds every file, as the one a single process
+    saves, and the next export reads every file from it."""
+    from recordkit.config import load_config
+    from recordkit.corpus.store import BUCKETS, RecordStore
+    from recordkit.sql.database import _plan
+
+    class Dirty:
+        dirty = set(range(BUCKETS))
+    for fts in (True, False):
+        mine, theirs, here, there = _plan(fts, Dirty())
+        assert sorted(here + there) == list(range(BUCKETS)) and not set(here) & set(there)
+        assert set(mine) | set(theirs) == {"records", "fields", "relations", "checks"}
+    Dirty.dirty = set()
+    assert _plan(True, Dirty())[2:] == ([], [])
+    assert _plan(True, None)[2:] == ([], [])
+    # with the full-text index this process has more to do: the helper saves more than half
+    assert len(_plan(True, type("D", (), {"dirty": set(range(BUCKETS))})())[3]) > BUCKETS // 2
+
+    stores = {}
+    for jobs in ("2", "1"):
+        work = tmp_path / jobs
+        shutil.copytree(RECORDS, work / "records")
+        shutil.copytree(REPO / "checks", work / "checks")
+        (work / "recordkit.toml").write_text('root = "records"\ncache_dir = "cache"\nchecks = "checks"\n')
+        run_cli("export", "--sqlite", str(work / "r.db"), cwd=work, env={"RECORDKIT_JOBS": jobs}, check=True)
+        store = RecordStore(load_config(work))
+        store._read()
+        assert not store.dirty       # every bucket whole
+        files = sorted(str(p.relative_to(work)) for p in (work / "records").rglob("*.md"))
+        assert sorted(str(Path(p).relative_to(work)) for p in store.entries) == files
+        # (each entry's SQL rows)
+        stores[jobs] = {str(Path(p).relative_to(work)): e[5] for p, e in store.entries.items()}
+    assert stores["1"] == stores["2"]
