@@ -40,7 +40,7 @@ from ...common.memory import release_free_memory
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "4"     # 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts
+RENDER_VERSION = "5"     # 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
@@ -241,7 +241,9 @@ class _Builder:
         from ...corpus.resolve import link_settings
         order = link_settings(site.corpus.schema).wikilink_order
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
-                                     wikilink_order=order, resolve_file=site.resolve_file, embed=self._embedded)
+                                     wikilink_order=order, resolve_file=site.resolve_file, embed=self._embedded,
+                                     has_anchor=self._has_anchor)
+        self._anchors: dict = {}         # (id, fragment) -> whether its page has it
         self._wikilink_order = order
         #: wikilinks are [[label|target]]: the search texts, previews and
         #: backlink sentences show the label, as the pages do
@@ -824,13 +826,15 @@ class _Builder:
             if r in pub:
                 if isinstance(prev, list) and len(prev) > 3 and prev[2] == faces[r] and prev[3] == memo[r][2]:
                     # the same face and out-edges: other pages show of it only
-                    # the sentences its body writes about them, and the
-                    # pages that embed it its body
+                    # the sentences its body writes about them, the pages
+                    # that embed it its body, and those that link to one of
+                    # its headings or blocks whether it has it
                     out.update(x for x, kd in succ[r].items()
                                if x in pub and any(d["origin"] == "body" for d in kd.values()))
                     out.update(x for x, kd in pred[r].items()
                                if x in pub and any(d["origin"] == "body" for d in kd.values())
-                               and r in self._embeds(records[x]))
+                               and (r in self._embeds(records[x])
+                                    or any(t == r for t, _ in self._fragment_links(records[x]))))
                     continue
                 out.update(x for x in succ[r] if x in pub)
                 out.update(x for x in pred[r] if x in pub)
@@ -850,6 +854,52 @@ class _Builder:
             if body is None:
                 return None
         return rec.title, body, rec.relpath
+
+    def _has_anchor(self, rid: str, fragment: str) -> bool:
+        """Whether the page of ``rid`` has the heading (``Heading``) or the
+        block (``^b1``) a link's ``fragment`` names (read once a build)."""
+        key = (rid, fragment)
+        got = self._anchors.get(key)
+        if got is None:
+            rec = self.site.corpus.records.get(rid)
+            got = False
+            if rec is not None and rid in self.site.published:
+                got = self.renderer.section(transient_body(rec), fragment) is not None
+            self._anchors[key] = got
+        return got
+
+    def _fragment_links(self, rec) -> list:
+        """Each (published id, fragment) of the heading and block wikilinks (``[[Note#Heading]]``, ``[[Note#^b1]]``)
+        in ``rec``'s body, read from the text: the page's link goes to the
+        anchor or, when the target lacks it, to the page's top."""
+        if not rec.mention_targets:
+            return []
+        raw = getattr(rec, "_raw", None)
+        if raw is not None and b"[[" not in raw:
+            return []
+        body = transient_body(rec)
+        if "[[" not in body:
+            return []
+        from ...corpus.resolve import wikilink_target
+        from .markdown import _WIKI_ANY, _fragment
+        out = []
+        for m in _WIKI_ANY.finditer(body):
+            inner = m.group(1)
+            if "#" not in inner and "^" not in inner:
+                continue
+            order = self._wikilink_order
+            name = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
+            fragment = _fragment(name)
+            if not fragment:
+                continue
+            rid = wikilink_target(inner, order)
+            if not rid:
+                continue
+            target = self.site.resolve(rid)
+            if target[0] == "link":
+                rid = target[3] if len(target) > 3 else rid
+                out.append((rid, fragment))
+        return out
 
     def _embeds(self, rec) -> list:
         """The published records ``rec``'s body embeds (``![[…]]``, read
@@ -923,6 +973,8 @@ class _Builder:
             parts.append(tuple(sorted(check_entry(site.data, cid).items())))
         if site.data.git_dates:
             parts.append(site.data.git_dates.get(rec.relpath))
+        # a link's anchor, kept or dropped as the target has it or not
+        parts.extend((x, f, self._has_anchor(x, f)) for x, f in self._fragment_links(rec))
         for x in self._embeds(rec):         # the page shows its body (or a section)
             parts.append(("embed", x, records[x].title, records[x].digest))
             for cid in site.data.checks_of.get(x, []):     # with its check blocks' verdicts

@@ -373,8 +373,13 @@ class BodyRenderer:
 
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
-                 embed: Callable | None = None):
+                 embed: Callable | None = None, has_anchor: Callable | None = None):
         self.resolve = resolve
+        #: ``has_anchor(id, fragment)``: whether the page of ``id`` has the
+        #: heading or block ``fragment`` names; a link to one it lacks goes
+        #: to the page's top (as Obsidian opens the note), never to a broken
+        #: anchor.  None: every fragment is kept
+        self.has_anchor = has_anchor
         self.prefix = prefix
         #: ``embed(id, heading)``: (title, body text, its file's root-relative
         #: path) of the record an embed shows (the section under ``heading``
@@ -428,6 +433,8 @@ class BodyRenderer:
             rid = target[3] if len(target) > 3 else rid
             env.setdefault("rk_links", set()).add(rid)
             embed = " rk-embed" if tok.meta.get("embed") else ""
+            if fragment and self.has_anchor is not None and not self.has_anchor(rid, fragment):
+                fragment = None
             href = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
             return (f'<a class="rk-ref{embed} k-{escapeHtml(target[2] or "")}" '
                     f'href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>')
