@@ -869,20 +869,21 @@ class _Builder:
         return got
 
     def _fragment_links(self, rec) -> list:
-        """Each (published id, fragment) of the heading and block wikilinks (``[[Note#Heading]]``, ``[[Note#^b1]]``)
+        """Each (published id, fragment) of the heading and block links
+        (``[[Note#Heading]]``, ``[[Note#^b1]]``, ``[text](note.md#heading)``)
         in ``rec``'s body, read from the text: the page's link goes to the
         anchor or, when the target lacks it, to the page's top."""
         if not rec.mention_targets:
-            return []
+            return []           # (a link to a record is a mention)
         raw = getattr(rec, "_raw", None)
-        if raw is not None and b"[[" not in raw:
+        if raw is not None and b"[[" not in raw and _MD_ANCHOR_B.search(raw) is None:
             return []
         body = transient_body(rec)
+        out = self._markdown_fragment_links(rec, body)
         if "[[" not in body:
-            return []
+            return out
         from ...corpus.resolve import wikilink_target
         from .markdown import _WIKI_ANY, _fragment
-        out = []
         for m in _WIKI_ANY.finditer(body):
             inner = m.group(1)
             if "#" not in inner and "^" not in inner:
@@ -899,6 +900,28 @@ class _Builder:
             if target[0] == "link":
                 rid = target[3] if len(target) > 3 else rid
                 out.append((rid, fragment))
+        return out
+
+    def _markdown_fragment_links(self, rec, body: str) -> list:
+        """Each (published id, fragment) of the Markdown links to a record's
+        file with a ``#heading`` (``[text](other.md#a-heading)``) in
+        ``body``, read from the text as :meth:`_fragment_links` reads
+        wikilinks."""
+        if "](" not in body or _MD_ANCHOR.search(body) is None:
+            return []
+        from ...corpus.mentions import _MD_DEST_RE, markdown_target
+        from .markdown import markdown_fragment
+        out = []
+        for d in _MD_DEST_RE.finditer(body):
+            href = d.group(1)
+            path = markdown_target(href)
+            fragment = markdown_fragment(href) if path is not None else None
+            if not fragment:
+                continue
+            rid = self.site.resolve_file(path, rec.relpath)
+            target = self.site.resolve(rid) if rid is not None else ("dangling",)
+            if target[0] == "link":
+                out.append((target[3] if len(target) > 3 else rid, fragment))
         return out
 
     def _embeds(self, rec) -> list:
@@ -1512,6 +1535,9 @@ def save_resident_state() -> None:
 
 
 _EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
+#: a Markdown link's ``.md#`` (a link to a heading of a record's file), in a file's bytes
+_MD_ANCHOR_B = re.compile(rb"\.[mM][dD]#")
+_MD_ANCHOR = re.compile(r"\.[mM][dD]#")
 
 
 def _first_doc(run: str) -> int:

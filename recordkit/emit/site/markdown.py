@@ -166,6 +166,17 @@ def _fragment(target: str) -> str | None:
     return None
 
 
+def markdown_fragment(href: str) -> str | None:
+    """The heading (or ``^block``) a Markdown link's destination names after
+    its ``#`` (``other.md#a-heading``, URL-decoded), or None."""
+    k = href.find("#")
+    if k < 0:
+        return None
+    from urllib.parse import unquote
+    frag = unquote(href[k + 1:].strip().rstrip(">")).strip()
+    return frag or None
+
+
 def anchor(fragment: str) -> str:
     """The id a heading's text (or a block's ``^b1``) has on its page: the
     first heading of that text gets its slug (see :func:`_headings_rule`);
@@ -521,7 +532,12 @@ class BodyRenderer:
             if target[0] == "link":
                 rid = target[3] if len(target) > 3 else rid
                 env.setdefault("rk_links", set()).add(rid)
-                tok.attrs = {"class": f"rk-ref k-{target[2] or ''}", "href": self.prefix + target[1], "data-id": rid}
+                # ``other.md#a-heading``: to that heading when the page has it
+                fragment = markdown_fragment(href)
+                if fragment and self.has_anchor is not None and not self.has_anchor(rid, fragment):
+                    fragment = None
+                url = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
+                tok.attrs = {"class": f"rk-ref k-{target[2] or ''}", "href": url, "data-id": rid}
             else:
                 level = tok.level
                 for close in tokens[idx + 1:]:
