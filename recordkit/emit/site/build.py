@@ -876,11 +876,11 @@ class _Builder:
         if not rec.mention_targets:
             return []           # (a link to a record is a mention)
         raw = getattr(rec, "_raw", None)
-        if raw is not None and b"[[" not in raw and _MD_ANCHOR_B.search(raw) is None:
-            return []
+        if raw is not None and _FRAGMENT_WIKI_B.search(raw) is None and _MD_ANCHOR_B.search(raw) is None:
+            return []           # its file's bytes, without decoding them
         body = transient_body(rec)
         out = self._markdown_fragment_links(rec, body)
-        if "[[" not in body:
+        if _FRAGMENT_WIKI.search(body) is None:
             return out
         from ...corpus.resolve import wikilink_target
         from .markdown import _WIKI_ANY, _fragment
@@ -1538,6 +1538,9 @@ _EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 #: a Markdown link's ``.md#`` (a link to a heading of a record's file), in a file's bytes
 _MD_ANCHOR_B = re.compile(rb"\.[mM][dD]#")
 _MD_ANCHOR = re.compile(r"\.[mM][dD]#")
+#: a wikilink with a ``#`` or ``^`` in it (``[[Note#Heading]]``), in a file's bytes
+_FRAGMENT_WIKI_B = re.compile(rb"\[\[[^\[\]\n]*[#^]")
+_FRAGMENT_WIKI = re.compile(r"\[\[[^\[\]\n]*[#^]")
 
 
 def _first_doc(run: str) -> int:
