@@ -47,7 +47,7 @@ from ...corpus.anchors import anchor, markdown_parser, safe_url, slugify  # noqa
 from ...corpus.anchors import blocks_rule as _blocks_rule  # noqa: F401
 from ...corpus.anchors import embeds_rule as _embeds_rule  # noqa: F401
 from ...corpus.anchors import fragment as _fragment  # noqa: F401
-from ...corpus.anchors import markdown_fragment  # noqa: F401  (the site links Markdown #fragments too)
+from ...corpus.anchors import markdown_fragment
 from ...corpus.anchors import make_mentions_rule as _make_mentions_rule  # noqa: F401
 from ...corpus.anchors import make_wikilink_rule as _make_wikilink_rule  # noqa: F401
 from ...corpus.mentions import _is_attachment, markdown_target

@@ -426,19 +426,14 @@ def missing_anchor(ctx, rec):
 
 def _markdown_fragment(written: str) -> str | None:
     """The ``#fragment`` of a Markdown link (``[text](other.md#heading)``),
-    URL-decoded, or None."""
-    from urllib.parse import unquote
+    URL-decoded, as the site reads it, or None."""
+    from ...corpus.anchors import markdown_fragment
     from ...corpus.mentions import _MD_DEST_RE
     dest = None
     for d in _MD_DEST_RE.finditer(written):
-        if d.end() == len(written):
-            dest = d.group(1).strip()
-    if dest is None:
-        return None
-    if dest.startswith("<") and dest.endswith(">"):
-        dest = dest[1:-1].strip()
-    k = dest.find("#")
-    return (unquote(dest[k + 1:]).strip() or None) if k >= 0 else None
+        if d.end() == len(written):      # (the link's own destination: its text may hold another)
+            dest = d.group(1)
+    return None if dest is None else markdown_fragment(dest)
 
 
 def _missing_part(written: str, target: str, frag: str) -> str:
