@@ -41,6 +41,9 @@ class LintContext:
     check_items: dict[int, list] = field(default_factory=dict)
     #: (target, exclude) -> " (did you mean X?)" or "" (RK3xx)
     near_ids: dict[tuple, str] = field(default_factory=dict)
+    #: a record's path -> the headings and blocks its body has, each body
+    #: parsed once a lint (RK309)
+    anchors: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def schema(self):
@@ -105,6 +108,24 @@ class LintContext:
         for v in out.values():
             v.sort(key=lambda s: s.line)
         return out
+
+    @cached_property
+    def markdown(self):
+        """markdown-it-py as the site parses a body (RK309): built on first
+        use, so a lint of a record whose links name no heading or block
+        never imports it."""
+        from ..corpus.anchors import markdown_parser
+        from ..corpus.resolve import link_settings
+        return markdown_parser(self.schema.mention_re, link_settings(self.schema).wikilink_order)
+
+    def anchors_of(self, rec: Record):
+        """The headings and blocks of ``rec``'s body a link can name
+        (:func:`recordkit.corpus.anchors.body_anchors`), once a lint."""
+        got = self.anchors.get(rec.path)
+        if got is None:
+            from ..corpus.anchors import body_anchors
+            got = self.anchors[rec.path] = body_anchors(rec.body, self.markdown)
+        return got
 
     def near_id_hint(self, target: str, exclude: str | None = None) -> str:
         """``" (did you mean X?)"`` for the record id one edit away from

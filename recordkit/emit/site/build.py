@@ -243,7 +243,7 @@ class _Builder:
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
                                      wikilink_order=order, resolve_file=site.resolve_file, embed=self._embedded,
                                      has_anchor=self._has_anchor)
-        self._anchors: dict = {}         # (id, fragment) -> whether its page has it
+        self._anchors: dict = {}         # id -> the headings and blocks of its page (Anchors), False: none
         self._wikilink_order = order
         #: wikilinks are [[label|target]]: the search texts, previews and
         #: backlink sentences show the label, as the pages do
@@ -857,16 +857,18 @@ class _Builder:
 
     def _has_anchor(self, rid: str, fragment: str) -> bool:
         """Whether the page of ``rid`` has the heading (``Heading``) or the
-        block (``^b1``) a link's ``fragment`` names (read once a build)."""
-        key = (rid, fragment)
-        got = self._anchors.get(key)
+        block (``^b1``) a link's ``fragment`` names: what the lint's RK309
+        asks too (:func:`recordkit.corpus.anchors.body_anchors`, each
+        target's body parsed once a build)."""
+        got = self._anchors.get(rid)
         if got is None:
             rec = self.site.corpus.records.get(rid)
             got = False
             if rec is not None and rid in self.site.published:
-                got = self.renderer.section(transient_body(rec), fragment) is not None
-            self._anchors[key] = got
-        return got
+                from ...corpus.anchors import body_anchors
+                got = body_anchors(transient_body(rec), self.renderer.md)
+            self._anchors[rid] = got
+        return got is not False and got.has(fragment)
 
     def _fragment_links(self, rec) -> list:
         """Each (published id, fragment) of the heading and block links
@@ -882,15 +884,14 @@ class _Builder:
         out = self._markdown_fragment_links(rec, body)
         if _FRAGMENT_WIKI.search(body) is None:
             return out
+        from ...corpus.anchors import WIKI_ANY, wikilink_fragment
         from ...corpus.resolve import wikilink_target
-        from .markdown import _WIKI_ANY, _fragment
-        for m in _WIKI_ANY.finditer(body):
+        for m in WIKI_ANY.finditer(body):
             inner = m.group(1)
             if "#" not in inner and "^" not in inner:
                 continue
             order = self._wikilink_order
-            name = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
-            fragment = _fragment(name)
+            fragment = wikilink_fragment(inner, order)
             if not fragment:
                 continue
             rid = wikilink_target(inner, order)
@@ -910,7 +911,7 @@ class _Builder:
         if "](" not in body or _MD_ANCHOR.search(body) is None:
             return []
         from ...corpus.mentions import _MD_DEST_RE, markdown_target
-        from .markdown import markdown_fragment
+        from ...corpus.anchors import markdown_fragment
         out = []
         for d in _MD_DEST_RE.finditer(body):
             href = d.group(1)

@@ -31,24 +31,30 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.footnote import footnote_plugin
-from mdit_py_plugins.tasklists import tasklists_plugin
 
+# the parse (what is a heading, a block id, a wikilink, an embed) is the
+# corpus's, shared with the lint's RK309; the site adds how it renders
+from ...corpus.anchors import BLOCK_ID as _BLOCK_ID  # noqa: F401
+from ...corpus.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
+from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
+from ...corpus.anchors import SAFE_SCHEME as _SAFE_SCHEME
+from ...corpus.anchors import anchor, markdown_parser, safe_url, slugify  # noqa: F401
+from ...corpus.anchors import blocks_rule as _blocks_rule  # noqa: F401
+from ...corpus.anchors import embeds_rule as _embeds_rule  # noqa: F401
+from ...corpus.anchors import fragment as _fragment  # noqa: F401
+from ...corpus.anchors import markdown_fragment
+from ...corpus.anchors import make_mentions_rule as _make_mentions_rule  # noqa: F401
+from ...corpus.anchors import make_wikilink_rule as _make_wikilink_rule  # noqa: F401
 from ...corpus.mentions import _is_attachment, markdown_target
 from ...corpus.resolve import wikilink_target
 from .mathml import tex_to_mathml
 
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
-_SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.I)
 _CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
 _CHECK_ID = re.compile(r"(?:^|\s)id=([\w.:\-]+)")
 STRENGTHS = ("strong", "moderate", "weak")
@@ -64,23 +70,6 @@ class Rendered:
     html: str
     headings: list = field(default_factory=list)   # (level, text, anchor)
     checks: list = field(default_factory=list)     # ids of the check blocks, in order
-
-
-def safe_url(url: str) -> bool:
-    """Whether ``url`` may become a link: relative, a fragment, http(s) or mailto."""
-    u = "".join(ch for ch in url.strip() if ch >= " " and ch != "\x7f")
-    if not u:
-        return False
-    if _SAFE_SCHEME.match(u):
-        return True
-    return not _SCHEME.match(u) and not u.startswith("//")
-
-
-def slugify(text: str) -> str:
-    t = unicodedata.normalize("NFKD", text).lower()
-    t = re.sub(r"[^\w\s-]", "", t, flags=re.U)
-    t = re.sub(r"[\s_-]+", "-", t).strip("-")
-    return t or "section"
 
 
 @lru_cache(maxsize=256)
@@ -119,194 +108,7 @@ def pygments_css() -> str:
     return light + "\n" + dark + "\n"
 
 
-# -- the markdown-it plugins ----------------------------------------------------
-
-def _make_wikilink_rule(order: str = "target-first"):
-    """``[[target#heading|label]]``, ``[[target^block]]`` and the embed
-    ``![[target]]`` as one ``rk_wikilink`` token (``label|target`` when the
-    schema's ``links.wikilink_order`` is ``label-first``, as Dendron writes)."""
-    def wikilink(state, silent):
-        src, pos = state.src, state.pos
-        embed = src.startswith("![[", pos)
-        if not embed and not src.startswith("[[", pos):
-            return False
-        m = _WIKI_ANY.match(src, pos + embed)
-        if not m:
-            return False
-        if not silent:
-            inner = m.group(1)
-            label = None
-            if "|" in inner:
-                a, b = inner.split("|", 1) if order != "label-first" else inner.rsplit("|", 1)
-                label = b if order != "label-first" else a
-            tok = state.push("rk_wikilink", "", 0)
-            tok.meta = {"id": wikilink_target(inner, order), "label": label, "embed": embed}
-            target = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
-            fragment = _fragment(target)
-            if fragment:     # [[Note#Heading]], [[Note#^b1]], [[Note^b1]]: that heading or block
-                tok.meta["heading"] = fragment
-            tok.content = src[pos:m.end()]
-        state.pos = m.end()
-        return True
-    return wikilink
-
-
-_WIKI_ANY = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-
-
-def _fragment(target: str) -> str | None:
-    """The heading (``Heading``) or block (``^b1``) a wikilink's target
-    (``Note#Heading``, ``Note#^b1``, ``Note^b1``) names, or None."""
-    k = target.find("#")
-    b = target.find("^")
-    if k >= 0 and (b < 0 or k < b):
-        return target[k + 1:].strip() or None
-    if b >= 0:
-        return "^" + target[b + 1:].strip() if target[b + 1:].strip() else None
-    return None
-
-
-def markdown_fragment(href: str) -> str | None:
-    """The heading (or ``^block``) a Markdown link's destination names after
-    its ``#`` (``other.md#a-heading``, URL-decoded), or None."""
-    k = href.find("#")
-    if k < 0:
-        return None
-    from urllib.parse import unquote
-    frag = unquote(href[k + 1:].strip().rstrip(">")).strip()
-    return frag or None
-
-
-def anchor(fragment: str) -> str:
-    """The id a heading's text (or a block's ``^b1``) has on its page: the
-    first heading of that text gets its slug (see :func:`_headings_rule`);
-    a block keeps its ``^`` name (see :func:`_blocks_rule`)."""
-    return fragment if fragment.startswith("^") else slugify(fragment)
-
-
-#: a block id at the end of a paragraph or list item (Obsidian's ``^b1``;
-#: one letter at least: ``r ^2`` at a sentence's end stays text)
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*)[ \t]*$")
-#: the same at the end of a line of a block's source (an embed's text)
-_BLOCK_ID_LINE = re.compile(r"(?:^|[ \t]+)\^[A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*[ \t]*$", re.M)
-
-
-def _blocks_rule(state):
-    """Obsidian's block ids: a ``^b1`` at the end of a paragraph (or of a
-    list item's text) is taken out of the text and becomes the block's
-    ``id="^b1"``, what ``[[Note#^b1]]`` links to; a paragraph of a block id
-    alone names the block before it (a table, a quote, a list).  In a body
-    shown inside another (an embed) the ids are left out: the page's own
-    are unique."""
-    toks = state.tokens
-    keep_ids = not state.env.get("docId")
-    seen = set()
-    drop = []
-    for i, tok in enumerate(toks):
-        if tok.type != "inline" or "^" not in tok.content or not tok.children:
-            continue
-        last = tok.children[-1]
-        if last.type != "text":
-            continue
-        m = _BLOCK_ID.search(last.content)
-        if not m:
-            continue
-        if i == 0 or toks[i - 1].type != "paragraph_open":
-            continue        # a heading's or a table cell's text keeps it
-        bid = "^" + m.group(1)
-        last.content = last.content[:m.start()].rstrip(" \t")
-        target = toks[i - 1]
-        if not any(c.content for c in tok.children if c.type != "softbreak") and len(tok.children) == 1 \
-                and i >= 2 and toks[i - 2].type.endswith("_close"):
-            # a paragraph of the id alone: the block before it
-            close = toks[i - 2]
-            opener = close.type[:-6] + "_open"
-            depth = 0
-            for j in range(i - 3, -1, -1):
-                if toks[j].type == close.type:
-                    depth += 1
-                elif toks[j].type == opener:
-                    if depth == 0:
-                        drop.append(i - 1)
-                        target = toks[j]
-                        break
-                    depth -= 1
-        elif target.hidden and i >= 2 and toks[i - 2].type == "list_item_open":
-            target = toks[i - 2]        # a tight list's item: the id goes on the <li>
-        if keep_ids and bid not in seen:
-            seen.add(bid)
-            target.attrSet("id", bid)
-    for k in reversed(drop):            # paragraph_open, inline, paragraph_close
-        del toks[k:k + 3]
-
-
-def _make_mentions_rule(id_re: re.Pattern):
-    from markdown_it.token import Token
-
-    def mentions(state):
-        for block in state.tokens:
-            if block.type != "inline" or not block.children:
-                continue
-            out = []
-            depth = 0
-            changed = False
-            for tok in block.children:
-                if tok.type == "link_open":
-                    depth += 1
-                elif tok.type == "link_close":
-                    depth -= 1
-                if tok.type != "text" or depth or "-" not in tok.content:
-                    out.append(tok)
-                    continue
-                text = tok.content
-                last = 0
-                for m in id_re.finditer(text):
-                    s = m.start()
-                    if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
-                        continue
-                    if s > last:
-                        t = Token("text", "", 0)
-                        t.content = text[last:s]
-                        out.append(t)
-                    t = Token("rk_mention", "", 0)
-                    t.meta = {"id": m.group(), "label": None}
-                    t.content = m.group()
-                    out.append(t)
-                    last = m.end()
-                if last == 0:
-                    out.append(tok)
-                    continue
-                changed = True
-                if last < len(text):
-                    t = Token("text", "", 0)
-                    t.content = text[last:]
-                    out.append(t)
-            if changed:
-                block.children = out
-    return mentions
-
-
-def _embeds_rule(state):
-    """A paragraph that holds only an embed (``![[ID]]``) becomes one
-    ``rk_embed`` block token (what the page shows in its place is up to the
-    renderer's ``embed`` function)."""
-    from markdown_it.token import Token
-    toks = state.tokens
-    i = 0
-    while i + 2 < len(toks):
-        if toks[i].type == "paragraph_open" and toks[i + 1].type == "inline" and toks[i + 2].type == "paragraph_close":
-            kids = [c for c in toks[i + 1].children or ()
-                    if c.type not in ("softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
-            if len(kids) == 1 and kids[0].type == "rk_wikilink" and kids[0].meta.get("embed"):
-                tok = Token("rk_embed", "div", 0)
-                tok.meta = dict(kids[0].meta)
-                tok.content = kids[0].content
-                tok.map = toks[i].map
-                tok.level = toks[i].level
-                tok.hidden = toks[i].hidden     # (a tight list's paragraph)
-                toks[i:i + 3] = [tok]
-        i += 1
-
+# -- the site's own markdown-it rules (the parse's are in corpus.anchors) -------
 
 _HEADING_ID = re.compile(r'<(h[1-6]) id="[^"<>]*">')
 
@@ -401,21 +203,12 @@ class BodyRenderer:
         #: ``resolve_file(path, from_path)``: the record id a Markdown link to
         #: a ``.md`` file names (None: none), read against the linking file
         self.resolve_file = resolve_file
-        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-        md.enable(["table", "strikethrough"])
-        # raw HTML is escaped (html=False), so its two rules never match:
-        # off, they are not tried at every block and every "<"
-        md.disable(["html_block", "html_inline"])
-        md.use(footnote_plugin).use(tasklists_plugin)
-        md.use(dollarmath_plugin, allow_digits=False, allow_space=False, double_inline=True,
-               renderer=lambda content, opts: tex_to_mathml(content, bool(opts.get("display_mode"))))
+        # the corpus's parse (tables, footnotes, math, wikilinks, mentions,
+        # block ids, embeds: corpus.anchors), then the site's own rules
+        md = markdown_parser(id_re, wikilink_order, math_renderer=lambda content, opts:
+                             tex_to_mathml(content, bool(opts.get("display_mode"))))
         md.add_render_rule("math_inline_double", lambda renderer, tokens, idx, options, env:
                            '<span class="math display">%s</span>' % tex_to_mathml(tokens[idx].content, True))
-        md.validateLink = safe_url
-        md.inline.ruler.before("link", "rk_wikilink", _make_wikilink_rule(wikilink_order))
-        md.core.ruler.push("rk_mentions", _make_mentions_rule(id_re))
-        md.core.ruler.push("rk_blocks", _blocks_rule)
-        md.core.ruler.push("rk_embeds", _embeds_rule)
         md.core.ruler.push("rk_headings", _headings_rule)
         md.core.ruler.push("rk_claims", _claims_rule)
         for name, method in (("rk_wikilink", self._render_mention), ("rk_mention", self._render_mention),

@@ -1,6 +1,9 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+
 from ...corpus.resolve import mention_resolution, target_resolution
 from ...graph.cycles import cycles
 from ..involve import links_key
@@ -326,6 +329,148 @@ def ambiguous_link(ctx, rec):
             out.append(ctx.diag("RK308", f"{what} {m.target} is ambiguous: {_candidates(ctx, res)}",
                                 rec, (m.line, m.col, m.line, m.end_col), about=res.candidates))
     return out
+
+
+#: a wikilink whose target may name a heading or block (``[[Note#…``,
+#: ``[[Note^…``, ``[[#…``, ``[[label|Note#…``), read in a file's bytes (a
+#: record read by a helper process arrives undecoded) or its text: a record
+#: without one costs RK309 this one search
+_MAY_NAME_PART = re.compile(rb"\[\[[^\[\]\n]*[#^]")
+_MAY_NAME_PART_TEXT = re.compile(r"\[\[[^\[\]\n]*[#^]")
+#: the same for a Markdown link's destination (``](other.md#heading)``)
+_MAY_NAME_PART_MD = re.compile(rb"\]\([^)\n]*#")
+_MAY_NAME_PART_MD_TEXT = re.compile(r"\]\([^)\n]*#")
+
+
+def _may_name_part(rec, markdown_links: bool) -> bool:
+    """Whether ``rec`` may hold a link to a heading or block (a quick test
+    of its bytes: False means it holds none)."""
+    raw = rec._raw
+    if raw is not None:
+        return _MAY_NAME_PART.search(raw) is not None or (
+            markdown_links and _MAY_NAME_PART_MD.search(raw) is not None)
+    text = rec.text
+    return _MAY_NAME_PART_TEXT.search(text) is not None or (
+        markdown_links and _MAY_NAME_PART_MD_TEXT.search(text) is not None)
+
+
+@rule("RK309", "missing-anchor", "warning")
+def missing_anchor(ctx, rec):
+    """A link names a heading or block its target does not have.
+
+    ## What it does
+    Checks every link of the body (outside code spans, code blocks and HTML
+    comments) that names a part of a record: a heading (`[[Note#Some
+    heading]]`, `![[Note#Some heading]]`), an Obsidian block
+    (`[[Note#^block-id]]`, `[[Note^block-id]]`), on the same page
+    (`[[#Heading]]`, `[[#^block-id]]`), with or without a `|label`, and with
+    `links.markdown_links` a Markdown link to a `.md` file with a
+    `#fragment`.  The target must have that heading or block, as the site
+    finds it: a heading whose text, or its slug, is the link's (case and
+    punctuation aside), or a block id (`^block-id` ending a paragraph or a
+    list item, or alone after a table, quote or list).  A link whose target
+    is missing or ambiguous is reported by RK305 or RK308 instead, and links
+    to attachments are not checked.
+
+    ## Why is this bad
+    The link promises a place in the target that is not there: the site
+    links to the top of the target's page, and an embed shows a link there
+    instead of the part, so the reader lands far from what was meant.  It
+    is often a heading renamed after the link was written.
+
+    ## Example
+    ```markdown
+    As [[THEORY-175#What it predicts]] puts it ...
+    ```
+
+    ## Use instead
+    ```markdown
+    As [[THEORY-175#What is asserted]] puts it ...
+    ```
+    Or give the target the heading (or the `^block-id`) the link names.
+    """
+    from ...corpus.resolve import link_settings
+    settings = link_settings(ctx.schema)
+    if not _may_name_part(rec, settings.markdown_links):
+        return None
+    from ...corpus.anchors import same_page_links, wikilink_fragment
+    records = ctx.records
+    order = settings.wikilink_order
+    body = rec.body
+    starts = _LineStarts(body)
+    out = []
+    for m in rec.mentions:
+        if m.form == "bare":
+            continue
+        target = records.get(m.target)
+        if target is None:
+            continue      # missing (RK305) or ambiguous (RK308)
+        s = starts.offset(m.line - rec.body_line, m.col)
+        written = body[s:s + (m.end_col - m.col)]
+        frag = _markdown_fragment(written) if m.form == "markdown" else \
+            wikilink_fragment(written.lstrip("!")[2:-2], order)
+        if frag and not ctx.anchors_of(target).has(frag):
+            out.append(ctx.diag("RK309", _missing_part(written, m.target, frag), rec,
+                                (m.line, m.col, m.line, m.end_col), about=(m.target,)))
+    if "[[" in body:
+        own = None
+        for s, e, frag in same_page_links(body, rec.code, order):
+            if own is None:
+                own = ctx.anchors_of(rec)
+            if not own.has(frag):
+                line, col = starts.position(s)
+                out.append(ctx.diag("RK309", _missing_part(body[s:e], rec.id, frag), rec,
+                                    (rec.body_line + line, col, rec.body_line + line, col + (e - s))))
+    return out
+
+
+def _markdown_fragment(written: str) -> str | None:
+    """The ``#fragment`` of a Markdown link (``[text](other.md#heading)``),
+    URL-decoded, as the site reads it, or None."""
+    from ...corpus.anchors import markdown_fragment
+    from ...corpus.mentions import _MD_DEST_RE
+    dest = None
+    for d in _MD_DEST_RE.finditer(written):
+        if d.end() == len(written):      # (the link's own destination: its text may hold another)
+            dest = d.group(1)
+    return None if dest is None else markdown_fragment(dest)
+
+
+def _missing_part(written: str, target: str, frag: str) -> str:
+    """"`[[Note#Heading]]`: NOTE-123 has no heading "Heading"" (or "no block ^b1")."""
+    if len(written) > 80:
+        written = written[:79] + "…"
+    what = f"block {frag}" if frag.startswith("^") else f'heading "{frag}"'
+    return f"`{written}`: {target} has no {what}"
+
+
+class _LineStarts:
+    """Offsets of a body's lines, found on first use: a position (line from
+    the body's first, 0; column from 1) as an offset, and back."""
+    __slots__ = ("body", "starts")
+
+    def __init__(self, body: str):
+        self.body = body
+        self.starts = None
+
+    def _all(self) -> list[int]:
+        if self.starts is None:
+            starts = [0]
+            find = self.body.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self.starts = starts
+        return self.starts
+
+    def offset(self, line: int, col: int) -> int:
+        return self._all()[line] + col - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        starts = self._all()
+        line = bisect_right(starts, offset) - 1
+        return line, offset - starts[line] + 1
 
 
 def _candidates(ctx, res) -> str:

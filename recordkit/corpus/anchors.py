@@ -1,0 +1,349 @@
+"""Which headings and blocks a body has, as the site sees them: what a
+link's ``#Heading`` or ``#^block`` can land on.
+
+A link names a part of a record: ``[[Note#Some heading]]``,
+``[[Note#^b1]]``, ``[[Note^b1]]``, ``[[#Heading]]`` on the same page,
+``![[Note#^b1]]``.  The site renders a heading with ``id="<slug>"`` and an
+Obsidian block id (a trailing ``^b1`` ending a paragraph or a list item's
+text, or a paragraph of the id alone after a table, a quote or a list) as
+``id="^b1"``; it links to that anchor when the target has it, else to the
+page's top.  The lint's RK309 (missing-anchor) reports the links whose
+target has no such part.  Both ask :func:`body_anchors`, so they cannot
+disagree.
+
+The body is parsed with markdown-it-py configured as the site renders it
+(:func:`markdown_parser`: the same plugins, the same wikilink, mention,
+block-id and embed rules, in the same order), since what is a heading or a
+block depends on all of them: a ``^b1`` after a mention is no block id, an
+embed alone in its paragraph takes the paragraph's place (and its id).
+markdown-it is imported only when a body is parsed: a lint of a record
+whose links name no heading or block never imports it.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .resolve import wikilink_target
+
+SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.I)
+
+
+def safe_url(url: str) -> bool:
+    """Whether ``url`` may become a link: relative, a fragment, http(s) or mailto."""
+    u = "".join(ch for ch in url.strip() if ch >= " " and ch != "\x7f")
+    if not u:
+        return False
+    if SAFE_SCHEME.match(u):
+        return True
+    return not _SCHEME.match(u) and not u.startswith("//")
+
+
+def slugify(text: str) -> str:
+    t = unicodedata.normalize("NFKD", text).lower()
+    t = re.sub(r"[^\w\s-]", "", t, flags=re.U)
+    t = re.sub(r"[\s_-]+", "-", t).strip("-")
+    return t or "section"
+
+
+def fragment(target: str) -> str | None:
+    """The heading (``Heading``) or block (``^b1``) a wikilink's target
+    (``Note#Heading``, ``Note#^b1``, ``Note^b1``) names, or None."""
+    k = target.find("#")
+    b = target.find("^")
+    if k >= 0 and (b < 0 or k < b):
+        return target[k + 1:].strip() or None
+    if b >= 0:
+        return "^" + target[b + 1:].strip() if target[b + 1:].strip() else None
+    return None
+
+
+def wikilink_fragment(inner: str, order: str = "target-first") -> str | None:
+    """The heading or block a wikilink's inner text (``Note#Heading|label``;
+    ``label|Note#Heading`` when ``order`` is ``label-first``) names, or
+    None: what the site's link goes to."""
+    name = inner.rsplit("|", 1)[-1] if order == "label-first" else inner.split("|", 1)[0]
+    return fragment(name)
+
+
+def markdown_fragment(href: str) -> str | None:
+    """The heading (or ``^block``) a Markdown link's destination names after
+    its ``#`` (``other.md#a-heading``, URL-decoded), or None."""
+    k = href.find("#")
+    if k < 0:
+        return None
+    from urllib.parse import unquote
+    frag = unquote(href[k + 1:].strip().rstrip(">")).strip()
+    return frag or None
+
+
+def anchor(fragment: str) -> str:
+    """The id a heading's text (or a block's ``^b1``) has on its page: the
+    first heading of that text gets its slug (see the site's headings
+    rule); a block keeps its ``^`` name (see :func:`blocks_rule`)."""
+    return fragment if fragment.startswith("^") else slugify(fragment)
+
+
+#: a block id at the end of a paragraph or list item (Obsidian's ``^b1``;
+#: one letter at least: ``r ^2`` at a sentence's end stays text)
+BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*)[ \t]*$")
+#: the same at the end of a line of a block's source (an embed's text)
+BLOCK_ID_LINE = re.compile(r"(?:^|[ \t]+)\^[A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*[ \t]*$", re.M)
+
+#: a wikilink or embed as markdown-it's inline rule reads it (the inner
+#: text is group 1)
+WIKI_ANY = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+
+
+# -- the markdown-it rules that shape the tokens --------------------------------
+
+def make_wikilink_rule(order: str = "target-first"):
+    """``[[target#heading|label]]``, ``[[target^block]]`` and the embed
+    ``![[target]]`` as one ``rk_wikilink`` token (``label|target`` when the
+    schema's ``links.wikilink_order`` is ``label-first``, as Dendron writes)."""
+    def wikilink(state, silent):
+        src, pos = state.src, state.pos
+        embed = src.startswith("![[", pos)
+        if not embed and not src.startswith("[[", pos):
+            return False
+        m = WIKI_ANY.match(src, pos + embed)
+        if not m:
+            return False
+        if not silent:
+            inner = m.group(1)
+            label = None
+            if "|" in inner:
+                a, b = inner.split("|", 1) if order != "label-first" else inner.rsplit("|", 1)
+                label = b if order != "label-first" else a
+            tok = state.push("rk_wikilink", "", 0)
+            tok.meta = {"id": wikilink_target(inner, order), "label": label, "embed": embed}
+            frag = wikilink_fragment(inner, order)
+            if frag:     # [[Note#Heading]], [[Note#^b1]], [[Note^b1]]: that heading or block
+                tok.meta["heading"] = frag
+            tok.content = src[pos:m.end()]
+        state.pos = m.end()
+        return True
+    return wikilink
+
+
+def make_mentions_rule(id_re: re.Pattern):
+    """Every bare id of ``id_re`` in a text token (outside links) becomes an
+    ``rk_mention`` token."""
+    from markdown_it.token import Token
+
+    def mentions(state):
+        for block in state.tokens:
+            if block.type != "inline" or not block.children:
+                continue
+            out = []
+            depth = 0
+            changed = False
+            for tok in block.children:
+                if tok.type == "link_open":
+                    depth += 1
+                elif tok.type == "link_close":
+                    depth -= 1
+                if tok.type != "text" or depth or "-" not in tok.content:
+                    out.append(tok)
+                    continue
+                text = tok.content
+                last = 0
+                for m in id_re.finditer(text):
+                    s = m.start()
+                    if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
+                        continue
+                    if s > last:
+                        t = Token("text", "", 0)
+                        t.content = text[last:s]
+                        out.append(t)
+                    t = Token("rk_mention", "", 0)
+                    t.meta = {"id": m.group(), "label": None}
+                    t.content = m.group()
+                    out.append(t)
+                    last = m.end()
+                if last == 0:
+                    out.append(tok)
+                    continue
+                changed = True
+                if last < len(text):
+                    t = Token("text", "", 0)
+                    t.content = text[last:]
+                    out.append(t)
+            if changed:
+                block.children = out
+    return mentions
+
+
+def blocks_rule(state):
+    """Obsidian's block ids: a ``^b1`` at the end of a paragraph (or of a
+    list item's text) is taken out of the text and becomes the block's
+    ``id="^b1"``, what ``[[Note#^b1]]`` links to; a paragraph of a block id
+    alone names the block before it (a table, a quote, a list).  In a body
+    shown inside another (an embed) the ids are left out: the page's own
+    are unique."""
+    toks = state.tokens
+    keep_ids = not state.env.get("docId")
+    seen = set()
+    drop = []
+    for i, tok in enumerate(toks):
+        if tok.type != "inline" or "^" not in tok.content or not tok.children:
+            continue
+        last = tok.children[-1]
+        if last.type != "text":
+            continue
+        m = BLOCK_ID.search(last.content)
+        if not m:
+            continue
+        if i == 0 or toks[i - 1].type != "paragraph_open":
+            continue        # a heading's or a table cell's text keeps it
+        bid = "^" + m.group(1)
+        last.content = last.content[:m.start()].rstrip(" \t")
+        target = toks[i - 1]
+        if not any(c.content for c in tok.children if c.type != "softbreak") and len(tok.children) == 1 \
+                and i >= 2 and toks[i - 2].type.endswith("_close"):
+            # a paragraph of the id alone: the block before it
+            close = toks[i - 2]
+            opener = close.type[:-6] + "_open"
+            depth = 0
+            for j in range(i - 3, -1, -1):
+                if toks[j].type == close.type:
+                    depth += 1
+                elif toks[j].type == opener:
+                    if depth == 0:
+                        drop.append(i - 1)
+                        target = toks[j]
+                        break
+                    depth -= 1
+        elif target.hidden and i >= 2 and toks[i - 2].type == "list_item_open":
+            target = toks[i - 2]        # a tight list's item: the id goes on the <li>
+        if keep_ids and bid not in seen:
+            seen.add(bid)
+            target.attrSet("id", bid)
+    for k in reversed(drop):            # paragraph_open, inline, paragraph_close
+        del toks[k:k + 3]
+
+
+def embeds_rule(state):
+    """A paragraph that holds only an embed (``![[ID]]``) becomes one
+    ``rk_embed`` block token (what the page shows in its place is up to the
+    renderer's ``embed`` function)."""
+    from markdown_it.token import Token
+    toks = state.tokens
+    i = 0
+    while i + 2 < len(toks):
+        if toks[i].type == "paragraph_open" and toks[i + 1].type == "inline" and toks[i + 2].type == "paragraph_close":
+            kids = [c for c in toks[i + 1].children or ()
+                    if c.type not in ("softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
+            if len(kids) == 1 and kids[0].type == "rk_wikilink" and kids[0].meta.get("embed"):
+                tok = Token("rk_embed", "div", 0)
+                tok.meta = dict(kids[0].meta)
+                tok.content = kids[0].content
+                tok.map = toks[i].map
+                tok.level = toks[i].level
+                tok.hidden = toks[i].hidden     # (a tight list's paragraph)
+                toks[i:i + 3] = [tok]
+        i += 1
+
+
+def markdown_parser(id_re: re.Pattern, order: str = "target-first", math_renderer=None):
+    """markdown-it-py as the site parses a body: CommonMark with tables,
+    strikethrough, footnotes, task lists and dollar math, raw HTML off,
+    ``safe_url`` links, and recordkit's wikilinks, mentions (``id_re``: the
+    schema's ``mention_re``), block ids and embeds.  ``order``: the schema's
+    ``links.wikilink_order``; ``math_renderer``: how dollar math renders
+    (the site's MathML; the default when None: it changes no token)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.tasklists import tasklists_plugin
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    # raw HTML is escaped (html=False), so its two rules never match:
+    # off, they are not tried at every block and every "<"
+    md.disable(["html_block", "html_inline"])
+    md.use(footnote_plugin).use(tasklists_plugin)
+    math = {} if math_renderer is None else {"renderer": math_renderer}
+    md.use(dollarmath_plugin, allow_digits=False, allow_space=False, double_inline=True, **math)
+    md.validateLink = safe_url
+    md.inline.ruler.before("link", "rk_wikilink", make_wikilink_rule(order))
+    md.core.ruler.push("rk_mentions", make_mentions_rule(id_re))
+    md.core.ruler.push("rk_blocks", blocks_rule)
+    md.core.ruler.push("rk_embeds", embeds_rule)
+    return md
+
+
+# -- what a body has -------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """The headings and blocks of a body a link can name.  ``headings``:
+    each heading's text as written (its inline source, stripped), in order;
+    ``blocks``: the block ids (``^b1``)."""
+    headings: tuple[str, ...]
+    blocks: frozenset[str]
+    _lower: frozenset[str]
+    _slugs: frozenset[str]
+
+    def has(self, fragment: str) -> bool:
+        """Whether a link's ``fragment`` (``Heading`` or ``^b1``) names a
+        heading or block of the body: a heading whose text, lower-cased,
+        is the fragment's, or whose slug is the fragment's slug; a block
+        of exactly that id."""
+        want = fragment.strip()
+        if want.startswith("^"):
+            return want in self.blocks
+        return want.lower() in self._lower or slugify(fragment) in self._slugs
+
+
+def anchors_of(tokens, body: str) -> Anchors:
+    """The :class:`Anchors` of ``body`` from its tokens (parsed by
+    :func:`markdown_parser` with an empty environment)."""
+    heads = []
+    blocks = set()
+    for i, tok in enumerate(tokens):
+        if tok.map is None:
+            continue
+        if tok.type == "heading_open":
+            heads.append(tokens[i + 1].content.strip())
+        else:
+            bid = tok.attrGet("id")
+            # (an id the body does not spell out, ``&#94;b1``, is no block
+            # a link finds: the site looks for the id's text first)
+            if bid is not None and bid.startswith("^") and bid in body:
+                blocks.add(bid)
+    return Anchors(tuple(heads), frozenset(blocks), frozenset(h.lower() for h in heads),
+                   frozenset(slugify(h) for h in heads))
+
+
+def body_anchors(body: str, md) -> Anchors:
+    """The headings and blocks of ``body`` a link can name, parsed by
+    ``md`` (:func:`markdown_parser`, or the site's renderer's parser)."""
+    return anchors_of(md.parse(body, {}), body)
+
+
+def same_page_links(body: str, code: list | None, order: str = "target-first") -> list[tuple[int, int, str]]:
+    """``(start, end, fragment)`` of each wikilink or embed of ``body``
+    outside code that names a part of the body itself (``[[#Heading]]``,
+    ``[[#^b1]]``, ``![[#Heading|label]]``; ``[[label|#Heading]]`` when
+    ``order`` is ``label-first``): what the site links to ``#anchor`` on the
+    same page.  (The mentions hold no such link: it names no record.)
+    ``code``: :func:`recordkit.corpus.mentions.code_ranges` of the body, or
+    None to find them; ``start`` is the ``!`` of an embed."""
+    from .mentions import _inside, code_ranges
+    out = []
+    for m in WIKI_ANY.finditer(body):
+        inner = m.group(1)
+        if "#" not in inner and "^" not in inner or wikilink_target(inner, order):
+            continue
+        frag = wikilink_fragment(inner, order)
+        if not frag:
+            continue
+        if code is None:
+            code = code_ranges(body)
+        s = m.start()
+        if code and _inside(code, s):
+            continue
+        out.append((s - 1 if s and body[s - 1] == "!" else s, m.end(), frag))
+    return out
