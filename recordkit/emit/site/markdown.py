@@ -43,7 +43,7 @@ from ...corpus.anchors import BLOCK_ID as _BLOCK_ID  # noqa: F401
 from ...corpus.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
 from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
 from ...corpus.anchors import SAFE_SCHEME as _SAFE_SCHEME
-from ...corpus.anchors import anchor, markdown_parser, safe_url, slugify  # noqa: F401
+from ...corpus.anchors import anchor, body_anchors, markdown_parser, safe_url, slugify  # noqa: F401
 from ...corpus.anchors import blocks_rule as _blocks_rule  # noqa: F401
 from ...corpus.anchors import embeds_rule as _embeds_rule  # noqa: F401
 from ...corpus.anchors import fragment as _fragment  # noqa: F401
@@ -231,7 +231,7 @@ class BodyRenderer:
             return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
         fragment = tok.meta.get("heading")
         if not rid and fragment:         # [[#Heading]]: on this page
-            return f'<a class="rk-ref" href="#{escapeHtml(anchor(fragment))}">{escapeHtml(label.strip() if label and label.strip() else fragment)}</a>'
+            return self._same_page(fragment, label, env)
         target = self.resolve(rid)
         if target[0] == "link":
             rid = target[3] if len(target) > 3 else rid
@@ -271,7 +271,8 @@ class BodyRenderer:
         n = env["rk_embeds"] = env.get("rk_embeds", 0) + 1
         self._embedding = True
         try:
-            rendered = self.render(text, path, doc_id=f"e{n}")     # its links read against its own file
+            # its links read against its own file, its [[#Heading]] links to its own page
+            rendered = self.render(text, path, doc_id=f"e{n}", self_link=(rid, self.prefix + target[1]))
         finally:
             self._embedding = False
         # the embedded headings keep no ids: the page's own are unique
@@ -389,13 +390,42 @@ class BodyRenderer:
                 return _BLOCK_ID_LINE.sub("", text).rstrip() + "\n"
         return None
 
-    def render(self, body: str, from_path: str | None = None, doc_id: str | None = None) -> Rendered:
+    def _same_page(self, fragment: str, label: str | None, env: dict) -> str:
+        """A link to a heading or block of the body itself (``[[#Heading]]``):
+        to its anchor when the body has it, else plain text marked as
+        dangling (RK309 reports it).  In an embedded body, to that anchor
+        of the embedded note's page (the box's headings have no ids)."""
+        text = escapeHtml(label.strip() if label and label.strip() else fragment)
+        own = env.get("rk_self")
+        if own is not None:
+            rid, url = own
+            if self.has_anchor is None or self.has_anchor(rid, fragment):
+                href = f"{url}#{anchor(fragment)}"
+                return f'<a class="rk-ref" href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>'
+            where = f"in {rid}"
+        else:
+            anchors = env.get("rk_anchors")
+            if anchors is None:     # the body parsed again, for a page that has such a link
+                anchors = env["rk_anchors"] = body_anchors(env.get("rk_body", ""), self.md)
+            if anchors.has(fragment):
+                return f'<a class="rk-ref" href="#{escapeHtml(anchor(fragment))}">{text}</a>'
+            where = "on this page"
+        what = "block" if fragment.startswith("^") else "heading"
+        return (f'<span class="rk-dangling" title="No {what} {escapeHtml(fragment)} {escapeHtml(where)}">'
+                f'{text}</span>')
+
+    def render(self, body: str, from_path: str | None = None, doc_id: str | None = None,
+               self_link: tuple | None = None) -> Rendered:
         """``from_path``: the root-relative path of the record's file, against
         which its Markdown links are read; ``doc_id``: a word in its
-        footnotes' ids (``fn-<doc_id>-1``), for a body shown inside another."""
-        env: dict = {"rk_from": from_path}
+        footnotes' ids (``fn-<doc_id>-1``), for a body shown inside another;
+        ``self_link``: ``(id, URL)`` of that body's own page, where its
+        links to its own headings go."""
+        env: dict = {"rk_from": from_path, "rk_body": body}
         if doc_id is not None:
             env["docId"] = doc_id
+        if self_link is not None:
+            env["rk_self"] = self_link
         out = self.md.render(body, env)
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
 

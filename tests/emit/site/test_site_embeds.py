@@ -366,3 +366,31 @@ def test_a_link_to_a_heading_follows_the_target_gaining_it(tmp_path):
         assert page.count(b'href="../note/NOTE-906.html#a-later-heading"') == (2 if n == 0 else 0)
         assert _files(base / "served") == cold
         assert _files(base / "built") == cold
+
+
+def test_links_to_the_page_itself_land_or_are_marked(tmp_path):
+    """``[[#Heading]]`` and ``[[#^b1]]`` link to the page's own anchor when
+    the body has it, and are plain text marked as dangling when it has not
+    (every fragment on the site lands on an id); inside an embed they go
+    to the embedded note's page, where its headings have their ids (and
+    are marked as dangling when the note lacks them)."""
+    from site_fixtures import crawl
+    own = ("---\nid: NOTE-910\ntitle: Links to itself\nstatus: draft\n---\n\n## Method\n\nA step. ^step\n\n"
+           "Back to [[#Method]], [[#^step|the step]], [[#No such part]] and [[#^gone]].\n")
+    host = "---\nid: NOTE-911\ntitle: Embeds the note that links to itself\nstatus: draft\n---\n\n![[NOTE-910]]\n"
+    base = copy_example(tmp_path, with_results=False,
+                        extra={"note/NOTE-910.md": own, "note/NOTE-911.md": host})
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+    build_site(load_config(base), base / "out", jobs=1)
+    page = (base / "out" / "note" / "NOTE-910.html").read_text(encoding="utf-8")
+    assert '<a class="rk-ref" href="#method">Method</a>' in page
+    assert '<a class="rk-ref" href="#^step">the step</a>' in page
+    assert '<span class="rk-dangling" title="No heading No such part on this page">No such part</span>' in page
+    assert '<span class="rk-dangling" title="No block ^gone on this page">^gone</span>' in page
+    hosted = (base / "out" / "note" / "NOTE-911.html").read_text(encoding="utf-8")
+    box = hosted[hosted.index('<div class="rk-embed-block"'):]
+    assert '<a class="rk-ref" href="../note/NOTE-910.html#method" data-id="NOTE-910">Method</a>' in box
+    assert '<a class="rk-ref" href="../note/NOTE-910.html#^step" data-id="NOTE-910">the step</a>' in box
+    assert '<span class="rk-dangling" title="No heading No such part in NOTE-910">No such part</span>' in box
+    assert crawl(base / "out")["broken"] == []
