@@ -276,25 +276,37 @@ def markdown_parser(id_re: re.Pattern, order: str = "target-first", math_rendere
 
 # -- what a body has -------------------------------------------------------------
 
+#: the inline tokens whose text makes a heading's id (as its page shows it:
+#: a link's label, an image's alt text, an entity's character, a
+#: footnote's reference are left out, as they were when the ids were made)
+HEADING_TEXT_TYPES = ("text", "code_inline", "rk_mention", "rk_wikilink", "math_inline")
+
+
+def heading_text(inline) -> str:
+    """The text of a heading's ``inline`` token its id is the slug of
+    (``## See [the paper](u)``: ``See ``; its source when no piece counts)."""
+    return "".join(c.content for c in (inline.children or []) if c.type in HEADING_TEXT_TYPES) \
+        or inline.content
+
+
 @dataclass(frozen=True, slots=True)
 class Anchors:
     """The headings and blocks of a body a link can name.  ``headings``:
-    each heading's text as written (its inline source, stripped), in order;
-    ``blocks``: the block ids (``^b1``)."""
+    each heading's text as its id is made of (:func:`heading_text`), in
+    order; ``blocks``: the block ids (``^b1``)."""
     headings: tuple[str, ...]
     blocks: frozenset[str]
-    _lower: frozenset[str]
     _slugs: frozenset[str]
 
     def has(self, fragment: str) -> bool:
         """Whether a link's ``fragment`` (``Heading`` or ``^b1``) names a
-        heading or block of the body: a heading whose text, lower-cased,
-        is the fragment's, or whose slug is the fragment's slug; a block
-        of exactly that id."""
+        heading or block of the body: a heading whose id is the fragment's
+        slug (the id the link goes to: ``Results``, ``results`` and
+        ``RESULTS`` name ``## Results``), a block of exactly that id."""
         want = fragment.strip()
         if want.startswith("^"):
             return want in self.blocks
-        return want.lower() in self._lower or slugify(fragment) in self._slugs
+        return slugify(fragment) in self._slugs
 
 
 def anchors_of(tokens, body: str) -> Anchors:
@@ -306,15 +318,14 @@ def anchors_of(tokens, body: str) -> Anchors:
         if tok.map is None:
             continue
         if tok.type == "heading_open":
-            heads.append(tokens[i + 1].content.strip())
+            heads.append(heading_text(tokens[i + 1]))
         else:
             bid = tok.attrGet("id")
             # (an id the body does not spell out, ``&#94;b1``, is no block
             # a link finds: the site looks for the id's text first)
             if bid is not None and bid.startswith("^") and bid in body:
                 blocks.add(bid)
-    return Anchors(tuple(heads), frozenset(blocks), frozenset(h.lower() for h in heads),
-                   frozenset(slugify(h) for h in heads))
+    return Anchors(tuple(heads), frozenset(blocks), frozenset(slugify(h) for h in heads))
 
 
 def body_anchors(body: str, md) -> Anchors:

@@ -43,7 +43,7 @@ from ...corpus.anchors import BLOCK_ID as _BLOCK_ID  # noqa: F401
 from ...corpus.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
 from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
 from ...corpus.anchors import SAFE_SCHEME as _SAFE_SCHEME
-from ...corpus.anchors import anchor, body_anchors, markdown_parser, safe_url, slugify  # noqa: F401
+from ...corpus.anchors import anchor, body_anchors, heading_text, markdown_parser, safe_url, slugify  # noqa: F401
 from ...corpus.anchors import blocks_rule as _blocks_rule  # noqa: F401
 from ...corpus.anchors import embeds_rule as _embeds_rule  # noqa: F401
 from ...corpus.anchors import fragment as _fragment  # noqa: F401
@@ -122,8 +122,7 @@ def _headings_rule(state):
         if tok.type != "heading_open":
             continue
         inline = toks[i + 1]
-        text = "".join(c.content for c in (inline.children or []) if c.type in
-                       ("text", "code_inline", "rk_mention", "rk_wikilink", "math_inline")) or inline.content
+        text = heading_text(inline)
         base = slugify(text)
         slug = base
         n = seen.get(base, 0)
@@ -348,19 +347,19 @@ class BodyRenderer:
         return renderer.renderToken(tokens, idx, options, env)
 
     def section(self, body: str, heading: str) -> str | None:
-        """The part of ``body`` under the heading whose text (or anchor) is
-        ``heading``, down to the next heading of its level or above (None
-        when it has no such heading)."""
-        want = heading.strip().lower()
-        if want.startswith("^"):
+        """The part of ``body`` under the first heading whose id is
+        ``heading``'s slug (what :meth:`corpus.anchors.Anchors.has` finds),
+        down to the next heading of its level or above (None when it has
+        no such heading)."""
+        if heading.strip().startswith("^"):
             return self._block(body, heading.strip())
+        want = slugify(heading)
         toks = self.md.parse(body, {})
         lines = body.split("\n")
         for i, tok in enumerate(toks):
             if tok.type != "heading_open" or tok.map is None:
                 continue
-            text = toks[i + 1].content.strip()
-            if text.lower() != want and slugify(text) != slugify(heading):
+            if slugify(heading_text(toks[i + 1])) != want:
                 continue
             level = tok.tag
             end = len(lines)

@@ -13,17 +13,15 @@ from recordkit.emit.site.markdown import BodyRenderer
 
 ID_RE = re.compile(r"(?:NOTE|LIT)-[0-9]{3,}(?![\w-])")
 
-#: headings of every shape the site reads.  None holds a Markdown link, an
-#: image, an entity or a footnote reference: for those the site matches a
-#: link against the heading's source (``See [the paper](u)``) while its id
-#: is the slug of the rendered text (``see-the-paper``), so the two differ
-#: (see the test below that pins it).  Pieces joined by one line break make
-#: setext headings over two lines, which the same holds of
+#: headings of every shape the site reads (a link, an entity in a heading:
+#: the test below)
 HEADINGS = ["# Results", "## Results", "## results", "### Results, in short", "## `code` heading",
             "## *Emphasis* here", "## Heading ^h", "Setext\n---", "Setext two\n===", "## Ünïcödé heading",
             "## NOTE-123 mention", "## [[NOTE-123]] link", "## [[NOTE-123#^b1|label]] link", "## $x^2$ math",
             "##", "## !!!", "#NoSpace", "    # indented code", "> ## Quoted heading", "- ## List heading",
-            "## Results 1", "## Trailing hashes ##", "## snake_case_name", "## A -- B", "## ~~struck~~ out"]
+            "## Results 1", "## Trailing hashes ##", "## snake_case_name", "## A -- B", "## ~~struck~~ out",
+            "## See [the paper](https://example.org)", "## A &amp; B", "## ![a figure](f.png) shown",
+            "## Noted[^1]", "## <b>raw</b> html"]
 BLOCKS = ["text ^b1", "^b1", "^b2", "- item ^b2", "  - nested ^b3", "| a | b |\n|---|---|\n| 1 | 2 |",
           "> quote ^q", "```\ncode ^b1\n## Fenced\n```", "x ^2", "*em* ^b5", "$x$ ^b6", "`code` ^b7",
           "see NOTE-123 ^b8", "tail ^NOTE-123", "![[NOTE-123#^b2]]", "![[NOTE-123]] ^b9", "[^1]: foot ^b10",
@@ -52,44 +50,39 @@ def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
         ids = set(re.findall(r'(?<![\w-])id="([^"]+)"', rendered.html))
         # the blocks: exactly the block ids of the page
         assert got.blocks == {i for i in ids if i.startswith("^")}
-        # (left out of what must land: a heading over two lines, a setext
-        # one, whose source has a line break where the page's text has none,
-        # and one that a piece after it on its line gave a footnote reference
-        # ``[^1]``, whose number the page's text leaves out: see above)
         assert len(got.headings) == len(rendered.headings)
-        pairs = [(h, t, slug) for h, (_, t, slug) in zip(got.headings, rendered.headings)
-                 if "\n" not in h and "[^" not in h]
-        one_line = [h for h, _, _ in pairs]
-        frags = set(extra) | set(got.headings) | {h.upper() for h in one_line} | {slugify(h) for h in one_line} \
-            | set(re.findall(r"\^[A-Za-z0-9-]*", body)) | {t for _, t, _ in pairs} | {s for _, _, s in pairs}
+        texts = [t for _, t, _ in rendered.headings]
+        frags = set(extra) | set(got.headings) | {h.upper() for h in texts} | {slugify(h) for h in texts} \
+            | set(re.findall(r"\^[A-Za-z0-9-]*", body)) | {s for _, _, s in rendered.headings}
         for f in frags:
             if not f.strip():
                 continue
             has = got.has(f)
             # the site's decision (an embed's section, a link's anchor kept) is the same
             assert has == (r.section(body, f) is not None), f
-            if has and "\n" not in f and (f.strip().startswith("^") or any(
-                    h.lower() == f.strip().lower() or slugify(h) == slugify(f) for h in one_line)):
+            if has:
                 assert anchor(f.strip()) in ids, (f, ids)     # a link the site keeps lands on an id
         # every heading's own id (the first of its slug) is one a link can
         # name, and so is its text (but one that starts with ``^``, which a
         # link reads as a block id)
-        for _, text, slug in pairs:
+        for _, text, slug in rendered.headings:
             if slug == slugify(text):
                 assert got.has(slug) and (got.has(text) or text.strip().startswith("^")), (text, slug)
     check()
 
 
-def test_a_heading_with_a_link_is_matched_by_its_source_not_its_page_id():
-    """What the test above leaves out, pinned as the site does it today: a
-    heading holding a link, an image, an entity or a footnote reference is
-    matched by its source text, while its id is the slug of its rendered
-    text.  ``[[X#See the paper]]`` then goes to the page's top (and RK309
-    warns), though the page has ``id="see-the-paper"``."""
+def test_a_heading_with_a_link_is_named_by_its_page_id():
+    """A heading holding a link, an image or an entity is named by the text
+    its id is made of (its page's text): ``[[X#See the paper]]`` lands on
+    ``## See [the paper](u)`` (``id="see-the-paper"``), and ``[[X#A &amp; B]]``
+    names no heading (the page's id is ``a-b``, from ``A & B``); the lint
+    (RK309) and the embed of a section agree."""
     r = _renderer()
     body = "## See [the paper](https://example.org)\n\n## A &amp; B\n"
     got = body_anchors(body, r.md)
     ids = set(re.findall(r'(?<![\w-])id="([^"]+)"', r.render(body).html))
     assert ids == {"see-the-paper", "a-b"}
-    assert not got.has("See the paper") and r.section(body, "See the paper") is None
-    assert got.has("A &amp; B") and anchor("A &amp; B") not in ids
+    assert got.has("See the paper") and r.section(body, "See the paper") is not None
+    assert anchor("See the paper") in ids
+    assert got.has("A & B") and anchor("A & B") in ids
+    assert not got.has("A &amp; B") and r.section(body, "A &amp; B") is None
