@@ -366,8 +366,9 @@ def missing_anchor(ctx, rec):
     (`[[#Heading]]`, `[[#^block-id]]`), with or without a `|label`, and with
     `links.markdown_links` a Markdown link to a `.md` file with a
     `#fragment`.  The target must have that heading or block, as the site
-    finds it: a heading whose text, or its slug, is the link's (case and
-    punctuation aside), or a block id (`^block-id` ending a paragraph or a
+    finds it: a heading whose text as its page shows it (a link in it by
+    its label, `&amp;` as `&`) is the link's, case and punctuation aside
+    (the heading's id is the link's slug), or a block id (`^block-id` ending a paragraph or a
     list item, or alone after a table, quote or list).  A link whose target
     is missing or ambiguous is reported by RK305 or RK308 instead, and links
     to attachments are not checked.
