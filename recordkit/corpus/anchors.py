@@ -358,3 +358,20 @@ def same_page_links(body: str, code: list | None, order: str = "target-first") -
             continue
         out.append((s - 1 if s and body[s - 1] == "!" else s, m.end(), frag))
     return out
+
+
+#: a wikilink whose target may name a heading or block (``[[Note#…``,
+#: ``[[Note^…``, ``[[#…``, ``[[label|Note#…``), and a Markdown link whose
+#: destination has a ``#`` (``](other.md#heading)``), each in a file's
+#: bytes (a record a helper process read arrives undecoded) and in text
+_MAY_NAME_PART = (re.compile(rb"\[\[[^\[\]\n]*[#^]"), re.compile(r"\[\[[^\[\]\n]*[#^]"))
+_MAY_NAME_PART_MD = (re.compile(rb"\]\([^)\n]*#"), re.compile(r"\]\([^)\n]*#"))
+
+
+def may_name_part(content: bytes | str, markdown_links: bool = True) -> bool:
+    """Whether a file's ``content`` (its bytes or its text) may hold a link
+    to a heading or block: one search of it, False meaning it holds none
+    (``markdown_links``: count Markdown links too)."""
+    k = 0 if isinstance(content, bytes) else 1
+    return _MAY_NAME_PART[k].search(content) is not None or (
+        markdown_links and _MAY_NAME_PART_MD[k].search(content) is not None)

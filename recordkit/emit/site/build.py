@@ -35,6 +35,7 @@ from .views import (Site, first_paragraph, kind_url, listings, make_site, mentio
                     record_view, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 from ...common.memory import release_free_memory
+from ...corpus.anchors import may_name_part
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -878,11 +879,13 @@ class _Builder:
         if not rec.mention_targets:
             return []           # (a link to a record is a mention)
         raw = getattr(rec, "_raw", None)
-        if raw is not None and _FRAGMENT_WIKI_B.search(raw) is None and _MD_ANCHOR_B.search(raw) is None:
+        if raw is not None and not may_name_part(raw):
             return []           # its file's bytes, without decoding them
         body = transient_body(rec)
+        if not may_name_part(body):
+            return []
         out = self._markdown_fragment_links(rec, body)
-        if _FRAGMENT_WIKI.search(body) is None:
+        if "[[" not in body:
             return out
         from ...corpus.anchors import WIKI_ANY, wikilink_fragment
         from ...corpus.resolve import wikilink_target
@@ -908,7 +911,7 @@ class _Builder:
         file with a ``#heading`` (``[text](other.md#a-heading)``) in
         ``body``, read from the text as :meth:`_fragment_links` reads
         wikilinks."""
-        if "](" not in body or _MD_ANCHOR.search(body) is None:
+        if "](" not in body or ".md#" not in body.lower():
             return []
         from ...corpus.mentions import _MD_DEST_RE, markdown_target
         from ...corpus.anchors import markdown_fragment
@@ -1536,12 +1539,6 @@ def save_resident_state() -> None:
 
 
 _EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
-#: a Markdown link's ``.md#`` (a link to a heading of a record's file), in a file's bytes
-_MD_ANCHOR_B = re.compile(rb"\.[mM][dD]#")
-_MD_ANCHOR = re.compile(r"\.[mM][dD]#")
-#: a wikilink with a ``#`` or ``^`` in it (``[[Note#Heading]]``), in a file's bytes
-_FRAGMENT_WIKI_B = re.compile(rb"\[\[[^\[\]\n]*[#^]")
-_FRAGMENT_WIKI = re.compile(r"\[\[[^\[\]\n]*[#^]")
 
 
 def _first_doc(run: str) -> int:

@@ -331,27 +331,12 @@ def ambiguous_link(ctx, rec):
     return out
 
 
-#: a wikilink whose target may name a heading or block (``[[Note#…``,
-#: ``[[Note^…``, ``[[#…``, ``[[label|Note#…``), read in a file's bytes (a
-#: record read by a helper process arrives undecoded) or its text: a record
-#: without one costs RK309 this one search
-_MAY_NAME_PART = re.compile(rb"\[\[[^\[\]\n]*[#^]")
-_MAY_NAME_PART_TEXT = re.compile(r"\[\[[^\[\]\n]*[#^]")
-#: the same for a Markdown link's destination (``](other.md#heading)``)
-_MAY_NAME_PART_MD = re.compile(rb"\]\([^)\n]*#")
-_MAY_NAME_PART_MD_TEXT = re.compile(r"\]\([^)\n]*#")
-
-
 def _may_name_part(rec, markdown_links: bool) -> bool:
     """Whether ``rec`` may hold a link to a heading or block (a quick test
     of its bytes: False means it holds none)."""
+    from ...corpus.anchors import may_name_part
     raw = rec._raw
-    if raw is not None:
-        return _MAY_NAME_PART.search(raw) is not None or (
-            markdown_links and _MAY_NAME_PART_MD.search(raw) is not None)
-    text = rec.text
-    return _MAY_NAME_PART_TEXT.search(text) is not None or (
-        markdown_links and _MAY_NAME_PART_MD_TEXT.search(text) is not None)
+    return may_name_part(raw if raw is not None else rec.text, markdown_links)
 
 
 @rule("RK309", "missing-anchor", "warning")
