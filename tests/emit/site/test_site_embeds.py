@@ -59,6 +59,16 @@ Quixotic phrase only the hidden note holds.
 """
 
 
+def _built(tmp_path: Path, extra: dict) -> Path:
+    """The example record with the records ``extra`` added, built in one
+    process: the site's folder."""
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+    base = copy_example(tmp_path, with_results=False, extra=extra)
+    build_site(load_config(base), base / "out", jobs=1)
+    return base / "out"
+
+
 def _build(base: Path, out: Path) -> str:
     from recordkit.config import load_config
     from recordkit.emit.site import build_site
@@ -276,18 +286,14 @@ def test_blocks_are_anchors_links_and_embeds(tmp_path):
     link to the block or heading on the note's page (every fragment lands on
     an id); ``![[Note#^name]]`` shows that block alone."""
     from site_fixtures import crawl
-    base = copy_example(tmp_path, with_results=False,
-                        extra={"note/NOTE-906.md": BLOCKS, "note/NOTE-907.md": HOST_BLOCKS})
-    from recordkit.config import load_config
-    from recordkit.emit.site import build_site
-    build_site(load_config(base), base / "out", jobs=1)
-    own = (base / "out" / "note" / "NOTE-906.html").read_text(encoding="utf-8")
+    out = _built(tmp_path, {"note/NOTE-906.md": BLOCKS, "note/NOTE-907.md": HOST_BLOCKS})
+    own = (out / "note" / "NOTE-906.html").read_text(encoding="utf-8")
     assert '<p id="^first-finding">The first finding, Okapi.</p>' in own
     assert '<li id="^point">a listed point, Quokka</li>' in own
     assert '<table id="^table-one">' in own and "^table-one" not in own.replace('id="^table-one"', "")
     assert "The area grows as r ^2" in own                 # a number is no block id
     assert "Heading ^kept</h1>" in own                      # nor is a heading's end
-    page = (base / "out" / "note" / "NOTE-907.html").read_text(encoding="utf-8")
+    page = (out / "note" / "NOTE-907.html").read_text(encoding="utf-8")
     assert 'href="../note/NOTE-906.html#^first-finding" data-id="NOTE-906">the finding</a>' in page
     assert 'href="../note/NOTE-906.html#findings"' in page
     assert 'href="../note/NOTE-906.html#^point"' in page
@@ -303,7 +309,7 @@ def test_blocks_are_anchors_links_and_embeds(tmp_path):
     # the embedded blocks keep no ids (the page would hold them twice)
     assert page.count('id="^') == 0
     # every fragment lands on an id
-    res = crawl(base / "out")
+    res = crawl(out)
     assert res["broken"] == []
 
 
@@ -378,19 +384,15 @@ def test_links_to_the_page_itself_land_or_are_marked(tmp_path):
     own = ("---\nid: NOTE-910\ntitle: Links to itself\nstatus: draft\n---\n\n## Method\n\nA step. ^step\n\n"
            "Back to [[#Method]], [[#^step|the step]], [[#No such part]] and [[#^gone]].\n")
     host = "---\nid: NOTE-911\ntitle: Embeds the note that links to itself\nstatus: draft\n---\n\n![[NOTE-910]]\n"
-    base = copy_example(tmp_path, with_results=False,
-                        extra={"note/NOTE-910.md": own, "note/NOTE-911.md": host})
-    from recordkit.config import load_config
-    from recordkit.emit.site import build_site
-    build_site(load_config(base), base / "out", jobs=1)
-    page = (base / "out" / "note" / "NOTE-910.html").read_text(encoding="utf-8")
+    out = _built(tmp_path, {"note/NOTE-910.md": own, "note/NOTE-911.md": host})
+    page = (out / "note" / "NOTE-910.html").read_text(encoding="utf-8")
     assert '<a class="rk-ref" href="#method">Method</a>' in page
     assert '<a class="rk-ref" href="#^step">the step</a>' in page
     assert '<span class="rk-dangling" title="No heading No such part on this page">No such part</span>' in page
     assert '<span class="rk-dangling" title="No block ^gone on this page">^gone</span>' in page
-    hosted = (base / "out" / "note" / "NOTE-911.html").read_text(encoding="utf-8")
+    hosted = (out / "note" / "NOTE-911.html").read_text(encoding="utf-8")
     box = hosted[hosted.index('<div class="rk-embed-block"'):]
     assert '<a class="rk-ref" href="../note/NOTE-910.html#method" data-id="NOTE-910">Method</a>' in box
     assert '<a class="rk-ref" href="../note/NOTE-910.html#^step" data-id="NOTE-910">the step</a>' in box
     assert '<span class="rk-dangling" title="No heading No such part in NOTE-910">No such part</span>' in box
-    assert crawl(base / "out")["broken"] == []
+    assert crawl(out)["broken"] == []
