@@ -335,16 +335,18 @@ def body_anchors(body: str, md) -> Anchors:
 
 
 def same_page_links(body: str, code: list | None, order: str = "target-first") -> list[tuple[int, int, str]]:
-    """``(start, end, fragment)`` of each wikilink or embed of ``body``
-    outside code that names a part of the body itself (``[[#Heading]]``,
+    """``(start, end, fragment)`` of each link of ``body`` outside code that
+    names a part of the body itself: a wikilink or embed (``[[#Heading]]``,
     ``[[#^b1]]``, ``![[#Heading|label]]``; ``[[label|#Heading]]`` when
-    ``order`` is ``label-first``): what the site links to ``#anchor`` on the
-    same page.  (The mentions hold no such link: it names no record.)
+    ``order`` is ``label-first``) or a Markdown link (``[text](#heading)``),
+    what the site links to ``#anchor`` on the same page, in order of their
+    start.  (The mentions hold no such link: it names no record.)
     ``code``: :func:`recordkit.corpus.mentions.code_ranges` of the body, or
-    None to find them; ``start`` is the ``!`` of an embed."""
-    from .mentions import _inside, code_ranges
+    None to find them; ``start`` is the ``!`` of an embed, the ``[`` of a
+    Markdown link's text."""
+    from .mentions import _MD_DEST_RE, _MD_TEXT_BACK, _inside, code_ranges
     out = []
-    for m in WIKI_ANY.finditer(body):
+    for m in WIKI_ANY.finditer(body) if "[[" in body else ():
         inner = m.group(1)
         if "#" not in inner and "^" not in inner or wikilink_target(inner, order):
             continue
@@ -357,6 +359,26 @@ def same_page_links(body: str, code: list | None, order: str = "target-first") -
         if code and _inside(code, s):
             continue
         out.append((s - 1 if s and body[s - 1] == "!" else s, m.end(), frag))
+    if "](#" in body or "](<#" in body:
+        md = []
+        for d in _MD_DEST_RE.finditer(body):
+            dest = d.group(1)
+            if not dest.lstrip("<").startswith("#"):
+                continue
+            frag = markdown_fragment(dest)
+            if not frag:
+                continue
+            s = d.start()
+            k = body.rfind("[", max(0, s - _MD_TEXT_BACK), s)
+            if k < 0 or body.find("\n\n", k, s) >= 0:
+                continue     # no link text: not a link
+            if code is None:
+                code = code_ranges(body)
+            if code and _inside(code, k):
+                continue
+            md.append((k, d.end(), frag))
+        if md:
+            out = sorted(out + md)
     return out
 
 

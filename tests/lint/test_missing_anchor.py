@@ -229,3 +229,28 @@ def test_the_quick_test_never_misses_a_link(raw, tmp_path):
         assert _may_name_part(Rec(f"a\n{link}\n"), False), link
     assert _may_name_part(Rec("[a](b.md#h)"), True) and not _may_name_part(Rec("[a](b.md#h)"), False)
     assert not _may_name_part(Rec("# H\n\n[[N]] and [[N|l]]\n## x #y\n"), True)
+
+
+def test_markdown_links_to_the_page_itself(tmp_path):
+    """``[text](#heading)`` names a part of the body itself whatever the
+    link settings (the site links it): reported when the body lacks it, at
+    the link's text; in code it is no link."""
+    write(tmp_path, "records/note/NOTE-002.md", """\
+---
+id: NOTE-002
+title: Links to its own parts
+status: draft
+---
+See [the method](#method), [its Method](#Method), [a step](#^step), [gone](#not-there)
+and [no block](<#^nope>); `[code](#not-there)` is no link.
+
+## Method
+
+A step. ^step
+""")
+    _, diags = _lint(tmp_path)
+    f = "records/note/NOTE-002.md"
+    assert _found(diags) == [
+        (f, 6, 69, 87, '`[gone](#not-there)`: NOTE-002 has no heading "not-there"'),
+        (f, 7, 5, 25, "`[no block](<#^nope>)`: NOTE-002 has no block ^nope"),
+    ]

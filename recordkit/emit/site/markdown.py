@@ -178,6 +178,17 @@ def _mark_table(toks, start):
     toks[start].attrJoin("class", "rk-claims")
 
 
+def _as_span(tokens, idx: int) -> None:
+    """The link that opens at ``tokens[idx]`` as a ``<span>`` (its text
+    kept, no link): the caller sets its attributes."""
+    level = tokens[idx].level
+    for close in tokens[idx + 1:]:
+        if close.type == "link_close" and close.level == level:
+            close.tag = "span"
+            break
+    tokens[idx].tag = "span"
+
+
 class BodyRenderer:
     """Renders bodies for one site build.  ``resolve(id)`` says what a
     mention of ``id`` becomes (see :data:`Resolver`); ``prefix`` is the
@@ -332,14 +343,19 @@ class BodyRenderer:
                 url = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
                 tok.attrs = {"class": f"rk-ref k-{target[2] or ''}", "href": url, "data-id": rid}
             else:
-                level = tok.level
-                for close in tokens[idx + 1:]:
-                    if close.type == "link_close" and close.level == level:
-                        close.tag = "span"
-                        break
-                tok.tag = "span"
+                _as_span(tokens, idx)
                 tok.attrs = {"class": "rk-dangling", "title": f"No record at {path}"} \
                     if target[0] == "dangling" else {}
+            return renderer.renderToken(tokens, idx, options, env)
+        fragment = markdown_fragment(href) if href.startswith("#") else None
+        if fragment:
+            # ``[text](#a-heading)``: this body's heading, as ``[[#…]]`` is
+            to, other = self._same_page_target(fragment, env)
+            if to is None:          # (other: why not)
+                _as_span(tokens, idx)
+                tok.attrs = {"class": "rk-dangling", "title": other}
+            else:                   # (other: the embedded note's id, or None)
+                tok.attrs = {"class": "rk-ref", "href": to, **({"data-id": other} if other else {})}
             return renderer.renderToken(tokens, idx, options, env)
         if _SAFE_SCHEME.match(href):
             tok.attrSet("rel", "noopener noreferrer")
@@ -389,29 +405,37 @@ class BodyRenderer:
                 return _BLOCK_ID_LINE.sub("", text).rstrip() + "\n"
         return None
 
-    def _same_page(self, fragment: str, label: str | None, env: dict) -> str:
-        """A link to a heading or block of the body itself (``[[#Heading]]``):
-        to its anchor when the body has it, else plain text marked as
-        dangling (RK309 reports it).  In an embedded body, to that anchor
-        of the embedded note's page (the box's headings have no ids)."""
-        text = escapeHtml(label.strip() if label and label.strip() else fragment)
+    def _same_page_target(self, fragment: str, env: dict) -> tuple:
+        """Where a link to a heading or block of the body itself goes
+        (``[[#Heading]]``, ``[text](#heading)``): ``(href, id or None)``
+        when the body has it, else ``(None, why)``.  In an embedded body, to
+        that anchor of the embedded note's page (the box's headings have no
+        ids)."""
         own = env.get("rk_self")
         if own is not None:
             rid, url = own
             if self.has_anchor is None or self.has_anchor(rid, fragment):
-                href = f"{url}#{anchor(fragment)}"
-                return f'<a class="rk-ref" href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>'
+                return f"{url}#{anchor(fragment)}", rid
             where = f"in {rid}"
         else:
             anchors = env.get("rk_anchors")
             if anchors is None:     # the body parsed again, for a page that has such a link
                 anchors = env["rk_anchors"] = body_anchors(env.get("rk_body", ""), self.md)
             if anchors.has(fragment):
-                return f'<a class="rk-ref" href="#{escapeHtml(anchor(fragment))}">{text}</a>'
+                return f"#{anchor(fragment)}", None
             where = "on this page"
         what = "block" if fragment.startswith("^") else "heading"
-        return (f'<span class="rk-dangling" title="No {what} {escapeHtml(fragment)} {escapeHtml(where)}">'
-                f'{text}</span>')
+        return None, f"No {what} {fragment} {where}"
+
+    def _same_page(self, fragment: str, label: str | None, env: dict) -> str:
+        """``[[#Heading]]``: a link to that anchor when the body has it, else
+        plain text marked as dangling (RK309 reports it)."""
+        text = escapeHtml(label.strip() if label and label.strip() else fragment)
+        href, other = self._same_page_target(fragment, env)
+        if href is None:        # (other: why not)
+            return f'<span class="rk-dangling" title="{escapeHtml(other)}">{text}</span>'
+        data = f' data-id="{escapeHtml(other)}"' if other else ""
+        return f'<a class="rk-ref" href="{escapeHtml(href)}"{data}>{text}</a>'
 
     def render(self, body: str, from_path: str | None = None, doc_id: str | None = None,
                self_link: tuple | None = None) -> Rendered:

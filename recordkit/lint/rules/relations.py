@@ -339,6 +339,16 @@ def _may_name_part(rec, markdown_links: bool) -> bool:
     return may_name_part(raw if raw is not None else rec.text, markdown_links)
 
 
+def _may_link_itself(rec) -> bool:
+    """Whether ``rec`` may hold a Markdown link to a part of itself
+    (``](#``, ``](<#``: a quick test of its bytes)."""
+    raw = rec._raw
+    if raw is not None:
+        return b"](#" in raw or b"](<#" in raw
+    text = rec.text
+    return "](#" in text or "](<#" in text
+
+
 @rule("RK309", "missing-anchor", "warning")
 def missing_anchor(ctx, rec):
     """A link names a heading or block its target does not have.
@@ -348,9 +358,9 @@ def missing_anchor(ctx, rec):
     comments) that names a part of a record: a heading (`[[Note#Some
     heading]]`, `![[Note#Some heading]]`), an Obsidian block
     (`[[Note#^block-id]]`, `[[Note^block-id]]`), on the same page
-    (`[[#Heading]]`, `[[#^block-id]]`), with or without a `|label`, and with
-    `links.markdown_links` a Markdown link to a `.md` file with a
-    `#fragment`.  The target must have that heading or block, as the site
+    (`[[#Heading]]`, `[[#^block-id]]`, `[text](#heading)`), with or
+    without a `|label`, and with `links.markdown_links` a Markdown link to
+    a `.md` file with a `#fragment`.  The target must have that heading or block, as the site
     finds it: a heading whose text as its page shows it (a link in it by
     its label, `&amp;` as `&`) is the link's, case and punctuation aside
     (the heading's id is the link's slug), or a block id (`^block-id` ending a paragraph or a
@@ -377,7 +387,10 @@ def missing_anchor(ctx, rec):
     """
     from ...corpus.resolve import link_settings
     settings = link_settings(ctx.schema)
-    if not _may_name_part(rec, settings.markdown_links):
+    other = _may_name_part(rec, settings.markdown_links)
+    # (a Markdown link to the page itself, ``[text](#heading)``, counts
+    # whatever the settings: the site links it)
+    if not other and not _may_link_itself(rec):
         return None
     from ...corpus.anchors import same_page_links, wikilink_fragment
     records = ctx.records
@@ -385,7 +398,7 @@ def missing_anchor(ctx, rec):
     body = rec.body
     starts = _LineStarts(body)
     out = []
-    for m in rec.mentions:
+    for m in rec.mentions if other else ():
         if m.form == "bare":
             continue
         target = records.get(m.target)
@@ -398,7 +411,7 @@ def missing_anchor(ctx, rec):
         if frag and not ctx.anchors_of(target).has(frag):
             out.append(ctx.diag("RK309", _missing_part(written, m.target, frag), rec,
                                 (m.line, m.col, m.line, m.end_col), about=(m.target,)))
-    if "[[" in body:
+    if "[[" in body or "](" in body:
         own = None
         for s, e, frag in same_page_links(body, rec.code, order):
             if own is None:

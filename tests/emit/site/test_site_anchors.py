@@ -4,6 +4,7 @@ are one answer for the site and the lint (RK309): the site's decision
 ids its pages hold agree with it on drawn messy bodies (hypothesis)."""
 from __future__ import annotations
 
+import html
 import re
 
 from hypothesis import given, settings, strategies as st
@@ -26,7 +27,8 @@ BLOCKS = ["text ^b1", "^b1", "^b2", "- item ^b2", "  - nested ^b3", "| a | b |\n
           "> quote ^q", "```\ncode ^b1\n## Fenced\n```", "x ^2", "*em* ^b5", "$x$ ^b6", "`code` ^b7",
           "see NOTE-123 ^b8", "tail ^NOTE-123", "![[NOTE-123#^b2]]", "![[NOTE-123]] ^b9", "[^1]: foot ^b10",
           "text\n^b1", "$$\n## Math\n$$", "1. one ^b4", "^", "a^b1", "^b9 ^b10", "[[#Results]] ^b11",
-          "<!-- ^b12 -->", "", "plain words"]
+          "<!-- ^b12 -->", "", "plain words", "[x](#Results)", "[y](#nope)", "[z](#^b1)", "[[#Nope]]",
+          "[w](<#^b2>)", "[[#^b3|label]]"]
 SEPS = ["\n", "\n\n", " ", "\r\n"]
 
 
@@ -50,6 +52,9 @@ def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
         ids = set(re.findall(r'(?<![\w-])id="([^"]+)"', rendered.html))
         # the blocks: exactly the block ids of the page
         assert got.blocks == {i for i in ids if i.startswith("^")}
+        # every link to a part of the page itself lands on an id of it
+        for href in re.findall(r'href="#([^"]*)"', rendered.html):
+            assert html.unescape(href) in ids, (href, ids)
         assert len(got.headings) == len(rendered.headings)
         texts = [t for _, t, _ in rendered.headings]
         frags = set(extra) | set(got.headings) | {h.upper() for h in texts} | {slugify(h) for h in texts} \

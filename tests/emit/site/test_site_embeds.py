@@ -382,7 +382,8 @@ def test_links_to_the_page_itself_land_or_are_marked(tmp_path):
     are marked as dangling when the note lacks them)."""
     from site_fixtures import crawl
     own = ("---\nid: NOTE-910\ntitle: Links to itself\nstatus: draft\n---\n\n## Method\n\nA step. ^step\n\n"
-           "Back to [[#Method]], [[#^step|the step]], [[#No such part]] and [[#^gone]].\n")
+           "Back to [[#Method]], [[#^step|the step]], [[#No such part]] and [[#^gone]].\n\n"
+           "In Markdown: [the method](#Method), [the gap](#not-there).\n")
     host = "---\nid: NOTE-911\ntitle: Embeds the note that links to itself\nstatus: draft\n---\n\n![[NOTE-910]]\n"
     out = _built(tmp_path, {"note/NOTE-910.md": own, "note/NOTE-911.md": host})
     page = (out / "note" / "NOTE-910.html").read_text(encoding="utf-8")
@@ -390,9 +391,12 @@ def test_links_to_the_page_itself_land_or_are_marked(tmp_path):
     assert '<a class="rk-ref" href="#^step">the step</a>' in page
     assert '<span class="rk-dangling" title="No heading No such part on this page">No such part</span>' in page
     assert '<span class="rk-dangling" title="No block ^gone on this page">^gone</span>' in page
+    assert '<a class="rk-ref" href="#method">the method</a>' in page       # (the heading's own id)
+    assert '<span class="rk-dangling" title="No heading not-there on this page">the gap</span>' in page
     hosted = (out / "note" / "NOTE-911.html").read_text(encoding="utf-8")
     box = hosted[hosted.index('<div class="rk-embed-block"'):]
     assert '<a class="rk-ref" href="../note/NOTE-910.html#method" data-id="NOTE-910">Method</a>' in box
     assert '<a class="rk-ref" href="../note/NOTE-910.html#^step" data-id="NOTE-910">the step</a>' in box
     assert '<span class="rk-dangling" title="No heading No such part in NOTE-910">No such part</span>' in box
+    assert '<a class="rk-ref" href="../note/NOTE-910.html#method" data-id="NOTE-910">the method</a>' in box
     assert crawl(out)["broken"] == []
