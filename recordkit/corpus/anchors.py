@@ -79,11 +79,21 @@ def markdown_fragment(href: str) -> str | None:
     return frag or None
 
 
+#: a footnote's id on its page (``fn1``) and its reference's (``fnref1``,
+#: ``fnref1:1`` for the second reference to it), as markdown-it's footnotes
+#: name them
+FOOTNOTE_ID = re.compile(r"fn(?:ref)?([0-9]+)(?::[0-9]+)?")
+
+
 def anchor(fragment: str) -> str:
     """The id a heading's text (or a block's ``^b1``) has on its page: the
     first heading of that text gets its slug (see the site's headings
-    rule); a block keeps its ``^`` name (see :func:`blocks_rule`)."""
-    return fragment if fragment.startswith("^") else slugify(fragment)
+    rule); a block keeps its ``^`` name (see :func:`blocks_rule`), and a
+    footnote's id (``fn1``, ``fnref1:1``) is itself."""
+    fragment = fragment.strip()
+    if fragment.startswith("^") or FOOTNOTE_ID.fullmatch(fragment):
+        return fragment
+    return slugify(fragment)
 
 
 #: a block id at the end of a paragraph or list item (Obsidian's ``^b1``;
@@ -297,6 +307,8 @@ class Anchors:
     headings: tuple[str, ...]
     blocks: frozenset[str]
     _slugs: frozenset[str]
+    #: how many footnotes the body has (``fn1`` … and ``fnref1`` …)
+    footnotes: int = 0
 
     def has(self, fragment: str) -> bool:
         """Whether a link's ``fragment`` (``Heading`` or ``^b1``) names a
@@ -306,6 +318,9 @@ class Anchors:
         want = fragment.strip()
         if want.startswith("^"):
             return want in self.blocks
+        m = FOOTNOTE_ID.fullmatch(want)
+        if m and 1 <= int(m.group(1)) <= self.footnotes:
+            return True         # a footnote (a hand-written link to it)
         return slugify(fragment) in self._slugs
 
 
@@ -314,8 +329,11 @@ def anchors_of(tokens, body: str) -> Anchors:
     :func:`markdown_parser` with an empty environment)."""
     heads = []
     blocks = set()
+    notes = 0
     for i, tok in enumerate(tokens):
         if tok.map is None:
+            if tok.type == "footnote_open":
+                notes += 1
             continue
         if tok.type == "heading_open":
             heads.append(heading_text(tokens[i + 1]))
@@ -325,7 +343,7 @@ def anchors_of(tokens, body: str) -> Anchors:
             # a link finds: the site looks for the id's text first)
             if bid is not None and bid.startswith("^") and bid in body:
                 blocks.add(bid)
-    return Anchors(tuple(heads), frozenset(blocks), frozenset(slugify(h) for h in heads))
+    return Anchors(tuple(heads), frozenset(blocks), frozenset(slugify(h) for h in heads), notes)
 
 
 def body_anchors(body: str, md) -> Anchors:

@@ -234,7 +234,8 @@ def test_the_quick_test_never_misses_a_link(raw, tmp_path):
 def test_markdown_links_to_the_page_itself(tmp_path):
     """``[text](#heading)`` names a part of the body itself whatever the
     link settings (the site links it): reported when the body lacks it, at
-    the link's text; in code it is no link."""
+    the link's text; in code it is no link; a footnote's id (``#fn1``) is
+    a part the page has."""
     write(tmp_path, "records/note/NOTE-002.md", """\
 ---
 id: NOTE-002
@@ -243,14 +244,18 @@ status: draft
 ---
 See [the method](#method), [its Method](#Method), [a step](#^step), [gone](#not-there)
 and [no block](<#^nope>); `[code](#not-there)` is no link.
+A claim.[^1] See [its note](#fn1), not [a second](#fn2).
 
 ## Method
 
 A step. ^step
+
+[^1]: The only footnote.
 """)
     _, diags = _lint(tmp_path)
     f = "records/note/NOTE-002.md"
     assert _found(diags) == [
         (f, 6, 69, 87, '`[gone](#not-there)`: NOTE-002 has no heading "not-there"'),
         (f, 7, 5, 25, "`[no block](<#^nope>)`: NOTE-002 has no block ^nope"),
+        (f, 8, 40, 56, '`[a second](#fn2)`: NOTE-002 has no heading "fn2"'),
     ]

@@ -28,7 +28,7 @@ BLOCKS = ["text ^b1", "^b1", "^b2", "- item ^b2", "  - nested ^b3", "| a | b |\n
           "see NOTE-123 ^b8", "tail ^NOTE-123", "![[NOTE-123#^b2]]", "![[NOTE-123]] ^b9", "[^1]: foot ^b10",
           "text\n^b1", "$$\n## Math\n$$", "1. one ^b4", "^", "a^b1", "^b9 ^b10", "[[#Results]] ^b11",
           "<!-- ^b12 -->", "", "plain words", "[x](#Results)", "[y](#nope)", "[z](#^b1)", "[[#Nope]]",
-          "[w](<#^b2>)", "[[#^b3|label]]"]
+          "[w](<#^b2>)", "[[#^b3|label]]", "a claim[^1]", "[f](#fn1)", "[g](#fnref1)", "[h](#fn2)"]
 SEPS = ["\n", "\n\n", " ", "\r\n"]
 
 
@@ -52,8 +52,12 @@ def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
         ids = set(re.findall(r'(?<![\w-])id="([^"]+)"', rendered.html))
         # the blocks: exactly the block ids of the page
         assert got.blocks == {i for i in ids if i.startswith("^")}
-        # every link to a part of the page itself lands on an id of it
-        for href in re.findall(r'href="#([^"]*)"', rendered.html):
+        # every link to a part of the page itself lands on an id of it (but
+        # the footnote plugin's own back-links: a footnote defined twice
+        # whose first definition held the reference links back to nothing,
+        # as in markdown-it-py itself)
+        for href in re.findall(r'<a href="#([^"]*)"(?! class="footnote-backref")', rendered.html) + \
+                re.findall(r'<a class="rk-ref" href="#([^"]*)"', rendered.html):
             assert html.unescape(href) in ids, (href, ids)
         assert len(got.headings) == len(rendered.headings)
         texts = [t for _, t, _ in rendered.headings]
