@@ -879,11 +879,9 @@ class _Builder:
         if not rec.mention_targets:
             return []           # (a link to a record is a mention)
         raw = getattr(rec, "_raw", None)
-        if raw is not None and not may_name_part(raw):
-            return []           # its file's bytes, without decoding them
+        if not may_name_part(raw if raw is not None else transient_body(rec)):
+            return []           # (its file's bytes when it has them, without decoding them)
         body = transient_body(rec)
-        if not may_name_part(body):
-            return []
         out = self._markdown_fragment_links(rec, body)
         if "[[" not in body:
             return out

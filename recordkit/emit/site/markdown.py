@@ -39,17 +39,10 @@ from markdown_it.common.utils import escapeHtml
 
 # the parse (what is a heading, a block id, a wikilink, an embed) is the
 # corpus's, shared with the lint's RK309; the site adds how it renders
-from ...corpus.anchors import BLOCK_ID as _BLOCK_ID  # noqa: F401
 from ...corpus.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
-from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
 from ...corpus.anchors import SAFE_SCHEME as _SAFE_SCHEME
-from ...corpus.anchors import anchor, body_anchors, heading_text, markdown_parser, safe_url, slugify  # noqa: F401
-from ...corpus.anchors import blocks_rule as _blocks_rule  # noqa: F401
-from ...corpus.anchors import embeds_rule as _embeds_rule  # noqa: F401
-from ...corpus.anchors import fragment as _fragment  # noqa: F401
-from ...corpus.anchors import markdown_fragment
-from ...corpus.anchors import make_mentions_rule as _make_mentions_rule  # noqa: F401
-from ...corpus.anchors import make_wikilink_rule as _make_wikilink_rule  # noqa: F401
+from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
+from ...corpus.anchors import anchor, body_anchors, heading_text, markdown_fragment, markdown_parser, slugify
 from ...corpus.mentions import _is_attachment, markdown_target
 from ...corpus.resolve import wikilink_target
 from .mathml import tex_to_mathml

@@ -254,7 +254,7 @@ def test_renderer_highlights_code_at_build_time():
 
 
 def test_unsafe_urls_are_dropped():
-    from recordkit.emit.site.markdown import safe_url
+    from recordkit.corpus.anchors import safe_url
     for bad in ("javascript:alert(1)", " JavaScript:x", "java\tscript:x", "vbscript:x", "data:text/html,x",
                 "file:///etc/passwd", "//evil.example/x"):
         assert not safe_url(bad), bad
