@@ -1,9 +1,7 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
-
+from ...common.textpos import line_col, offset_of
 from ...corpus.resolve import mention_resolution, target_resolution
 from ...graph.cycles import cycles
 from ..involve import links_key
@@ -396,7 +394,6 @@ def missing_anchor(ctx, rec):
     records = ctx.records
     order = settings.wikilink_order
     body = rec.body
-    starts = _LineStarts(body)
     out = []
     for m in rec.mentions if other else ():
         if m.form == "bare":
@@ -404,7 +401,7 @@ def missing_anchor(ctx, rec):
         target = records.get(m.target)
         if target is None:
             continue      # missing (RK305) or ambiguous (RK308)
-        s = starts.offset(m.line - rec.body_line, m.col)
+        s = offset_of(body, m.line - rec.body_line + 1, m.col)
         written = body[s:s + (m.end_col - m.col)]
         frag = _markdown_fragment(written) if m.form == "markdown" else \
             wikilink_fragment(written.lstrip("!")[2:-2], order)
@@ -417,9 +414,10 @@ def missing_anchor(ctx, rec):
             if own is None:
                 own = ctx.anchors_of(rec)
             if not own.has(frag):
-                line, col = starts.position(s)
+                line, col = line_col(body, s)
+                line += rec.body_line - 1           # (the body's first line is the file's body_line)
                 out.append(ctx.diag("RK309", _missing_part(body[s:e], rec.id, frag), rec,
-                                    (rec.body_line + line, col, rec.body_line + line, col + (e - s))))
+                                    (line, col, line, col + (e - s))))
     return out
 
 
@@ -441,35 +439,6 @@ def _missing_part(written: str, target: str, frag: str) -> str:
         written = written[:79] + "…"
     what = f"block {frag}" if frag.startswith("^") else f'heading "{frag}"'
     return f"`{written}`: {target} has no {what}"
-
-
-class _LineStarts:
-    """Offsets of a body's lines, found on first use: a position (line from
-    the body's first, 0; column from 1) as an offset, and back."""
-    __slots__ = ("body", "starts")
-
-    def __init__(self, body: str):
-        self.body = body
-        self.starts = None
-
-    def _all(self) -> list[int]:
-        if self.starts is None:
-            starts = [0]
-            find = self.body.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self.starts = starts
-        return self.starts
-
-    def offset(self, line: int, col: int) -> int:
-        return self._all()[line] + col - 1
-
-    def position(self, offset: int) -> tuple[int, int]:
-        starts = self._all()
-        line = bisect_right(starts, offset) - 1
-        return line, offset - starts[line] + 1
 
 
 def _candidates(ctx, res) -> str:
