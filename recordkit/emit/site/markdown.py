@@ -446,10 +446,16 @@ class BodyRenderer:
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
 
 
-_PT_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+# Each of these two begins with what it consumes, so that SRE skips ahead to
+# the next "[" or "!" ("*" or "_") in C instead of trying the pattern at every
+# character: ``(?:!\[|\[)`` is ``!?\[``, and the look-behind after the first
+# ``[*_]`` is ``(?<![\w*])`` before it (the same matches: 6x faster on the
+# site bench's bodies; tests/emit/site/test_plain_text.py holds them to the
+# plain forms)
+_PT_LINK = re.compile(r"(?:!\[|\[)([^\]\n]*)\]\([^)\n]*\)")
 _PT_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?|\|)", re.M)
 _PT_RULE = re.compile(r"^[ \t|:-]*-{3,}[ \t|:-]*$", re.M)
-_PT_EMPH = re.compile(r"(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])")
+_PT_EMPH = re.compile(r"[*_](?<![\w*][*_])[*_]?(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])")
 
 
 def _wiki_text(m) -> str:

@@ -1,0 +1,52 @@
+"""The site's plain text of a body (search, previews, mention sentences) is
+made with regular expressions written for speed: each begins with what it
+consumes, so SRE skips to the next candidate character in C.  These tests
+hold each to the plainer pattern it stands for, on drawn text and on the
+text that catches a careless rewrite (the first character of the text, a
+run of markers, a word character before the marker)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recordkit.emit.site import markdown as md
+
+#: what each fast pattern must match exactly as (the forms they replaced)
+PLAIN = {
+    "_PT_LINK": re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"),
+    "_PT_EMPH": re.compile(r"(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])"),
+}
+
+# the characters the patterns care about, and a few that they do not
+TEXT = st.lists(st.sampled_from(list("*_![]()\n \ta1é-") + ["**", "__", "![", "](", "x_y"]), max_size=40).map("".join)
+
+CASES = [
+    "*a*", "_a_", "**a**", "__a__", "x*a*", "x_a_", "**a*", "*a**", "***a***", "* a*", "*a *", "a_b_c",
+    "![i](u)", "[l](u)", "!x[l](u)", "!![l](u)", "[a]![b](c)", "[a](b", "[a\n](b)", "_", "*", "", "é*a*",
+    "(*a*)", "1_a_", "-*a*-", "*a*b", "**a**b", "\\*a*",
+]
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN))
+@pytest.mark.parametrize("text", CASES)
+def test_fast_pattern_matches_as_plain_one_on_edge_cases(name, text):
+    fast, plain = getattr(md, name), PLAIN[name]
+    assert [m.span() for m in fast.finditer(text)] == [m.span() for m in plain.finditer(text)]
+    assert fast.sub(r"\1", text) == plain.sub(r"\1", text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_fast_patterns_match_as_plain_ones(text):
+    for name, plain in PLAIN.items():
+        fast = getattr(md, name)
+        assert [(m.span(), m.groups()) for m in fast.finditer(text)] == \
+            [(m.span(), m.groups()) for m in plain.finditer(text)], name
+
+
+def test_plain_text_of_a_body():
+    body = "# Title\n\nSee [the paper](p.md) and ![fig](f.png); *this* and __that__ x_y_z **a*b**.\n"
+    assert md.plain_text(body) == "Title\n\nSee the paper and fig; this and that x_y_z a*b.\n"
