@@ -92,6 +92,25 @@ def test_undefined_variable_is_an_error(tmp_path):
         tpl.get_template("x.html.j2", user).render()
 
 
+class _DictWithAttribute(dict):
+    title = "the attribute"
+
+
+@pytest.mark.parametrize("source", [
+    "{{ d.title }}|{{ d.missing }}|{{ d.missing.deeper }}|{{ d.items is callable }}|{{ d.get('title') }}",
+    "{{ d.title }}{% if d.nope %}x{% endif %}{{ d.keys()|list|length }}",
+])
+def test_attribute_of_a_dict_is_what_jinja_gives(tmp_path, source):
+    """The environment looks ``d.name`` up as the key at once on a dict
+    (speed); what a page gets is Jinja2's own answer, for a key, a missing
+    key, a dict method's name and a dict subclass's attribute."""
+    user = tmp_path / "t"
+    write(user, "x.html.j2", source)
+    reference = jinja2.Environment(undefined=tpl._Undefined, autoescape=True).from_string(source)
+    for d in ({"title": "T", "items": "shadowed"}, {"title": None}, {}, _DictWithAttribute(title="key")):
+        assert tpl.get_template("x.html.j2", user).render(d=d) == reference.render(d=d)
+
+
 def test_a_missing_folder_is_a_configuration_error(tmp_path):
     with pytest.raises(ConfigError, match="not a folder"):
         tpl.environment(tmp_path / "missing")
