@@ -311,8 +311,9 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
             if (s, t, rel) not in seen:
                 seen.add((s, t, rel))
                 edges.append({"s": s, "t": t, "rel": rel, "origin": origin})
-    mention_state = sorted({(m, site.resolve(m)[0], (corpus.records[m].kind if m in pub else None))
-                            for m in rec.mention_targets})
+    # (each id once: a body names most of its ids more than once)
+    mention_state = sorted((m, site.resolve(m)[0], (corpus.records[m].kind if m in pub else None))
+                           for m in set(rec.mention_targets))
     return {
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
         "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
