@@ -414,7 +414,12 @@ def record_key(site: Site, rid: str, salt: str) -> str:
 
 _ITEM_START = re.compile(r"^\s*([-*+]|\d+\.)\s")
 _BLOCK_START = re.compile(r"^\s*([-*+#|]|\d+\.)\s?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
+#: a sentence's end: its mark, closing quotes or brackets, spaces, before
+#: what can open the next sentence.  The mark is part of the match (not a
+#: look-behind before it), so SRE skips to the next "." "!" "?" in C: the
+#: break between the sentences is at ``start() + 1`` (tests/emit/site/
+#: test_plain_text.py holds it to the look-behind form)
+_SENTENCE_END = re.compile(r"[.!?][\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
 
 
 def transient_text(rec) -> str:
@@ -514,8 +519,10 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
                 s0 = sm.end()
             else:
                 break
-        em = _SENTENCE_END.search(text, max(offset, s0))
-        sentence = text[s0: em.start() if em else len(text)]
+        # the first end whose break is at or after max(offset, s0): its mark
+        # is one character before the break
+        em = _SENTENCE_END.search(text, max(offset, s0, 1) - 1)
+        sentence = text[s0: em.start() + 1 if em else len(text)]
         sentence = " ".join(plain_text(sentence, label_first).split())
         if len(sentence) > limit:
             k = sentence.find(target)

@@ -50,3 +50,48 @@ def test_fast_patterns_match_as_plain_ones(text):
 def test_plain_text_of_a_body():
     body = "# Title\n\nSee [the paper](p.md) and ![fig](f.png); *this* and __that__ x_y_z **a*b**.\n"
     assert md.plain_text(body) == "Title\n\nSee the paper and fig; this and that x_y_z a*b.\n"
+
+
+# -- where a backlink's sentence ends (views.mention_sentence) -------------------
+
+from recordkit.emit.site import views  # noqa: E402
+
+#: the look-behind form the sentence pattern stands for: a match begins
+#: right after the mark, where the fast one begins at the mark
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[A-Z\[(*_\"“‘0-9])")
+SENTENCE_TEXT = st.lists(st.sampled_from(list(".!?\"”’) \n\tAa1[(*_“‘-") + [". ", "? A", ".) B", "!\n"]),
+                         max_size=40).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(SENTENCE_TEXT)
+def test_sentence_ends_are_the_look_behind_form(text):
+    fast = views._SENTENCE_END
+    assert [(m.start() + 1, m.end()) for m in fast.finditer(text)] == \
+        [(m.start(), m.end()) for m in SENTENCE_END.finditer(text)]
+    for pos in range(len(text) + 1):      # the search mention_sentence makes from a position
+        got = fast.search(text, max(pos, 1) - 1)
+        want = SENTENCE_END.search(text, pos)
+        assert (got.start() + 1, got.end()) == (want.start(), want.end()) if want else got is None
+
+
+class _Rec:
+    """A record as mention_sentence reads it."""
+    def __init__(self, rid, body):
+        self.id, self._text, self._raw, self.body_offset, self.body_line = rid, body, None, 0, 1
+        self.code, self._mentions = [], None
+        self.mention_re = re.compile(r"(?<![\w-])[A-Z]+-\d+\b")
+
+    @property
+    def text(self):
+        return self._text
+
+
+@pytest.mark.parametrize("body, sentence", [
+    ("First one. Then NOTE-2 is named here. And more.\n", "Then NOTE-2 is named here."),
+    ("NOTE-2 opens it. Next.\n", "NOTE-2 opens it."),
+    ("One! Two? (NOTE-2) three.\" Four.\n", "(NOTE-2) three."),   # the quote goes with the break
+    ("A. B.C NOTE-2 d.\n", "B.C NOTE-2 d."),
+])
+def test_a_backlink_sentence_is_the_one_holding_the_mention(body, sentence):
+    assert views.mention_sentence(_Rec("NOTE-1", body), "NOTE-2") == sentence
