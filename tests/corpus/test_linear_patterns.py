@@ -1,0 +1,56 @@
+"""Patterns run over a body's text whose plain form would take time growing
+with the square of a long line: each is held to the plain form on drawn
+text, and given a long line of what made the plain form slow."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recordkit.corpus import anchors
+
+#: the plain forms of the block-id patterns
+BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*)[ \t]*$")
+BLOCK_ID_LINE = re.compile(r"(?:^|[ \t]+)\^[A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*[ \t]*$", re.M)
+
+TEXT = st.lists(st.sampled_from(list("^ \t\na1-Zé.") + ["^a", " ^", "^1", "\t^b-2"]), max_size=30).map("".join)
+
+
+def _same(fast: re.Pattern, plain: re.Pattern, text: str) -> None:
+    assert [(m.span(), m.groups()) for m in fast.finditer(text)] == \
+        [(m.span(), m.groups()) for m in plain.finditer(text)]
+    assert fast.sub("", text) == plain.sub("", text)
+    # (searched from the text's start, as they are used: a search begun
+    # inside a run of spaces is not the same, as the fast form starts only
+    # from a run's first space)
+    got, want = fast.search(text), plain.search(text)
+    assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups()))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(TEXT)
+def test_block_id_patterns_match_as_their_plain_forms(text):
+    _same(anchors.BLOCK_ID, BLOCK_ID, text)
+    _same(anchors.BLOCK_ID_LINE, BLOCK_ID_LINE, text)
+
+
+@pytest.mark.parametrize("text", ["^a", "x ^a", "x ^1", "x ^1a-2 ", "x^a", "  ^a\n ^b", "^-", "a ^a b", "\t\t^Z\t"])
+def test_block_id_patterns_on_examples(text):
+    _same(anchors.BLOCK_ID, BLOCK_ID, text)
+    _same(anchors.BLOCK_ID_LINE, BLOCK_ID_LINE, text)
+
+
+SLOW = ["^" + "a" * 300_000 + " x", " ^" + "1" * 300_000 + " x", " " * 300_000 + "^x y", "\t" * 300_000 + "^a x"]
+
+
+@pytest.mark.parametrize("text", SLOW, ids=["letters", "digits", "spaces", "tabs"])
+def test_a_long_line_takes_linear_time(text):
+    # a few hundredths of a second each; the plain forms took many minutes
+    t0 = time.perf_counter()
+    for pattern in (anchors.BLOCK_ID, anchors.BLOCK_ID_LINE):
+        pattern.search(text)
+        pattern.sub("", text)
+    assert time.perf_counter() - t0 < 3.0
