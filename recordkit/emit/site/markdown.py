@@ -446,16 +446,143 @@ class BodyRenderer:
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
 
 
-# Each of these two begins with what it consumes, so that SRE skips ahead to
-# the next "[" or "!" ("*" or "_") in C instead of trying the pattern at every
-# character: ``(?:!\[|\[)`` is ``!?\[``, and the look-behind after the first
-# ``[*_]`` is ``(?<![\w*])`` before it (the same matches: 6x faster on the
-# site bench's bodies; tests/emit/site/test_plain_text.py holds them to the
-# plain forms)
-_PT_LINK = re.compile(r"(?:!\[|\[)([^\]\n]*)\]\([^)\n]*\)")
 _PT_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?|\|)", re.M)
-_PT_RULE = re.compile(r"^[ \t|:-]*-{3,}[ \t|:-]*$", re.M)
-_PT_EMPH = re.compile(r"[*_](?<![\w*][*_])[*_]?(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])")
+#: a line of a table's rule or a thematic break: only ``[ \t|:-]``, with a
+#: "---" in it.  (``^[ \t|:-]*-{3,}[ \t|:-]*$`` says the same, but tries
+#: each way of cutting a long run of dashes in three: a line of 4,000
+#: dashes and a letter took 54 s; this is linear)
+_PT_RULE = re.compile(r"^(?=[ \t|:-]*-{3})[ \t|:-]*$", re.M)
+
+# Links and emphasis are taken out by hand, not by ``re.sub``: the patterns
+# that say what is taken out (tests/emit/site/test_plain_text.py holds the
+# functions to them on drawn text),
+#     ``!?\[([^\]\n]*)\]\([^)\n]*\)`` and
+#     ``(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])``,
+# search on from every "[" (every "*" or "_") to the end of the line when
+# nothing closes it there: time that grows with the square of a long line
+# (a line of 24,000 characters " _x _x …" took 2 s, 4 MB would take hours).
+# The functions take the openers left to right and look for the next closer
+# and line end again only once passed: linear in the text.
+
+#: where an emphasis may begin: "*" or "_" after no word character or "*"
+_EMPH_OPEN = re.compile(r"[*_](?<![\w*][*_])")
+#: where an emphasis may end: "*" or "_" after a non-space, then (one more
+#: "*" or "_" and) no word character or "*"
+_EMPH_CLOSE = re.compile(r"[*_](?<=\S[*_])(?=[*_](?![\w*])|(?![\w*]))")
+
+
+def _word_or_star(c: str) -> bool:
+    r"""Whether ``c`` is what ``[\w*]`` matches."""
+    return c == "*" or c == "_" or c.isalnum()
+
+
+def _strip_links(t: str) -> str:
+    r"""``[text](dest)`` and ``![alt](dest)`` as their text: what
+    ``re.sub(r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1", t)`` gives.  The "["
+    are taken left to right, so the next "]", ")" and line end are only
+    looked for again once passed: each character is read a few times."""
+    find = t.find
+    n = len(t)
+    out = []
+    last = 0
+    close = nl = paren = nl2 = -1        # the last found of each, or -1 (none yet / none left: n)
+    b = find("[")
+    while b >= 0:
+        x = b + 1
+        if close < x:
+            close = find("]", x)
+            if close < 0:
+                break                    # no "]" after this "[" (nor after any later one)
+        if nl < x:
+            nl = find("\n", x)
+            if nl < 0:
+                nl = n
+        j = close                        # the text runs to the first "]" or line end
+        if j < nl and j + 1 < n and t[j + 1] == "(":
+            y = j + 2
+            if paren < y:
+                paren = find(")", y)
+                if paren < 0:
+                    paren = n
+            if nl2 < y:
+                nl2 = find("\n", y)
+                if nl2 < 0:
+                    nl2 = n
+            if paren < nl2:
+                # a "!" before the "[" (and after the last link) is part of it
+                start = b - 1 if b - 1 >= last and b and t[b - 1] == "!" else b
+                out.append(t[last:start])
+                out.append(t[x:j])
+                last = paren + 1
+                b = find("[", last)
+                continue
+        b = find("[", x)
+    if not out:
+        return t
+    out.append(t[last:])
+    return "".join(out)
+
+
+def _strip_emphasis(t: str) -> str:
+    r"""``*text*``, ``__text__`` … as their text: what
+    ``re.sub(r"(?<![\w*])[*_]{1,2}(?=\S)(.+?)(?<=\S)[*_]{1,2}(?![\w*])", r"\1", t)``
+    gives: for each opener (left to right, after the last emphasis taken
+    out), two markers tried before one; the text is at least a character,
+    on one line, up to the first place that can close it.
+
+    The openers come in order, two characters apart at least, so the first
+    closer after the text's first character is looked for from a later
+    place each time (one opener's two tries aside: with one marker, the
+    place right after it is asked on its own) and the line's end likewise:
+    a search is only made again once the last one's answer is passed."""
+    closer = _EMPH_CLOSE.search
+    c = closer(t)
+    if c is None:
+        return t
+    k_at = c.start()                 # the first closer at or after where it was last looked for
+    n = len(t)
+    find = t.find
+    nl = -1                          # the first line end at or after where it was last looked for
+    out = []
+    last = 0
+    for m in _EMPH_OPEN.finditer(t):
+        p = m.start()
+        if p < last:
+            continue
+        two = p + 1 < n and t[p + 1] in "*_"
+        found = -1
+        for g in ((p + 2, p + 1) if two else (p + 1,)):    # where the text begins
+            if g >= n or t[g].isspace():
+                continue
+            if two and g == p + 1 and _EMPH_CLOSE.match(t, p + 2):
+                k = p + 2                # (asked on its own: the search below began at p + 3)
+            else:
+                if k_at <= g:
+                    c = closer(t, g + 1)
+                    k_at = n + 1 if c is None else c.start()
+                k = k_at
+            if k > n:
+                continue                 # no closer after here (one marker may still close at p + 2)
+            if nl < g:
+                nl = find("\n", g)
+                if nl < 0:
+                    nl = n
+            if nl < k:
+                continue                 # the text would run past its line's end
+            found = k
+            out.append(t[last:p])
+            out.append(t[g:k])
+            break
+        if found < 0:
+            if k_at > n:
+                break                    # no closer left for any later opener
+            continue
+        k = found
+        last = k + 2 if (k + 1 < n and t[k + 1] in "*_" and not (k + 2 < n and _word_or_star(t[k + 2]))) else k + 1
+    if not out:
+        return t
+    out.append(t[last:])
+    return "".join(out)
 
 
 def _wiki_text(m) -> str:
@@ -483,13 +610,13 @@ def plain_text(body: str, label_first: bool = False) -> str:
     else:
         t = WIKI_RE.sub(_wiki_text, body)
     if "](" in t:
-        t = _PT_LINK.sub(r"\1", t)
+        t = _strip_links(t)
     t = _PT_MARK.sub("", t)
     if "^" in t:        # block ids (``^b1`` ending a paragraph) are no words
         t = _BLOCK_ID_LINE.sub("", t)
     if "---" in t:
         t = _PT_RULE.sub("", t)
     if "*" in t or "_" in t:
-        t = _PT_EMPH.sub(r"\1", t)
+        t = _strip_emphasis(t)
     t = t.replace("|", " ").replace("**", "").replace("`", "").replace("$", "")
     return html.unescape(t) if "&" in t else t
