@@ -54,3 +54,26 @@ def test_a_long_line_takes_linear_time(text):
         pattern.search(text)
         pattern.sub("", text)
     assert time.perf_counter() - t0 < 3.0
+
+
+# -- a table's delimiter row (corpus/sections.py) -------------------------------
+
+from recordkit.corpus import sections  # noqa: E402
+
+DELIM = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+ROW = st.lists(st.sampled_from(list(" |:-x\t") + ["---", "| ", " |", ":-:"]), max_size=24).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(ROW)
+def test_the_delimiter_row_pattern_matches_as_its_plain_form(line):
+    got, want = sections._DELIM_RE.match(line), DELIM.match(line)
+    assert (got and got.span()) == (want and want.span())
+
+
+@pytest.mark.parametrize("line", [" " * 300_000 + "x", "|---" + " " * 300_000 + "x", "| -" + " |" * 150_000 + "x",
+                                  "-" * 300_000 + "x", "|" + " :-: |" * 60_000 + "x"])
+def test_a_long_row_takes_linear_time(line):
+    t0 = time.perf_counter()
+    sections._DELIM_RE.match(line)
+    assert time.perf_counter() - t0 < 3.0
