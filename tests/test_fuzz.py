@@ -10,8 +10,9 @@ long lines and ids, duplicated keys, wrong types for every field and
 relation, cycles, missing or extra front-matter fences), writes it into a
 small record beside ``MINI_RECORD`` and runs lint (text, cached, JSON,
 SARIF, ``--diff``, ``--fix``, ``lint PATH``), show (text and JSON), graph
-(``--html`` and JSON/GraphML/DOT) and promote (listing, JSON, ``--diff``,
-``--apply``) through click's CliRunner in this process.
+(``--html`` and JSON/GraphML/DOT), promote (listing, JSON, ``--diff``,
+``--apply``) and build (the static site) through click's CliRunner in this
+process.
 
 Asserted for every call: no exception escapes (the exit code is 0, 1 or 2),
 it takes under 5 s, and it raises the process's peak resident size
@@ -255,7 +256,11 @@ def long_lines(b, r):
         prefix = r.choice(["NOTE-", "THEORY-", "LIT-", "CLAIM-"])
         line = f"id: {prefix}{'1' * n}\n"
         return _bytes(s[:lo] + line + s[lo:])
-    body = r.choice(["word ", "`", "THEORY-001 ", "[[NOTE-001]] ", "a"]) * (n // 5)
+    # (the last ones made the site's plain text and block ids slow: a
+    # pattern that searched on from every "[", "*" or space to the line's end)
+    piece = r.choice(["word ", "`", "THEORY-001 ", "[[NOTE-001]] ", "a", " _x", " *x", "-", " ", "[", "![", " ^a1",
+                      "| -"])
+    body = piece * (n // max(1, len(piece))) + r.choice(["", "x", " x y", "](", "^x y", " ---"])
     return _bytes(s + "\n" + body + "\n")
 
 
@@ -322,6 +327,7 @@ def _commands(root: Path, target: Path, record_id: str, out: Path) -> list[list[
         [*g, "promote", "--format", "json"],
         [*g, "promote", "THEORY-002", "--diff"],
         [*g, "promote", record_id, "--apply"],
+        [*g, "build", "-o", str(out / "site"), "-q"],
         [*g, "lint", "--fix"],                          # last: it writes the files
         [*g, "lint", "--no-cache"],                     # and what it wrote lints
     ]
@@ -478,6 +484,9 @@ FOUND = [
     # a proposed theory in such a file: `promote --format json` lists its path (UnicodeEncodeError, in-process)
     ("misc/\udcff-name.md", b"---\nid: THEORY-003\ntitle: A theory\nstatus: proposed\nsource: [LIT-001]\n"
      b"promote_when:\n  summary: judged\n---\n"),
+    # `build` (fuzzed since 2026-12-04): a key YAML reads as bytes made the page's field label fail
+    # (TypeError); the odd file names above made a page's file name fail (UnicodeEncodeError in slug)
+    ("note/NOTE-009.md", b"---\nid: NOTE-009\ntitle: Odd key\nstatus: draft\n!!binary aGk=: 1\n3: three\n---\nText.\n"),
 ]
 
 

@@ -238,7 +238,7 @@ class _Builder:
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                               str(len(site.ids)),       # every page's footer shows the count
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
-                              digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode())))
+                              digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode("utf-8", "surrogatepass"))))
         from ...corpus.resolve import link_settings
         order = link_settings(site.corpus.schema).wikilink_order
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
@@ -1034,7 +1034,7 @@ class _Builder:
         old_files = self.writer.old.files
         need = False
         for rid in q:
-            key = digest((self._page_key(rid) + "|query|" + everything).encode())
+            key = digest((self._page_key(rid) + "|query|" + everything).encode("utf-8", "surrogatepass"))
             self.query_keys[rid] = key
             old = old_files.get(record_url(rid, records[rid].kind))
             if not (old and old.get("key") == key and _same_size(self.writer.out / record_url(rid, records[rid].kind),
@@ -1121,7 +1121,7 @@ class _Builder:
     def _shard_dir(self) -> Path:
         import hashlib
         cache = Path(self.site.corpus.config.cache_dir)
-        return cache / "site-search" / hashlib.sha1(str(self.writer.out.resolve()).encode()).hexdigest()[:16]
+        return cache / "site-search" / hashlib.sha1(os.fsencode(self.writer.out.resolve())).hexdigest()[:16]
 
     def _read_shards(self, keys: dict) -> dict:
         """The cached postings of every shard whose key is unchanged."""

@@ -45,7 +45,7 @@ def slug(text: str) -> str:
     s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.").lower()
     if s == text and s:
         return s
-    return (s[:60] or "x") + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
+    return (s[:60] or "x") + "-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:6]
 
 
 def kind_url(kind: str) -> str:
@@ -60,8 +60,10 @@ def tag_url(tag: str) -> str:
     return f"tag/{slug(tag)}.html"
 
 
-def humanize(name: str) -> str:
-    return name.replace("_", " ").capitalize()
+def humanize(name) -> str:
+    """A field's name as a label; a key YAML made something else than a
+    string (``1:``, ``!!binary``) as its text."""
+    return (name if isinstance(name, str) else str(name)).replace("_", " ").capitalize()
 
 
 @dataclass
