@@ -11,8 +11,8 @@ relation, cycles, missing or extra front-matter fences), writes it into a
 small record beside ``MINI_RECORD`` and runs lint (text, cached, JSON,
 SARIF, ``--diff``, ``--fix``, ``lint PATH``), show (text and JSON), graph
 (``--html`` and JSON/GraphML/DOT), promote (listing, JSON, ``--diff``,
-``--apply``) and build (the static site) through click's CliRunner in this
-process.
+``--apply``), build (the static site), export (SQLite) and query through
+click's CliRunner in this process.
 
 Asserted for every call: no exception escapes (the exit code is 0, 1 or 2),
 it takes under 5 s, and it raises the process's peak resident size
@@ -328,6 +328,9 @@ def _commands(root: Path, target: Path, record_id: str, out: Path) -> list[list[
         [*g, "promote", "THEORY-002", "--diff"],
         [*g, "promote", record_id, "--apply"],
         [*g, "build", "-o", str(out / "site"), "-q"],
+        [*g, "export", "--sqlite", str(out / "record.db")],
+        [*g, "query", "SELECT r.id, count(m.target) FROM records r LEFT JOIN mentions m ON m.record = r.id "
+                      "GROUP BY r.id"],
         [*g, "lint", "--fix"],                          # last: it writes the files
         [*g, "lint", "--no-cache"],                     # and what it wrote lints
     ]

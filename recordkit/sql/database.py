@@ -625,6 +625,38 @@ def _connect(path) -> sqlite3.Connection:
     return conn
 
 
+def _text_ok(value):
+    """``value``, a text with each lone surrogate (which UTF-8 cannot
+    encode) written as its escape (``\\udcff``)."""
+    if type(value) is str and not value.isascii():
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+class _CleanConnection:
+    """A connection whose statements' parameters go through :func:`_text_ok`
+    (for a record that holds a lone surrogate: see :func:`write_database`)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+
+    def execute(self, sql, params=()):
+        return self._conn.execute(sql, tuple(map(_text_ok, params)))
+
+    def executemany(self, sql, rows):
+        return self._conn.executemany(sql, (tuple(map(_text_ok, row)) for row in rows))
+
+    def __enter__(self):
+        self._conn.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._conn.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
 def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
     """The full-text index of ``corpus`` in ``conn`` (which need not hold
     the records table), its rowids those the records get in
@@ -709,12 +741,19 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
             pending.pop()()
     try:
         with gc_paused():       # millions of rows, no cycles among them
-            return _write_database(corpus, path, fts, results, run_meanwhile, store)
+            try:
+                return _write_database(corpus, path, fts, results, run_meanwhile, store)
+            except UnicodeEncodeError:
+                # a lone surrogate in a text (from an odd file name, or a YAML
+                # "\udcxx"), which SQLite's UTF-8 cannot hold: written again
+                # with each such character as its escape (``_text_ok``), in
+                # one process; the first file was never renamed into place
+                return _write_database(corpus, path, fts, results, run_meanwhile, store, clean=True)
     finally:
         run_meanwhile()
 
 
-def _write_database(corpus, path, fts: bool, results, meanwhile, store) -> Path:
+def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: bool = False) -> Path:
     from ..common.fork import default_jobs, fork_map
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -723,8 +762,10 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store) -> Path:
     side = None
     try:
         conn = _connect(tmp)
+        if clean:
+            conn = _CleanConnection(conn)
         try:
-            if default_jobs(len(corpus.records)) > 1:
+            if not clean and default_jobs(len(corpus.records)) > 1:
                 fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
                 os.close(fd)
                 mine, theirs, my_buckets, their_buckets = _plan(fts, store)

@@ -62,9 +62,9 @@ def _key(config, hashes: dict[str, str]) -> str:
         from ..schema import schema_fingerprint_texts
         h.update(json.dumps(schema_fingerprint_texts(config.schema)).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
-    h.update(str(config.root).encode())
-    for k in sorted(hashes):
-        h.update(f"{k}\0{hashes[k]}\0".encode())
+    h.update(str(config.root).encode("utf-8", "surrogatepass"))
+    for k in sorted(hashes):     # (a path may hold a lone surrogate: an odd file name)
+        h.update(f"{k}\0{hashes[k]}\0".encode("utf-8", "surrogatepass"))
     h.update(fingerprint(config).encode())
     return h.hexdigest()
 

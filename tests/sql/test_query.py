@@ -543,3 +543,29 @@ def test_the_store_is_saved_in_shares_by_both_processes(tmp_path):
         # (each entry's SQL rows)
         stores[jobs] = {str(Path(p).relative_to(work)): e[5] for p, e in store.entries.items()}
     assert stores["1"] == stores["2"]
+
+
+def test_a_file_name_sqlite_cannot_hold_is_written_as_its_escape(tmp_path):
+    """A record named by a file whose name is not UTF-8 has an id with a lone
+    surrogate, which SQLite's UTF-8 text cannot hold: export and query
+    write it as its escape (``\\udcff``) instead of failing."""
+    import os
+    root = tmp_path / "records"
+    (root / "note").mkdir(parents=True)
+    try:
+        name = os.fsdecode(b"\xff-odd.md")
+        (root / "note" / name).write_text("---\ntitle: An odd name\n---\nSee NOTE-001.\n", encoding="utf-8")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system cannot name the file")
+    (root / "note" / "NOTE-001.md").write_text("---\nid: NOTE-001\ntitle: Plain\n---\nText.\n", encoding="utf-8")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    proc = run_cli("export", "--sqlite", "out.db", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    with sqlite3.connect(tmp_path / "out.db") as conn:
+        rows = dict(conn.execute("SELECT id, path FROM records"))
+        mentions = conn.execute("SELECT record, target FROM mentions").fetchall()
+    assert rows == {"NOTE-001": "note/NOTE-001.md", "\\udcff-odd": "note/\\udcff-odd.md"}
+    assert mentions == [("\\udcff-odd", "NOTE-001")]
+    proc = run_cli("query", "SELECT id FROM records ORDER BY id", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "udcff-odd" in proc.stdout
