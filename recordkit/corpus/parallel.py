@@ -71,12 +71,18 @@ class ParsedRecord(NamedTuple):
     mention_spots: tuple | None        # where each of mention_targets is (bytes and a few labels)
 
 
-def _flat(rec: Record, diags: list[Diagnostic]) -> tuple:
+def _flat(rec: Record, diags: list[Diagnostic], content: bool = True) -> tuple:
     """The record as a :class:`ParsedRecord`, sent as a plain tuple: a
     NamedTuple would pickle its class's name with every record (the helper's
-    pickler keeps no memo) and be looked up again for each on arrival."""
+    pickler keeps no memo) and be looked up again for each on arrival.
+    ``content=False``: without the file's bytes or text (None in their
+    place), so a record whose bytes are not yet decoded stays so."""
     raw = rec.file_bytes
-    return tuple(ParsedRecord(str(rec.path), rec.relpath, raw if raw is not None else rec.text, rec.meta,
+    if not content:
+        raw = None
+    elif raw is None:
+        raw = rec.text
+    return tuple(ParsedRecord(str(rec.path), rec.relpath, raw, rec.meta,
                         rec.fm_line, rec.fm_end_line, rec.body_offset, rec.body_line, rec.mention_targets,
                         rec.suppressions, rec.kind, rec.id, rec._title, rec.title_source,
                         {k: [(t.id, t.pos) for t in v] for k, v in rec.relations.items()},

@@ -364,7 +364,10 @@ class RecordStore:
                 del entries[key]
                 self.dirty.add(_bucket(key))
             return fm
-        flat = list(_flat(rec, diags))
+        # (without the text: a record parsed in a helper arrives as bytes,
+        # which decoding here only to leave out would cost 80 MB and a
+        # fault a page on the 10,000-record bench)
+        flat = list(_flat(rec, diags, content=False))
         # the text stays in the file; but a text that is not the file's
         # (not UTF-8: the record has none) is kept as it is
         flat[2] = None if (rec._raw if rec._text is None else rec._text) else ""

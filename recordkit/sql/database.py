@@ -415,16 +415,27 @@ def _fill_records(conn, corpus, results) -> None:
     schema = corpus.schema
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
-    rows = []
     date = schema.date_text     # dates as ISO text; epoch numbers (a field's `epoch:`) converted
-    for rid, r in corpus.records.items():
-        meta = r.meta
-        note = meta.get("status_note")
-        rows.append((rid, r.kind or "", r.status, r.title, r.relpath, date(r.kind, "created", meta.get("created")),
-                     date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
-                     _body_value(r, CachedRecord), r.body_line, r.digest))
+
+    def rows():
+        # one row at a time, and a decoded body passed as its UTF-8 bytes,
+        # freed once the row is in: SQLite reads a str as UTF-8, which
+        # Python would otherwise make and keep beside each body (47 MB and a
+        # page fault every 4 KB on the 10,000-record bench)
+        for rid, r in corpus.records.items():
+            meta = r.meta
+            note = meta.get("status_note")
+            body = _body_value(r, CachedRecord)
+            if type(body) is str and not body.isascii():
+                try:
+                    body = body.encode("utf-8")
+                except UnicodeEncodeError:      # a lone surrogate: as the text (see write_database)
+                    pass
+            yield (rid, r.kind or "", r.status, r.title, r.relpath, date(r.kind, "created", meta.get("created")),
+                   date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
+                   body, r.body_line, r.digest)
     # (CAST leaves a str as it is, and makes the bytes of a body text)
-    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)", rows)
+    conn.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)", rows())
 
 
 def _fill_fields(conn, corpus, results) -> None:
