@@ -60,7 +60,17 @@ def next_id(corpus, kind: str, taken_names: set[str] = frozenset()) -> str:
 def _scalar(value) -> str:
     """A YAML scalar for a value, quoted only when it must be."""
     text = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1 << 30)
-    return text[:-5].rstrip() if text.endswith("\n...\n") else text.rstrip("\n")
+    # (a plain scalar ends with YAML's document end, "...": only that and
+    # the line breaks go; str.rstrip() would take a no-break space too)
+    text = text[:-5].rstrip("\n") if text.endswith("\n...\n") else text.rstrip("\n")
+    if value == value and yaml.safe_load(text) != value:
+        # PyYAML writes a NEL (U+0085, a line break to YAML 1.1) bare inside
+        # quotes, where reading folds it into a space: each value that does
+        # not read back as itself is written double-quoted, every odd
+        # character escaped
+        text = yaml.safe_dump(value, default_style='"', default_flow_style=True, allow_unicode=True,
+                              width=1 << 30).rstrip("\n")
+    return text
 
 
 def _typed(schema, kind: str, name: str, raw: str, records) -> object:

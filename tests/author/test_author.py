@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import REPO, run_cli, write
 
@@ -326,6 +327,27 @@ def test_new_never_overwrites(record_copy, monkeypatch):
     # a file that is not a record still takes its name
     proc = run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", cwd=record_copy, check=True)
     assert "THEORY-800" in proc.stdout
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(st.text(), st.lists(st.text(), max_size=3), st.integers(), st.floats(allow_nan=False),
+                 st.dates(), st.booleans()))
+def test_a_value_new_writes_reads_back_as_itself(value):
+    """What ``new`` writes for a title or a field reads back as the same
+    value, whatever its characters.  Found by this test: a trailing no-break
+    space was stripped (``str.rstrip()``), and a NEL (U+0085) became a space
+    (PyYAML writes it bare inside quotes, where YAML 1.1 folds a line break)."""
+    import yaml
+    from recordkit.author.new import _scalar
+    assert yaml.safe_load(_scalar(value)) == value
+
+
+def test_new_keeps_every_character_of_a_title(record_copy):
+    title = "Nel\x85and no-break\xa0spaces\xa0\u2028: a 'test' #1"
+    proc = run_cli("new", "THEORY", "--title", title, "--field", "source=LIT-849", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    shown = run_cli("show", "THEORY-799", "--format", "json", cwd=record_copy, check=True)
+    assert json.loads(shown.stdout)["title"] == title
 
 
 def test_new_edit_opens_the_editor(record_copy):
