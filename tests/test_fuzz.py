@@ -11,8 +11,14 @@ relation, cycles, missing or extra front-matter fences), writes it into a
 small record beside ``MINI_RECORD`` and runs lint (text, cached, JSON,
 SARIF, ``--diff``, ``--fix``, ``lint PATH``), show (text and JSON), graph
 (``--html`` and JSON/GraphML/DOT), promote (listing, JSON, ``--diff``,
-``--apply``), build (the static site), export (SQLite) and query through
-click's CliRunner in this process.
+``--apply``), build (the static site), export (SQLite), query, new, merge
+(``--dry-run``) and rename (``--dry-run``, then for real) through click's
+CliRunner in this process.
+
+Asserted besides: a dry run changes no file, and a rename changes nothing
+but the two ids (each file, the renamed one under its new name, equal to
+what it was with the old and the new id masked; a refused rename changes
+nothing at all).
 
 Asserted for every call: no exception escapes (the exit code is 0, 1 or 2),
 it takes under 5 s, and it raises the process's peak resident size
@@ -331,9 +337,46 @@ def _commands(root: Path, target: Path, record_id: str, out: Path) -> list[list[
         [*g, "export", "--sqlite", str(out / "record.db")],
         [*g, "query", "SELECT r.id, count(m.target) FROM records r LEFT JOIN mentions m ON m.record = r.id "
                       "GROUP BY r.id"],
+        [*g, "new", "note", "--title", "A note: 'new' #1\x85\xa0", "--dry-run"],
+        [*g, "new", "claim", "--title", "[[" + record_id + "]] a claim", "--field", "grounds=" + record_id],
+        [*g, "merge", "NOTE-001", record_id, "--dry-run"],
+        [*g, "rename", record_id, renamed(record_id), "--dry-run"],
+        [*g, "rename", record_id, renamed(record_id)],  # (checked byte for byte: see fuzz_one)
         [*g, "lint", "--fix"],                          # last: it writes the files
         [*g, "lint", "--no-cache"],                     # and what it wrote lints
     ]
+
+
+def renamed(record_id: str) -> str:
+    """The id the fuzz run renames ``record_id`` to."""
+    return record_id.split("-")[0] + "-987654"
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+def rename_problems(before: dict, after: dict, old: str, new: str, code: int) -> list[str]:
+    """What a rename of ``old`` to ``new`` changed beyond the ids: refused
+    (exit 2), nothing; else each file as it was with the two ids masked,
+    the renamed file under its new name."""
+    import re
+    if code != 0:
+        return [] if before == after else ["a refused rename changed files"]
+    ids = re.compile(r"(?<![\w-])(?:" + re.escape(old) + "|" + re.escape(new) + r")(?![\w-])")
+
+    def mask(b: bytes) -> str:
+        return ids.sub("\0", b.decode("utf-8", "surrogateescape"))
+    gone = sorted(set(before) - set(after))
+    came = sorted(set(after) - set(before))
+    problems = [f"{k}: changed beyond the id" for k in sorted(set(before) & set(after))
+                if before[k] != after[k] and mask(before[k]) != mask(after[k])]
+    if len(gone) > 1 or len(came) > 1 or len(gone) != len(came):
+        problems.append(f"files gone {gone}, files new {came}")
+    elif gone and mask(before[gone[0]]) != mask(after[came[0]]):
+        problems.append(f"{gone[0]} -> {came[0]}: changed beyond the id")
+    return problems
 
 
 def _maxrss() -> int:
@@ -385,7 +428,15 @@ def fuzz_one(base: Path, seed: Path, data: bytes, r: random.Random, rel: str | N
         problems = []
         rid = _record_id(data, "NOTE-001")
         for args in _commands(root, target, rid, work):
+            renaming = args[-3:-2] == ["rename"]
+            dry = "--dry-run" in args
+            before = _files(root) if renaming or dry else None
             code, output, exc, took, peak = run_in_process(args)
+            if renaming:
+                problems += [f"rename {rid} on {rel!r} from {seed.name}: {p}"
+                             for p in rename_problems(before, _files(root), rid, renamed(rid), code)]
+            elif dry and _files(root) != before:
+                problems.append(f"{' '.join(args[4:])} on {rel!r} from {seed.name}: a dry run changed files")
             what = f"{' '.join(args[4:])} on {rel!r} from {seed.name}"
             if exc is not None:
                 import traceback
@@ -490,6 +541,9 @@ FOUND = [
     # `build` (fuzzed since 2026-12-04): a key YAML reads as bytes made the page's field label fail
     # (TypeError); the odd file names above made a page's file name fail (UnicodeEncodeError in slug)
     ("note/NOTE-009.md", b"---\nid: NOTE-009\ntitle: Odd key\nstatus: draft\n!!binary aGk=: 1\n3: three\n---\nText.\n"),
+    # `rename` (fuzzed since 2026-12-05): the diff and the summary named such a file as it was, which
+    # no UTF-8 output can carry (UnicodeEncodeError in-process, after the files were written)
+    ("misc/\udcff-name.md", b"---\nid: CLAIM-082\ntitle: A claim\nstatus: asserted\n---\nSee NOTE-001.\n"),
 ]
 
 

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..common.text import path_text
 from ..common.transaction import Transaction, digest, recover
 
 
@@ -38,10 +39,12 @@ class Plan:
     new_path: Path | None = None     # the file a command creates (new, rename)
 
     def rel(self, path: Path) -> str:
+        """``path`` relative to the root, for display (a file name that is
+        not UTF-8 shown with ``\\xff`` escapes, as lint shows it)."""
         try:
-            return Path(os.path.relpath(path, self.root)).as_posix()
+            return path_text(Path(os.path.relpath(path, self.root)).as_posix())
         except ValueError:  # pragma: no cover - another drive
-            return str(path)
+            return path_text(str(path))
 
     def diff(self) -> str:
         """A unified diff of every change (a rename as one diff from the old

@@ -24,7 +24,8 @@ def run_plan(ctx, make_plan, dry_run: bool) -> None:
             click.echo(f"note: {note}", err=True)
         if dry_run:
             click.echo(plan.diff(), nl=False)
-            click.echo(f"Would change {len({c.path for c in plan.changes})} files: {plan.summary}", err=True)
+            n = len({c.path for c in plan.changes})
+            click.echo(f"Would change {n} file{'' if n == 1 else 's'}: {plan.summary}", err=True)
             return
         plan.apply(config.cache_dir)
     except AuthorError as exc:
