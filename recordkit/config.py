@@ -92,11 +92,70 @@ def find_config_file(start: Path) -> tuple[Path | None, dict]:
 def _read(path: Path) -> dict:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+            data = fh.read()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(f"{path}:{line}:{col}: not valid TOML: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        import re
+        m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc), re.S)
+        if m:
+            raise ConfigError(f"{path}:{m.group(2)}:{m.group(3)}: not valid TOML: {m.group(1)}") from None
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def where(path: Path | None, key: str, table: str | None = None) -> str:
+    """``path:line:col`` of ``key`` in the configuration file (in the table
+    ``table`` when given: ``[lint]`` of recordkit.toml, ``[tool.recordkit.lint]``
+    of pyproject.toml), or ``path`` alone where the key is not written as
+    ``key =`` at the start of a line (a dotted key, an inline table)."""
+    import re
+    if path is None:
+        return "configuration"
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path)
+    pyproject = path.name == "pyproject.toml"
+    current = None if pyproject else ""          # the table of the lines read so far
+    key_re = re.compile(r"(\s*)([\"']?)" + re.escape(key) + r"\2\s*=")
+    for n, line in enumerate(lines, 1):
+        h = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if h:
+            name = h.group(1)
+            if pyproject:
+                current = (name[len("tool.recordkit"):].lstrip(".")
+                           if name == "tool.recordkit" or name.startswith("tool.recordkit.") else None)
+            else:
+                current = name
+            continue
+        m = key_re.match(line)
+        if m and current == (table or ""):
+            return f"{path}:{n}:{len(m.group(1)) + 1}"
+    return str(path)
+
+
+def _path_value(table: dict, key: str, default: str, path: Path | None) -> str:
+    value = table.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        shown = f'"{value}"' if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else repr(value)
+        raise ConfigError(f"{where(path, key)}: {key} must be the path of a folder, such as \"{default}\", not {shown}")
+    return value
+
+
+def _strings(value, key: str, path: Path | None, table: str, example: str, what: str | None = None) -> list[str]:
+    """``value`` as a list of strings, or a ConfigError that says where
+    (``key`` found in ``table``; ``what``: the name the message gives it)."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"{where(path, key, table)}: {what or key} must be a list of strings, such as {example}")
 
 
 def load_config(start: str | Path = ".", file: str | Path | None = None) -> Config:
@@ -121,17 +180,20 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
         q = Path(value)
         return q if q.is_absolute() else base / q
 
-    cfg.root = p(table.get("root", "records"))
-    cfg.checks = p(table.get("checks", "checks"))
+    cfg.root = p(_path_value(table, "root", "records", path))
+    cfg.checks = p(_path_value(table, "checks", "checks", path))
     if table.get("schema"):
         value = table["schema"]
         if not isinstance(value, str):
             raise ConfigError(f"{path}: schema must be a string: the path of a schema file, or preset:NAME")
         # ``preset:NAME`` names a schema shipped with recordkit (checked when it loads)
         cfg.schema = value.strip() if value.strip().startswith("preset:") else p(value)
-    cfg.site_title = str(table.get("site_title", cfg.site_title))
+    for key in ("site_title", "site_url"):
+        if key in table and not isinstance(table[key], str):
+            raise ConfigError(f"{where(path, key)}: {key} must be a string")
+    cfg.site_title = table.get("site_title", cfg.site_title)
     cfg.site_url = table.get("site_url")
-    cfg.cache_dir = p(table.get("cache_dir", ".recordkit"))
+    cfg.cache_dir = p(_path_value(table, "cache_dir", ".recordkit", path))
     if table.get("templates") is not None:
         if not isinstance(table["templates"], str) or not table["templates"].strip():
             raise ConfigError(f"{path}: templates must be the path of a folder, not {table['templates']}")
@@ -146,16 +208,34 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
         cfg.max_file_size = parse_size(table["max_file_size"], f"{path}: max_file_size")
     lint = table.get("lint", {}) or {}
     if not isinstance(lint, dict):
-        raise ConfigError(f"{path}: [tool.recordkit.lint] must be a table")
+        raise ConfigError(f"{where(path, 'lint')}: lint must be a table ([lint] in recordkit.toml, "
+                          f"[tool.recordkit.lint] in pyproject.toml)")
     bad = set(lint) - LINT_KEYS
     if bad:
         raise ConfigError(f"{path}: unknown lint key(s): {', '.join(sorted(bad))}")
-    cfg.select = list(lint.get("select", [])) + list(lint.get("extend-select", []))
-    cfg.ignore = list(lint.get("ignore", []))
-    cfg.severity = {str(k): str(v) for k, v in (lint.get("severity") or {}).items()}
+    codes = '["RK203", "RK3"]'
+    cfg.select = (_strings(lint.get("select", []), "select", path, "lint", codes)
+                  + _strings(lint.get("extend-select", []), "extend-select", path, "lint", codes))
+    cfg.ignore = _strings(lint.get("ignore", []), "ignore", path, "lint", codes)
+    severity = lint.get("severity") or {}
+    if not isinstance(severity, dict):
+        raise ConfigError(f"{where(path, 'severity', 'lint')}: severity must be a table of code = \"error\", "
+                          f"\"warning\" or \"info\", such as {{RK305 = \"error\"}}")
+    cfg.severity = {str(k): v for k, v in severity.items()}
     for code, sev in cfg.severity.items():
         if sev not in ("error", "warning", "info"):
-            raise ConfigError(f"{path}: severity of {code} must be error, warning or info, not {sev}")
-    cfg.per_file_ignores = {str(k): list(v) for k, v in (lint.get("per-file-ignores") or {}).items()}
-    cfg.exclude = list(lint.get("exclude", []))
+            raise ConfigError(f"{where(path, 'severity', 'lint')}: severity of {code} must be error, warning or "
+                              f"info, not {sev}")
+    pfi = lint.get("per-file-ignores") or {}
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{where(path, 'per-file-ignores', 'lint')}: per-file-ignores must be a table of "
+                          f"pattern = [codes], such as {{\"lit/*\" = [\"RK203\"]}}")
+    cfg.per_file_ignores = {}
+    for k, v in pfi.items():
+        # written in a [lint.per-file-ignores] table, or inline in [lint]
+        inline = where(path, k, "lint.per-file-ignores") == str(path)
+        cfg.per_file_ignores[str(k)] = _strings(v, "per-file-ignores" if inline else k, path,
+                                                "lint" if inline else "lint.per-file-ignores", codes,
+                                                f"per-file-ignores of {k}")
+    cfg.exclude = _strings(lint.get("exclude", []), "exclude", path, "lint", '["drafts/*"]')
     return cfg

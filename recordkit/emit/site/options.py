@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...config import ConfigError
+from ...config import ConfigError, where
 
 KEYS = {"out", "title", "exclude", "exclude_statuses", "templates", "toc_min_headings", "dates",
         "recent", "feed_entries"}
@@ -33,12 +33,19 @@ def site_options(config, **overrides) -> SiteOptions:
     ``overrides`` that are not None win."""
     table = config.raw.get("site") or {}
     if not isinstance(table, dict):
-        raise ConfigError(f"{config.file}: [tool.recordkit.site] must be a table")
+        raise ConfigError(f"{where(config.file, 'site')}: site must be a table ([site] in recordkit.toml, "
+                          f"[tool.recordkit.site] in pyproject.toml)")
     unknown = set(table) - KEYS
     if unknown:
         raise ConfigError(f"{config.file}: unknown site key(s): {', '.join(sorted(unknown))}")
 
-    def path(v):
+    def at(key):
+        return where(config.file, key, "site")
+
+    def path(key, default=None):
+        v = table.get(key, default)
+        if not isinstance(v, str) or not v.strip():
+            raise ConfigError(f"{at(key)}: site.{key} must be the path of a folder, not {v!r}")
         p = Path(v)
         return p if p.is_absolute() else config.base / p
 
@@ -47,23 +54,25 @@ def site_options(config, **overrides) -> SiteOptions:
         if isinstance(v, str):
             v = [v]
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise ConfigError(f"{config.file}: site.{key} must be a list of strings")
+            raise ConfigError(f"{at(key)}: site.{key} must be a list of strings")
         return v
 
-    opts = SiteOptions(title=str(table.get("title", config.site_title)),
+    if "title" in table and not isinstance(table["title"], str):
+        raise ConfigError(f"{at('title')}: site.title must be a string")
+    opts = SiteOptions(title=table.get("title", config.site_title),
                        site_url=config.site_url or None,
-                       out=path(table.get("out", "site")),
+                       out=path("out", "site"),
                        exclude=strings("exclude"), exclude_statuses=strings("exclude_statuses"),
-                       templates=path(table["templates"]) if table.get("templates") else None)
+                       templates=path("templates") if table.get("templates") not in (None, "") else None)
     for key in ("toc_min_headings", "recent", "feed_entries"):
         if key in table:
             v = table[key]
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ConfigError(f"{config.file}: site.{key} must be a non-negative integer")
+                raise ConfigError(f"{at(key)}: site.{key} must be a non-negative integer")
             setattr(opts, key, v)
     if "dates" in table:
         if table["dates"] not in ("fields", "git"):
-            raise ConfigError(f"{config.file}: site.dates must be \"fields\" or \"git\"")
+            raise ConfigError(f"{at('dates')}: site.dates must be \"fields\" or \"git\"")
         opts.dates = table["dates"]
     for k, v in overrides.items():
         if v is not None:
