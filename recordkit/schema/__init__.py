@@ -130,10 +130,14 @@ def epoch_date(value, unit: str) -> _dt.date | None:
 
 
 def _check_epochs(where: str, fields) -> None:
-    """A ``date`` field's ``epoch`` option names a unit; only a date field has one."""
+    """Each field's options are a mapping; a ``date`` field's ``epoch``
+    option names a unit; only a date field has one."""
     if not isinstance(fields, dict):
         return
     for name, spec in fields.items():
+        if not isinstance(spec, dict):
+            raise SchemaError(f"{where}.{name} must be a mapping of the field's options (type, required, "
+                              f"relation, ...), not {_show(spec)}")
         if not isinstance(spec, dict) or "epoch" not in spec:
             continue
         t = spec.get("type")
@@ -207,10 +211,10 @@ class Schema:
         raw = self.raw
         _known_keys(raw)
         self.id_re = _id_pattern(raw)
-        self.common_fields = dict(raw.get("fields") or {})
+        self.common_fields = dict(_mapping("fields", raw.get("fields"), "field name: its type and options"))
         _check_epochs("fields", self.common_fields)
         self.kinds = {}
-        for name, k in (raw.get("kinds") or {}).items():
+        for name, k in _mapping("kinds", raw.get("kinds"), "kind name: its statuses, fields, ...").items():
             k = k or {}
             if not isinstance(k, dict):
                 raise SchemaError(f"kinds.{name} must be a mapping (statuses, fields, ...)")
@@ -219,6 +223,19 @@ class Schema:
                     raise _unknown(f"kinds.{name}: ", key, KIND_KEYS)
             if not k.get("statuses"):
                 raise SchemaError(f"kind {name} has no statuses")
+            _names(f"kinds.{name}.statuses", k["statuses"], "[draft, final]")
+            _mapping(f"kinds.{name}.fields", k.get("fields"), "field name: its type and options")
+            _text_value(f"kinds.{name}.description", k.get("description"), "")
+            _text_value(f"kinds.{name}.dir", k.get("dir"), "")
+            if not isinstance(k.get("sections") or [], list):
+                raise SchemaError(f"kinds.{name}.sections must be a list of section titles, not "
+                                  f"{_show(k['sections'])}")
+            for s in k.get("sections") or []:
+                if not (isinstance(s, str) or (isinstance(s, dict) and isinstance(s.get("title"), str))):
+                    raise SchemaError(f"kinds.{name}.sections: each section is a title, or a mapping with a "
+                                      f"title (and statuses), not {_show(s)}")
+                if isinstance(s, dict):
+                    _names(f"kinds.{name}.sections.{s['title']}.statuses", s.get("statuses"), "[final]")
             if k.get("color") is not None and not valid_color(k["color"]):
                 from ..common.text import yaml_text
                 raise SchemaError(f"kinds.{name}.color: {yaml_text(k['color'])} is not a colour (use #rgb, "
@@ -234,7 +251,7 @@ class Schema:
                                     description=k.get("description", ""), color=k.get("color"),
                                     dir=k.get("dir") or name.lower())
         self.relations = {}
-        for name, r in (raw.get("relations") or {}).items():
+        for name, r in _mapping("relations", raw.get("relations"), "relation name: from, to, max, ...").items():
             r = r or {}
             if not isinstance(r, dict):
                 raise SchemaError(f"relations.{name} must be a mapping (from, to, max, label, ...), not {_show(r)}")
@@ -243,6 +260,12 @@ class Schema:
                     raise _unknown(f"relations.{name}: ", key, RELATION_KEYS)
             if "label" not in r:
                 r = {**r, "label": f"{name} by"}
+            r = {**r, "from": _names(f"relations.{name}.from", r.get("from"), "[NOTE, THEORY]") or None,
+                 "to": _names(f"relations.{name}.to", r.get("to"), "[LIT]") or None,
+                 "required_when": _names(f"relations.{name}.required_when", r.get("required_when"), "[active]"),
+                 "label": _text_value(f"relations.{name}.label", r["label"], f"{name} by"),
+                 "max": _count(f"relations.{name}.max", r.get("max"), None),
+                 "min": _count(f"relations.{name}.min", r.get("min"), 0)}
             for side in ("from", "to"):
                 for kd in r.get(side) or ["*"]:
                     if kd != "*" and kd not in self.kinds:
@@ -269,13 +292,16 @@ class Schema:
         self.tag_re = _tag_pattern(raw.get("tags"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
-        self.mention_relation = (raw.get("mention") or {}).get("relation", "mentions")
-        self.mention_label = (raw.get("mention") or {}).get("label", "Mentioned by")
-        self.broken_statuses = tuple(raw.get("broken_statuses") or ())
+        mention = _mapping("mention", raw.get("mention"), "relation, label")
+        self.mention_relation = _text_value("mention.relation", mention.get("relation"), "mentions")
+        self.mention_label = _text_value("mention.label", mention.get("label"), "Mentioned by")
+        self.broken_statuses = tuple(_names("broken_statuses", raw.get("broken_statuses"), "[rejected]"))
         ct = raw.get("claims_table") or {}
-        self.claims_section = ct.get("section", "Claims")
-        self.claims_columns = tuple(ct.get("columns", ("id", "claim", "strength", "support")))
-        self.claims_strengths = tuple(ct.get("strengths", ("strong", "moderate", "weak")))
+        self.claims_section = _text_value("claims_table.section", ct.get("section"), "Claims")
+        self.claims_columns = tuple(_names("claims_table.columns", ct["columns"], "[id, claim, strength, support]")
+                                    if "columns" in ct else ("id", "claim", "strength", "support"))
+        self.claims_strengths = tuple(_names("claims_table.strengths", ct["strengths"], "[strong, moderate, weak]")
+                                      if "strengths" in ct else ("strong", "moderate", "weak"))
         # ``mention_re`` matches ``KIND-NNN`` tokens of this schema's kinds.  The
         # left boundary (no word character or hyphen before the token) is
         # checked by the scanner: a look-behind here makes the search 6x slower.
@@ -423,11 +449,30 @@ class Schema:
                 props[name] = {k: v for k, v in spec.items()
                                if k not in ("list", "relation", "epoch")
                                and not (k == "required" and isinstance(v, bool))}
+            self._check_field_specs(kind, props)
             base = jsonschema.Draft202012Validator
             checker = base.TYPE_CHECKER.redefine("date", _is_date)
             cls = jsonschema.validators.extend(base, type_checker=checker)
             cache[kind] = cls({"type": "object", "properties": props})
         return cache[kind]
+
+    def _check_field_specs(self, kind: str, props: dict) -> None:
+        """A SchemaError naming the first field of ``kind`` whose options are
+        not valid JSON Schema (``type: strin``, ``minimum: "a"``, a
+        ``pattern`` that does not compile).  Called where a validator is
+        made, which a schema that loads does not otherwise check."""
+        import jsonschema
+        for name, spec in props.items():
+            try:
+                jsonschema.Draft202012Validator.check_schema(_date_as_string(spec))
+                for pattern in _patterns(spec):
+                    re.compile(pattern)
+            except jsonschema.SchemaError as exc:
+                path = ".".join(str(x) for x in exc.absolute_path)
+                raise SchemaError(f"schema: field {name} of kind {kind}{': ' + path if path else ''}: not a valid "
+                                  f"field type: {exc.message}") from None
+            except re.error as exc:
+                raise SchemaError(f"schema: field {name} of kind {kind}: pattern does not compile: {exc}") from None
 
     def fast_validator(self, kind: str):
         """A compiled yes/no check of a kind's front matter (fastjsonschema,
@@ -447,7 +492,15 @@ class Schema:
                 spec = {k: v for k, v in spec.items()
                         if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
                 props[name] = {} if _mentions_date(spec) else spec
-            check = fastjsonschema.compile({"type": "object", "properties": props})
+            try:
+                check = fastjsonschema.compile({"type": "object", "properties": props})
+            except Exception as exc:
+                # options that are not JSON Schema: the field they belong to
+                self._check_field_specs(kind, {n: {k: v for k, v in spec.items() if k not in
+                                                   ("list", "relation", "epoch") and
+                                                   not (k == "required" and isinstance(v, bool))}
+                                               for n, spec in self.fields_for(kind).items()})
+                raise SchemaError(f"schema: the fields of kind {kind} are not valid JSON Schema: {exc}") from None
 
             def is_valid(data, _check=check):
                 try:
@@ -475,6 +528,44 @@ WIKILINK_ORDERS = ("target-first", "label-first")
 def _show(value) -> str:
     from ..common.text import yaml_text
     return yaml_text(value)
+
+
+def _mapping(where: str, value, what: str) -> dict:
+    """``value`` (None: empty) if it is a mapping, else a SchemaError at ``where``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SchemaError(f"{where} must be a mapping ({what}), not {_show(value)}")
+    return value
+
+
+def _names(where: str, value, example: str) -> list:
+    """``value`` (None: empty; one string: a list of it) if it is a list of
+    strings, else a SchemaError at ``where``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SchemaError(f"{where} must be a list of names, such as {example}, not {_show(value)}")
+    return value
+
+
+def _text_value(where: str, value, default: str) -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise SchemaError(f"{where} must be a string, not {_show(value)}")
+    return value
+
+
+def _count(where: str, value, default):
+    """A relation's ``max`` or ``min``: a non-negative integer (or None for no bound)."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SchemaError(f"{where} must be a whole number of at least 0, not {_show(value)}")
+    return value
 
 
 def _regex(key: str, pattern) -> re.Pattern:
@@ -824,6 +915,34 @@ def _claims_kinds(ct, kinds: dict) -> tuple[str, ...]:
             raise SchemaError(f"claims_table.kinds: {_show(k)} is not a kind of the schema "
                               f"(kinds: {', '.join(kinds) or 'none'})")
     return tuple(value)
+
+
+def _date_as_string(spec):
+    """``spec`` with the type ``date`` (ours, not JSON Schema's) read as ``string``."""
+    if isinstance(spec, dict):
+        out = {k: _date_as_string(v) for k, v in spec.items()}
+        t = spec.get("type")
+        if t == "date":
+            out["type"] = "string"
+        elif isinstance(t, list):
+            out["type"] = ["string" if x == "date" else x for x in t]
+        return out
+    if isinstance(spec, list):
+        return [_date_as_string(v) for v in spec]
+    return spec
+
+
+def _patterns(spec):
+    """Every ``pattern`` string in a field's options."""
+    if isinstance(spec, dict):
+        for k, v in spec.items():
+            if k == "pattern" and isinstance(v, str):
+                yield v
+            else:
+                yield from _patterns(v)
+    elif isinstance(spec, list):
+        for v in spec:
+            yield from _patterns(v)
 
 
 def _mentions_date(spec) -> bool:

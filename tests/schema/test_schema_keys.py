@@ -61,6 +61,21 @@ def _project(tmp_path, schema_text: str | None, config: str = 'schema = "schema.
     ("unique: [id]\n", "unique[0]"),
     ("unique: ['pattern:serial']\n", "unique[0]"),
     ("unique: ['field:id', 'field:id']\n", "unique"),
+    # found by test_any_schema_value_is_a_diagnostic_not_a_traceback (each was a traceback)
+    ("kinds:\n  NOTE: {statuses: true}\n", "kinds.NOTE.statuses must be a list of names"),
+    ("kinds:\n  NOTE: {statuses: [draft], fields: 5}\n", "kinds.NOTE.fields must be a mapping"),
+    ("kinds:\n  NOTE: {statuses: [draft], dir: 1.5}\n", "kinds.NOTE.dir must be a string"),
+    ("kinds:\n  NOTE: {statuses: [draft], sections: [{statuses: [x]}]}\n", "kinds.NOTE.sections: each section"),
+    ("relations:\n  cites: {from: 5}\n", "relations.cites.from must be a list of names"),
+    ("relations:\n  cites: {max: ''}\n", "relations.cites.max must be a whole number"),
+    ("fields: ['[']\n", "fields must be a mapping"),
+    ("fields: {pattern: null}\n", "fields.pattern must be a mapping of the field's options"),
+    ("broken_statuses: true\n", "broken_statuses must be a list of names"),
+    ("mention: {label: 5}\n", "mention.label must be a string"),
+    ("claims_table: {strengths: 3}\n", "claims_table.strengths must be a list of names"),
+    ("fields: {title: {type: strin}}\n", "schema: field title of kind"),
+    ("fields: {n: {minimum: a}}\n", "schema: field n of kind"),
+    ("fields: {n: {items: {pattern: '('}}}\n", "items.pattern"),
 ])
 def test_a_bad_value_is_a_configuration_error_naming_the_key(tmp_path, schema_text, named):
     # derive lists replace the default's one rule: index 1 is after a good one
@@ -126,3 +141,63 @@ def test_a_non_string_config_schema_is_a_configuration_error(tmp_path):
     folder = _project(tmp_path, None, config="schema = 3\n")
     p = run_cli("lint", cwd=folder)
     assert p.returncode == 2 and "schema must be a string" in p.stderr
+
+
+# -- fuzz: a value of any shape under every key ------------------------------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_TOP = ("id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages", "links", "tags",
+        "claims_table", "derive", "mention", "broken_statuses", "unique", "graph", "fields", "kinds",
+        "relations", "extends", "replace")
+_KIND = ("statuses", "fields", "sections", "description", "color", "dir")
+_RELATION = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
+             "label", "color")
+_LEAF = st.sampled_from([None, True, 5, -1, 1.5, "x", "", "[", "(?P<x", "NOTE", "LIT-001", "preset:nosuch",
+                         "date", "strin", "string", "integer"])
+_ANY = st.recursive(_LEAF, lambda inner: st.one_of(
+    st.lists(inner, max_size=3),
+    st.dictionaries(st.sampled_from(["a", "pattern", "field", "map", "relation", "label", "resolve", "type",
+                                     "statuses", "NOTE", "from", "minimum", "items", "title"]), inner, max_size=3)),
+    max_leaves=6)
+
+
+@settings(max_examples=int(__import__("os").environ.get("SCHEMA_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(top=st.dictionaries(st.sampled_from(_TOP), _ANY, max_size=3),
+       kind=st.dictionaries(st.sampled_from(_KIND), _ANY, max_size=3),
+       relation=st.dictionaries(st.sampled_from(_RELATION), _ANY, max_size=3),
+       field_spec=st.dictionaries(st.sampled_from(["type", "minimum", "pattern", "items", "enum", "required"]),
+                                  _ANY, max_size=2))
+def test_any_schema_value_is_a_diagnostic_not_a_traceback(tmp_path_factory, top, kind, relation, field_spec):
+    """A schema file with values of any shape under its keys, a kind's, a
+    relation's and a field's: lint, query, build and graph (in this
+    process) exit 0, 1 or 2, never with an exception."""
+    import os
+    import yaml
+    from click.testing import CliRunner
+    from conftest import MINI_RECORD
+    from recordkit.cli import main
+    work = tmp_path_factory.mktemp("schema")
+    for rel, text in MINI_RECORD.items():
+        write(work, rel, text)
+    schema = dict(top)
+    if kind:
+        schema["kinds"] = {"NOTE": {"statuses": ["draft", "final"], **kind}}
+    if relation:
+        schema["relations"] = {"paper": relation}
+    if field_spec:
+        schema["fields"] = {"title": field_spec}
+    (work / "schema.yaml").write_text(yaml.safe_dump(schema))
+    (work / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\nschema = "schema.yaml"\n')
+    here = os.getcwd()
+    os.chdir(work)
+    try:
+        for args in (["lint", "--no-cache"], ["query", "SELECT count(*) FROM records"], ["build", "-q"],
+                     ["graph", "--format", "json"]):
+            res = CliRunner().invoke(main, args, catch_exceptions=True, env={"RECORDKIT_CLEAN_EXIT": "1"})
+            exc = res.exception if not isinstance(res.exception, SystemExit) else None
+            assert exc is None and res.exit_code in (0, 1, 2), (yaml.safe_dump(schema), args, res.output[-1500:],
+                                                                 repr(exc))
+    finally:
+        os.chdir(here)
