@@ -65,10 +65,24 @@ class Rendered:
     checks: list = field(default_factory=list)     # ids of the check blocks, in order
 
 
+@lru_cache(maxsize=1)
+def _builtin_aliases() -> frozenset:
+    """The names of Pygments' own lexers.  A fence's language outside them
+    (```` ```query ````, ```` ```dataview ````, ```` ```mermaid ````) is
+    not looked for among the lexers other packages plug in: that lookup
+    imports every such package (IPython, with jedi and prompt_toolkit: 0.2–0.3
+    s in each process of a build), and the page would then depend on what
+    else is installed where the site is built."""
+    from pygments.lexers import get_all_lexers
+    return frozenset(a for _, aliases, _, _ in get_all_lexers(plugins=False) for a in aliases)
+
+
 @lru_cache(maxsize=256)
 def _lexer(lang: str):
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
+    if lang not in _builtin_aliases():
+        return None
     try:
         return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
     except ClassNotFound:

@@ -253,6 +253,27 @@ def test_renderer_highlights_code_at_build_time():
     assert '<span class="k">def</span>' in out
 
 
+def test_an_unknown_fence_language_does_not_load_pygments_plugins(monkeypatch):
+    """```dataview (or ```query, ```mermaid) is no lexer of Pygments': it is
+    not looked for among plugged-in lexers (that imports IPython and the like
+    in every process of a build, where installed), and is left as plain code."""
+    import pygments.lexers
+    from recordkit.emit.site import markdown
+
+    looked = []
+
+    def plugins(*a, **k):
+        looked.append(1)
+        return iter(())
+    # (pygments.lexers replaces its module object with a copy: patch the
+    # functions' own globals)
+    monkeypatch.setitem(pygments.lexers.get_lexer_by_name.__globals__, "find_plugin_lexers", plugins)
+    markdown._lexer.cache_clear()
+    out = _renderer().render("```dataview\nTABLE x\n```\n\n```python\ndef f(x):\n    return x\n```\n").html
+    assert "TABLE x" in out and '<span class="k">def</span>' in out
+    assert not looked, "Pygments' plugin lexers were looked up"
+
+
 def test_unsafe_urls_are_dropped():
     from recordkit.corpus.anchors import safe_url
     for bad in ("javascript:alert(1)", " JavaScript:x", "java\tscript:x", "vbscript:x", "data:text/html,x",
