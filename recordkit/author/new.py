@@ -73,6 +73,14 @@ def _scalar(value) -> str:
     return text
 
 
+def _is_list_field(schema, kind: str, name: str) -> bool:
+    spec = schema.fields_for(kind)[name]
+    t = spec.get("type")
+    rel = schema.relations.get(name)
+    return (rel is not None and rel.max != 1) or bool(spec.get("list")) or "array" in (t if isinstance(t, list)
+                                                                                      else [t])
+
+
 def _typed(schema, kind: str, name: str, raw: str, records) -> object:
     """The value of ``--field name=raw`` as the schema types it."""
     spec = schema.fields_for(kind)[name]
@@ -80,7 +88,21 @@ def _typed(schema, kind: str, name: str, raw: str, records) -> object:
     t = spec.get("type")
     types = t if isinstance(t, list) else [t]
     if rel is not None or spec.get("list") or "array" in types:
-        items = [x.strip() for x in raw.split(",") if x.strip()]
+        if raw.startswith("["):
+            # a YAML list, for items that hold a comma: ["Park, K.", "Choe, Y."]
+            try:
+                value = yaml.safe_load(raw)
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f" (column {mark.column + 1})" if mark is not None else ""
+                raise AuthorError(f"--field {name}: {raw!r} is not a YAML list{where}", usage=True) from None
+            if not isinstance(value, list) or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool)
+                                                      for x in value):
+                raise AuthorError(f"--field {name}: {raw!r} is not a list of values, such as "
+                                  f"[\"Park, K.\", \"Choe, Y.\"]", usage=True)
+            items = [str(x).strip() for x in value if str(x).strip()]
+        else:
+            items = [x.strip() for x in raw.split(",") if x.strip()]
         if rel is not None:
             from ..common.didyoumean import IdIndex
             index = None
@@ -139,7 +161,14 @@ def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.d
             near = difflib.get_close_matches(name, list(known), n=1)
             raise AuthorError(f"--field {name}: {a_or_an(kind)} has no field {name}"
                               + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
-        values[name] = _typed(schema, kind, name, raw.strip(), corpus.records)
+        value = _typed(schema, kind, name, raw.strip(), corpus.records)
+        if name in values:
+            # a list field given again: its items are added
+            before = values[name] if isinstance(values[name], list) else [values[name]]
+            if not (isinstance(value, (list, str)) and _is_list_field(schema, kind, name)):
+                raise AuthorError(f"--field {name} is given twice, and {name} is not a list", usage=True)
+            value = before + (value if isinstance(value, list) else [value])
+        values[name] = value
     status = values.pop("status", k.statuses[0])
     if status not in k.statuses:
         near = difflib.get_close_matches(str(status), k.statuses, n=1)

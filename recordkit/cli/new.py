@@ -12,7 +12,8 @@ from .context import pass_ctx
 @click.argument("kind")
 @click.option("--title", required=True, help="The record's title.")
 @click.option("--field", "fields", multiple=True, metavar="NAME=VALUE",
-              help="A field (repeatable); lists and relations take comma-separated values.")
+              help="A field (repeatable); lists and relations take comma-separated values, or a YAML list "
+                   "(authors='[\"Park, K.\", \"Choe, Y.\"]'); a list field given again adds to it.")
 @click.option("--edit", is_flag=True, help="Open the new file in $EDITOR.")
 @click.option("--dry-run", is_flag=True, help="Print the file that would be written; write nothing.")
 @pass_ctx

@@ -350,6 +350,24 @@ def test_new_keeps_every_character_of_a_title(record_copy):
     assert json.loads(shown.stdout)["title"] == title
 
 
+def test_new_takes_a_yaml_list_and_repeated_list_fields(record_copy):
+    proc = run_cli("new", "LIT", "--title", "A work", "--field", 'authors=["Park, K.", "Choe, Y."]',
+                   "--field", "authors=Veitch, V.", "--field", "year=2023", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    rid = proc.stdout.split(":")[0]
+    shown = json.loads(run_cli("show", rid, "--format", "json", cwd=record_copy, check=True).stdout)
+    assert shown["fields"]["authors"] == ["Park, K.", "Choe, Y.", "Veitch", "V."]
+    for args, message in [
+        (["--field", 'authors=["Park, K.', "--field", "year=2023"], "is not a YAML list (column"),
+        (["--field", "authors=[{a: 1}]", "--field", "year=2023"], "is not a list of values"),
+        (["--field", "authors=A", "--field", "year=2023", "--field", "year=2024"], "year is not a list"),
+    ]:
+        before = snapshot(record_copy / "records")
+        proc = run_cli("new", "LIT", "--title", "W", *args, cwd=record_copy)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert snapshot(record_copy / "records") == before
+
+
 def test_new_edit_opens_the_editor(record_copy):
     editor = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'a').write('Edited.\\n')\""
     proc = run_cli("new", "THEORY", "--title", "T", "--field", "source=LIT-849", "--edit", cwd=record_copy,
