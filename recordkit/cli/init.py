@@ -89,9 +89,19 @@ def _samples(folder: Path):
     # read with the research schema whatever the preset: it requires front
     # matter, so a file without one comes back with none (and is counted)
     corpus = load(folder, config=Config(base=Path.cwd(), root=folder), schema=load_schema(None))
+    # why a file could not be read (not why it has no front matter: that is a note with no fields)
+    problems: dict = {}
+    for d in corpus.diagnostics:
+        if d.code in UNREADABLE and not (d.code == "RK101" and d.message.startswith("no YAML front matter")):
+            problems.setdefault(str(d.path), f"{d.code} {d.message}")
     for rec in corpus.files:
         body = rec.body if rec.text else ""
-        yield Sample(rec.relpath, rec.meta if rec.ok else None, body, first_h1(body, rec.code) if body else None)
+        yield Sample(rec.relpath, rec.meta if rec.ok else None, body, first_h1(body, rec.code) if body else None,
+                     None if rec.ok else problems.get(str(rec.path)))
+
+
+#: the codes of a file that could not be read (RK101: a front matter not closed)
+UNREADABLE = ("RK101", "RK102", "RK103", "RK104", "RK109")
 
 
 def _create(path: Path, text: str) -> None:

@@ -40,6 +40,7 @@ class Sample(NamedTuple):
     meta: dict | None            # the front matter, or None (none, or unreadable)
     body: str
     h1: str | None = None        # the first level-1 heading of the body
+    problem: str | None = None   # why the file could not be read, when it could not ("RK102 …")
 
 
 #: id shapes recordkit knows, most specific first: (name, id_pattern)
@@ -92,6 +93,9 @@ class Inference:
     files: int = 0
     with_front_matter: int = 0
     without_front_matter: list[str] = field(default_factory=list)
+    #: files that could not be read (front matter that is not YAML, not
+    #: UTF-8, too large, not a file): (relpath, the problem), left out
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
     id_from: list[str] = field(default_factory=list)
     id_note: str = ""
     id_pattern: str | None = None
@@ -183,6 +187,11 @@ class Inference:
             more = f" and {len(self.without_front_matter) - 5} more" if len(self.without_front_matter) > 5 else ""
             lines.append(f"no front matter: {len(self.without_front_matter)} file(s) ({shown}{more}): notes "
                          "with no fields (front_matter: optional)")
+        if self.unreadable:
+            shown = ", ".join(f"{p} ({why.split(' ', 1)[0]})" for p, why in self.unreadable[:5])
+            more = f" and {len(self.unreadable) - 5} more" if len(self.unreadable) > 5 else ""
+            lines.append(f"unreadable: {len(self.unreadable)} file(s) ({shown}{more}): left out of the "
+                         "inference; `recordkit lint` says why")
         lines.append(f"ids: {_flow(self.id_from)}; {self.id_note}"
                      + (f"; id_pattern {self.id_pattern}" if self.id_pattern else ""))
         if self.pages:
@@ -219,6 +228,8 @@ def infer(samples, preset: str | None = None) -> Inference:
     for s in samples:
         if isinstance(s.meta, dict):
             metas.append(s)
+        elif s.problem:
+            inf.unreadable.append((s.relpath, s.problem))
         else:
             inf.without_front_matter.append(s.relpath)
     inf.with_front_matter = len(metas)

@@ -88,6 +88,25 @@ def test_no_input_and_odd_input():
     load(odd)
 
 
+def test_an_unreadable_file_is_not_counted_as_one_without_front_matter(tmp_path):
+    """A front matter that is not YAML, a file that is not UTF-8, one not
+    closed: reported as unreadable (with the code lint gives), not as a
+    note with no fields, and no reason on its own for front_matter: optional."""
+    v = tmp_path / "v"
+    v.mkdir()
+    (v / "a.md").write_text("---\ntitle: a\n---\nText.\n")
+    (v / "bad.md").write_text("---\ntitle: [\n---\n")
+    (v / "open.md").write_text("---\ntitle: x\n")
+    (v / "bytes.md").write_bytes(b"---\ntitle: \xff\n---\n")
+    proc = run_cli("init", "--infer", "v", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "unreadable: 3 file(s) (bad.md (RK102), bytes.md (RK103), open.md (RK101))" in proc.stdout, proc.stdout
+    assert "no front matter" not in proc.stdout
+    assert "front_matter: optional" not in (tmp_path / "recordkit.schema.yaml").read_text()
+    inf = infer([Sample("x.md", None, "", None, "RK102 front matter is not valid YAML"), Sample("y.md", None, "")])
+    assert inf.unreadable == [("x.md", "RK102 front matter is not valid YAML")] and inf.without_front_matter == ["y.md"]
+
+
 def test_init_infer_on_the_research_record(tmp_path):
     """On the research record itself, the inferred schema finds its kinds,
     statuses, KIND-NNN ids and its relations (plain ids in the front
