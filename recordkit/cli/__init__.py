@@ -93,6 +93,19 @@ COMMANDS = {"lint": _lint, "check": _check, "promote": _promote, "show": _show, 
             "init": _init}
 
 
+def _with_schema_file(ctx, message: str) -> str:
+    """A schema error found after the schema loaded ("schema: field x of
+    kind NOTE: ...") names the schema file the configuration gives."""
+    if not message.startswith("schema: "):
+        return message
+    config = getattr(getattr(ctx, "obj", None), "_config", None)
+    schema = getattr(config, "schema", None)
+    if schema is None:
+        return message
+    from ..common.text import path_text
+    return f"{path_text(str(schema))}: {message[len('schema: '):]}"
+
+
 class Group(click.Group):
     """Imports a command's module only when that command runs (so `lint`
     does not pay for the lifecycle or numpy), and turns configuration and
@@ -102,7 +115,7 @@ class Group(click.Group):
         try:
             return super().invoke(ctx)
         except (ConfigError, SchemaError) as exc:
-            click.echo(f"recordkit: configuration error: {exc}", err=True)
+            click.echo(f"recordkit: configuration error: {_with_schema_file(ctx, str(exc))}", err=True)
             sys.exit(2)
         except OSError as exc:  # an output folder that does not exist, a full disk, ...
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""

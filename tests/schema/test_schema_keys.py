@@ -73,8 +73,8 @@ def _project(tmp_path, schema_text: str | None, config: str = 'schema = "schema.
     ("broken_statuses: true\n", "broken_statuses must be a list of names"),
     ("mention: {label: 5}\n", "mention.label must be a string"),
     ("claims_table: {strengths: 3}\n", "claims_table.strengths must be a list of names"),
-    ("fields: {title: {type: strin}}\n", "schema: field title of kind"),
-    ("fields: {n: {minimum: a}}\n", "schema: field n of kind"),
+    ("fields: {title: {type: strin}}\n", "schema.yaml: field title of kind"),
+    ("fields: {n: {minimum: a}}\n", "schema.yaml: field n of kind"),
     ("fields: {n: {items: {pattern: '('}}}\n", "items.pattern"),
 ])
 def test_a_bad_value_is_a_configuration_error_naming_the_key(tmp_path, schema_text, named):
