@@ -15,8 +15,10 @@ from .context import fast_exit, pass_ctx
 @click.option("--list", "list_named", is_flag=True, help="List the named queries of the configuration.")
 @click.option("--width", type=int, default=60, show_default=True,
               help="Cut table cells at this many characters (0: never).")
+@click.option("--timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="Stop the query after this many seconds (0: never).")
 @pass_ctx
-def command(ctx, sql, fmt, params, list_named, width):
+def command(ctx, sql, fmt, params, list_named, width, timeout):
     """Read-only SQL over the record (tables: docs/query.md), or a named
     query of [tool.recordkit.queries].  The database is cached until the
     record changes.  Exit status 2 on an SQL error."""
@@ -47,7 +49,7 @@ def command(ctx, sql, fmt, params, list_named, width):
         result = query(config, sql, values,
                        corpus_loader=lambda: ctx.load_corpus(**row_analysis(config),
                                                              store=store if store is not None else False),
-                       store=store)
+                       store=store, timeout=timeout or None)
     except QueryError as exc:
         hint = ""
         if sql not in named and " " not in sql.strip():

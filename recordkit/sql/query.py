@@ -293,12 +293,35 @@ def _uri_path(p: Path) -> str:
 _NO_FTS = re.compile(r"no such table: (?:main\.)?records_fts\b")
 
 
-def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None) -> Result:
+#: a ``query`` block in a record (run by lint, build and show) stops after
+#: this many seconds, and makes no string or blob longer than this many
+#: bytes: record content must not hang nor exhaust a pre-commit hook
+BLOCK_TIME_LIMIT = 5.0
+BLOCK_MAX_LENGTH = 64 << 20
+#: ``recordkit query``'s default time limit (``--timeout``; 0: none)
+QUERY_TIME_LIMIT = 60.0
+
+
+def _seconds(t: float) -> str:
+    return f"{t:g} s"
+
+
+def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None, timeout: float | None = None,
+            max_length: int | None = None) -> Result:
     """Run ``sql`` read-only against the database at ``path``; raises
-    :class:`QueryError` with SQLite's message."""
+    :class:`QueryError` with SQLite's message.  ``timeout``: seconds after
+    which the query is interrupted (a recursive CTE can run forever);
+    ``max_length``: the longest string or blob the query may make."""
+    import time
     for attempt in (0, 1):
         tables: set = set()
         conn = connect_readonly(path, tables)
+        if timeout:
+            deadline = time.monotonic() + timeout
+            # called every 10,000 virtual machine steps: a non-zero answer interrupts
+            conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        if max_length:
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_length)
         try:
             cur = conn.execute(sql, params)
             cols = [d[0] for d in cur.description or ()]
@@ -315,18 +338,24 @@ def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None) -> 
             if msg == "not authorized":
                 msg = ("not authorized: a query only reads (ATTACH, DETACH and pragmas that change "
                        "settings are refused)")
+            elif msg == "interrupted" and timeout:
+                msg = f"the query ran longer than its time limit ({_seconds(timeout)}) and was stopped"
+            elif msg == "string or blob too big" and max_length:
+                msg = f"string or blob too big: a query block may make values of up to {max_length >> 20} MB"
             raise QueryError(msg) from None
         finally:
             conn.close()
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None, store=None) -> Result:
+def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None, store=None,
+          timeout: float | None = QUERY_TIME_LIMIT) -> Result:
     """Run ``sql`` (or a named query of the configuration) over the record
-    (``meanwhile``, ``store``: see :func:`cached_database`)."""
+    (``meanwhile``, ``store``: see :func:`cached_database`; ``timeout``:
+    seconds the query may run, None for no limit)."""
     sql = named_queries(config).get(sql, {}).get("sql", sql)
     path, _ = cached_database(config, files, corpus_loader, meanwhile, store)
-    return run_sql(path, sql, params)
+    return run_sql(path, sql, params, timeout=timeout)
 
 
 def named_queries(config) -> dict[str, dict]:
@@ -434,7 +463,8 @@ def evaluate_blocks(corpus, rec, path: str | Path | None = None, limit: int = 10
             out.append(BlockResult(b, error="the query block is empty"))
             continue
         try:
-            out.append(BlockResult(b, run_sql(path, b.sql, limit=limit)))
+            out.append(BlockResult(b, run_sql(path, b.sql, limit=limit, timeout=BLOCK_TIME_LIMIT,
+                                              max_length=BLOCK_MAX_LENGTH)))
         except QueryError as exc:
             out.append(BlockResult(b, error=str(exc)))
     return out

@@ -243,6 +243,32 @@ def test_evaluate_blocks_is_a_library_function(make_record):
     assert evaluate_blocks(corpus, corpus.records["LIT-001"]) == []
 
 
+RUNAWAY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+
+
+def test_a_query_that_never_ends_is_stopped(make_record, tmp_path, monkeypatch):
+    """A recursive CTE with no end: a query block in a record (lint, build
+    and show run it) is stopped after BLOCK_TIME_LIMIT with an error, and may
+    not make a value over BLOCK_MAX_LENGTH; `recordkit query` after its
+    --timeout (60 s by default)."""
+    import time
+    import recordkit
+    from recordkit.sql import query as q
+    monkeypatch.setattr(q, "BLOCK_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(q, "BLOCK_MAX_LENGTH", 1 << 20)
+    root = make_record({"question/QUESTION-001.md": "---\nid: QUESTION-001\ntitle: q\nstatus: open\n---\n\n"
+                        f"```query\n{RUNAWAY}\n```\n\n```query\nSELECT zeroblob(10000000)\n```\n"})
+    corpus = recordkit.load(root)
+    t = time.monotonic()
+    got = q.evaluate_blocks(corpus, corpus.records["QUESTION-001"])
+    assert time.monotonic() - t < 5
+    assert got[0].error == "the query ran longer than its time limit (0.5 s) and was stopped"
+    assert got[1].error == "string or blob too big: a query block may make values of up to 1 MB"
+    proc = run_cli("--root", str(root), "query", "--timeout", "0.5", RUNAWAY, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "recordkit: SQL error: the query ran longer than its time limit (0.5 s) and was stopped\n"
+
+
 def test_export_with_a_helper_building_the_full_text_index(tmp_path):
     """On a large record a forked helper builds records_fts; its shadow tables
     are copied in: the index must be sound and answer as the serial one."""

@@ -30,7 +30,9 @@ def query_block_failed(ctx):
     record's body against the record's database (the tables of
     `recordkit export --sqlite`, described in docs/query.md), read-only,
     and reports SQLite's error at the block's opening line.  An empty block
-    is reported too.
+    is reported too, and so is a block that runs longer than 5 seconds (it
+    is stopped: a recursive query with no end would hang every lint) or
+    makes a value over 64 MB.
 
     ## Why is this bad?
     `recordkit show` and the site print a query block's result in place of
