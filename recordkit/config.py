@@ -20,6 +20,11 @@ class ConfigError(Exception):
     """The configuration is unreadable or wrong (exit status 2)."""
 
 
+class OutputRefused(Exception):
+    """An output path that would replace a note (exit status 2; see
+    :func:`recordkit.common.writes.check_output_file`)."""
+
+
 KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint", "check",
               "site", "max_file_size", "queries", "skip_dirs"}
 #: the folders not walked when ``skip_dirs`` is not set: hidden ones (``.git``,

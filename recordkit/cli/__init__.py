@@ -9,7 +9,7 @@ import sys
 import click
 
 from ..version import __version__
-from ..config import ConfigError
+from ..config import ConfigError, OutputRefused
 from ..schema import SchemaError
 from .context import Context
 
@@ -116,6 +116,9 @@ class Group(click.Group):
             return super().invoke(ctx)
         except (ConfigError, SchemaError) as exc:
             click.echo(f"recordkit: configuration error: {_with_schema_file(ctx, str(exc))}", err=True)
+            sys.exit(2)
+        except OutputRefused as exc:
+            click.echo(f"recordkit: {exc}", err=True)
             sys.exit(2)
         except OSError as exc:  # an output folder that does not exist, a full disk, ...
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""

@@ -22,7 +22,9 @@ def row_analysis(config) -> dict:
 @pass_ctx
 def command(ctx, sqlite_file, no_fts):
     """The record as a SQLite database, for Datasette, sqlite3, pandas, DuckDB."""
+    from ..common.writes import check_output_file
     from ..sql.database import write_database
+    check_output_file(sqlite_file, "sqlite")
     # the store of parsed records is saved while the tables are filled (by this
     # process and the helper, each a share: write_database)
     store = ctx.deferred_store()

@@ -25,6 +25,11 @@ def command(ctx, html_file, fmt, output, focus, depth):
     if not html_file and not fmt:
         click.echo("recordkit: give --html FILE or --format FORMAT", err=True)
         sys.exit(2)
+    from ..common.writes import check_output_file
+    if html_file:
+        check_output_file(html_file, "html")
+    if output:
+        check_output_file(output)
     corpus = ctx.corpus
     if focus:
         from .show import record_argument

@@ -280,3 +280,39 @@ def umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+#: what an output file of each kind begins with, so that an existing file
+#: of another kind (a note, a README) is not replaced by mistake
+_OUTPUT_MAGIC = {
+    "sqlite": ((b"SQLite format 3\x00",), "an SQLite database"),
+    "html": ((b"<!doctype html", b"<html"), "an HTML page"),
+}
+_MARKDOWN = (".md", ".markdown", ".mdown", ".mkd")
+
+
+def check_output_file(path, kind: str | None = None) -> None:
+    """Refuse (:class:`OutputRefused`) an output path that would replace a
+    note: a Markdown file (a record, a README: no output of recordkit is
+    Markdown), or an existing file that does not look like an output of
+    ``kind`` (``"sqlite"``, ``"html"``)."""
+    from ..config import OutputRefused
+    from .text import path_text
+    p = Path(path)
+    shown = path_text(str(p))
+    if p.suffix.lower() in _MARKDOWN:
+        raise OutputRefused(f"{shown} is a Markdown file name: recordkit writes no Markdown there, and would "
+                          "replace a note; give another file name")
+    if kind is None or not p.is_file():
+        return
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return          # the write itself will say what is wrong
+    if not head.strip():
+        return          # an empty file: nothing to lose
+    magics, what = _OUTPUT_MAGIC[kind]
+    if not head.lstrip().lower().startswith(tuple(m.lower() for m in magics)):
+        raise OutputRefused(f"{shown} exists and is not {what}: it would be replaced; remove it first or give "
+                          "another file name")

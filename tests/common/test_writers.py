@@ -451,3 +451,31 @@ def test_cache_rehashes_racy_files_then_trusts_them(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "RACY_NS", 0)
     assert cache.unchanged_hashes([path], cache_dir) == {str(path): real}
     assert json.loads((cache_dir / cache.STAT_NAME).read_text())["t"] > st.st_ctime_ns
+
+
+def test_an_output_never_replaces_a_note(tmp_path):
+    """export --sqlite, graph --html and graph -o refuse a Markdown file
+    name (a record, a README) and an existing file that is not what they
+    write; their own earlier output, or an empty file, they replace."""
+    import shutil
+    from conftest import REPO, run_cli
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    note = tmp_path / "records" / "lit" / "LIT-849.md"
+    before = note.read_bytes()
+    (tmp_path / "README.txt").write_text("# notes\n")
+    for args, message in [
+        (["export", "--sqlite", str(note)], "is a Markdown file name"),
+        (["graph", "--html", str(note)], "is a Markdown file name"),
+        (["graph", "--format", "json", "-o", "NOTES.MD"], "is a Markdown file name"),
+        (["export", "--sqlite", "README.txt"], "README.txt exists and is not an SQLite database"),
+        (["graph", "--html", "README.txt"], "README.txt exists and is not an HTML page"),
+    ]:
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+    assert note.read_bytes() == before and (tmp_path / "README.txt").read_text() == "# notes\n"
+    assert not (tmp_path / "NOTES.MD").exists()
+    (tmp_path / "empty.db").write_bytes(b"")
+    for args in (["export", "--sqlite", "empty.db"], ["export", "--sqlite", "empty.db"],
+                 ["graph", "--html", "g.html"], ["graph", "--html", "g.html"]):
+        assert run_cli(*args, cwd=tmp_path).returncode == 0, args
