@@ -163,6 +163,26 @@ def _strings(value, key: str, path: Path | None, table: str, example: str, what:
     raise ConfigError(f"{where(path, key, table)}: {what or key} must be a list of strings, such as {example}")
 
 
+def check_cache_dir(cfg: Config) -> None:
+    """A ConfigError when the cache folder is the configuration's folder,
+    the record root, the checks folder, or a folder holding any of them:
+    the cache folder ignores itself in git (a ``.gitignore`` of ``*``), which
+    there would hide the notes from git, and its files would mix with them."""
+    try:
+        cache = Path(cfg.cache_dir).resolve()
+        guarded = [("the configuration's folder", Path(cfg.base).resolve()),
+                   ("the record root", Path(cfg.root).resolve()),
+                   ("the checks folder", Path(cfg.checks).resolve())]
+    except (OSError, RuntimeError):      # a symlink loop: the commands say so where they read
+        return
+    for what, folder in guarded:
+        if cache == folder or cache in folder.parents:
+            from .common.text import path_text
+            raise ConfigError(f"{where(cfg.file, 'cache_dir')}: cache_dir {path_text(str(cfg.cache_dir))} is or holds "
+                              f"{what}: the cache ignores its folder in git (.gitignore: *), which would hide "
+                              f"your notes; give it a folder of its own, such as \".recordkit\"")
+
+
 def load_config(start: str | Path = ".", file: str | Path | None = None) -> Config:
     """Find and read the configuration for a record in or above ``start``."""
     start = Path(start)
@@ -199,6 +219,7 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     cfg.site_title = table.get("site_title", cfg.site_title)
     cfg.site_url = table.get("site_url")
     cfg.cache_dir = p(_path_value(table, "cache_dir", ".recordkit", path))
+    check_cache_dir(cfg)
     if table.get("templates") is not None:
         if not isinstance(table["templates"], str) or not table["templates"].strip():
             raise ConfigError(f"{path}: templates must be the path of a folder, not {table['templates']}")

@@ -116,3 +116,27 @@ def test_any_value_of_any_key_is_a_diagnostic_not_a_traceback(tmp_path_factory, 
                 "\n".join(lines), args, res.output[-1500:], repr(exc))
     finally:
         os.chdir(here)
+
+
+@pytest.mark.parametrize("value,what", [(".", "the configuration's folder"), ("..", "the configuration's folder"),
+                                        ("records", "the record root"), ("checks", "the checks folder")])
+def test_a_cache_folder_that_holds_the_notes_is_refused(tmp_path, value, what):
+    """The cache ignores its folder in git (.gitignore: *): as the project's
+    folder or the record root it would hide every note from git."""
+    (tmp_path / "recordkit.toml").write_text(f'root = "records"\ncache_dir = "{value}"\n')
+    with pytest.raises(ConfigError, match=rf"recordkit\.toml:2:1: cache_dir .* is or holds {what}"):
+        load_config(tmp_path)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\ncache_dir = "records/.cache"\n')
+    load_config(tmp_path)
+
+
+def test_the_cache_never_writes_a_gitignore_among_notes(tmp_path):
+    from recordkit.common.writes import ignore_in_git
+    for name, holds in [("notes", "a.md"), ("repo", ".git"), ("cache", None)]:
+        folder = tmp_path / name
+        folder.mkdir()
+        if holds:
+            (folder / holds).write_text("x")
+        ignore_in_git(folder)
+        assert (folder / ".gitignore").exists() == (holds is None), name
+    ignore_in_git(tmp_path / "nosuch")          # never raises

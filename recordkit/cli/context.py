@@ -39,6 +39,8 @@ class Context:
             self._config = load_config(start if start.is_dir() else Path.cwd(), file=self.config_file)
             if self.root_opt:
                 self._config.root = Path(self.root_opt).resolve()
+                from ..config import check_cache_dir
+                check_cache_dir(self._config)
         return self._config
 
     @property

@@ -316,3 +316,22 @@ def check_output_file(path, kind: str | None = None) -> None:
     if not head.lstrip().lower().startswith(tuple(m.lower() for m in magics)):
         raise OutputRefused(f"{shown} exists and is not {what}: it would be replaced; remove it first or give "
                           "another file name")
+
+
+def ignore_in_git(folder) -> None:
+    """Make the cache folder ``folder`` ignore itself in git (a
+    ``.gitignore`` of ``*``), unless it has one, or holds a ``.git`` or a
+    Markdown file (then it is no folder of recordkit's own: a ``*`` there
+    would hide notes from git).  Never raises."""
+    folder = Path(folder)
+    gi = folder / ".gitignore"
+    try:
+        if gi.exists():
+            return
+        with os.scandir(folder) as entries:
+            for e in entries:
+                if e.name == ".git" or e.name.lower().endswith(_MARKDOWN):
+                    return
+        gi.write_text("*\n", encoding="utf-8")
+    except OSError:
+        pass

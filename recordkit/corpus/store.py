@@ -213,9 +213,8 @@ class RecordStore:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             cache_dir = Path(self.config.cache_dir)
-            gi = cache_dir / ".gitignore"
-            if not gi.exists():
-                gi.write_text("*\n")
+            from ..common.writes import ignore_in_git
+            ignore_in_git(cache_dir)
             if (cache_dir / "site-records").is_dir():     # the site's own cache, before this store
                 import shutil
                 shutil.rmtree(cache_dir / "site-records", ignore_errors=True)

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from ..version import __version__
-from ..common.writes import atomic_write, content_digest, read_bytes, remove_stale_temps
+from ..common.writes import atomic_write, content_digest, ignore_in_git, read_bytes, remove_stale_temps
 from ..corpus.model import Diagnostic, Fix
 from ..numeric.store import fingerprint
 from ..schema import default_schema_raw
@@ -38,9 +38,7 @@ def _read_json(path: Path):
 def _write_json(path: Path, data) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        gi = path.parent / ".gitignore"
-        if not gi.exists():
-            gi.write_text("*\n")
+        ignore_in_git(path.parent)
         remove_stale_temps([path.parent], suffix=".json")   # of a killed run
         atomic_write(path, json.dumps(data, separators=(",", ":")))
     except OSError:

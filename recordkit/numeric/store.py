@@ -69,10 +69,8 @@ def write_results(cache_dir, results: dict[str, CheckResult], keep: set[str] | N
     ids outside it (checks that no longer exist) are dropped."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    gitignore = cache_dir / ".gitignore"
-    if not gitignore.exists():
-        with contextlib.suppress(OSError):
-            gitignore.write_text("*\n", encoding="utf-8")
+    from ..common.writes import ignore_in_git
+    ignore_in_git(cache_dir)
     with _locked(cache_dir):
         current = read_cache(cache_dir)
         for cid, r in results.items():

@@ -224,10 +224,8 @@ def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None, s
     from .database import write_database
     cache_dir = Path(config.cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    gi = cache_dir / ".gitignore"
-    if not gi.exists():
-        with contextlib.suppress(OSError):
-            gi.write_text("*\n")
+    from ..common.writes import ignore_in_git
+    ignore_in_git(cache_dir)
     write_database(corpus, path, fts=False, meanwhile=meanwhile, store=store)
     for old in [*cache_dir.glob("query-*.sqlite"), *cache_dir.glob("query-*.lock")]:   # earlier states
         if old.stem != path.stem:
