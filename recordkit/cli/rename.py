@@ -24,7 +24,8 @@ def run_plan(ctx, make_plan, dry_run: bool) -> None:
             click.echo(f"note: {note}", err=True)
         if dry_run:
             click.echo(plan.diff(), nl=False)
-            n = len({c.path for c in plan.changes})
+            # a file renamed is one file changed (its old name removed, its new one written)
+            n = len({c.path for c in plan.changes}) - sum(1 for c in plan.changes if c.renamed_from is not None)
             click.echo(f"Would change {n} file{'' if n == 1 else 's'}: {plan.summary}", err=True)
             return
         plan.apply(config.cache_dir)
