@@ -172,6 +172,31 @@ def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
     return {k: v[4] for k, v in files.items()}
 
 
+def _usable(path: Path) -> bool:
+    """Whether the cached database at ``path`` is whole: an SQLite header,
+    and as many bytes as the pages its header counts (a file damaged or cut
+    short outside recordkit is built again, not reported as an SQL error
+    at every query after it)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return False
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    return page >= 512 and pages > 0 and size == page * pages
+
+
+def _reusable(path: Path) -> bool:
+    """``path`` exists and is whole (one that is not is built again, and
+    replaced by a rename: a process still reading the old file keeps it)."""
+    return path.exists() and _usable(path)
+
+
 def cached_database(config, files=None, corpus_loader=None, meanwhile=None, store=None) -> tuple[Path, bool]:
     """The path of the record's database, built when the record changed:
     (path, whether it was built now).  ``files``: the record's files, when
@@ -185,7 +210,7 @@ def cached_database(config, files=None, corpus_loader=None, meanwhile=None, stor
     hashes = _unchanged_hashes(config)
     if hashes is not None:
         path = _db_path(config, _key(config, hashes))
-        if path.exists():
+        if _reusable(path):
             return path, False
     started = time.time_ns()
     if corpus_loader is None:
@@ -215,7 +240,7 @@ def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None, s
                   for r in corpus.files}
     key = _key(config, hashes)
     path = _db_path(config, key)
-    if path.exists():
+    if _reusable(path):
         if meanwhile is not None:
             meanwhile()
         if store is not None:

@@ -269,6 +269,24 @@ def test_a_query_that_never_ends_is_stopped(make_record, tmp_path, monkeypatch):
     assert proc.stderr == "recordkit: SQL error: the query ran longer than its time limit (0.5 s) and was stopped\n"
 
 
+def test_a_damaged_cached_database_is_built_again(record_copy):
+    """A cached database overwritten or cut short outside recordkit is
+    built again by the next query (and lint's query blocks), not reported
+    as "file is not a database" at every query until the cache is removed."""
+    from recordkit.sql.query import _usable
+    q = "SELECT count(*) AS n FROM records"
+    good = run_cli("query", q, cwd=record_copy, check=True).stdout
+    cached = next((record_copy / ".recordkit").glob("query-*.sqlite"))
+    assert _usable(cached)
+    whole = cached.read_bytes()
+    for damage in (b"garbage", whole[: len(whole) // 2], b""):
+        cached.write_bytes(damage)
+        assert not _usable(cached)
+        proc = run_cli("query", q, cwd=record_copy)
+        assert proc.returncode == 0 and proc.stdout == good, proc.stderr
+        assert _usable(cached)
+
+
 def test_export_with_a_helper_building_the_full_text_index(tmp_path):
     """On a large record a forked helper builds records_fts; its shadow tables
     are copied in: the index must be sound and answer as the serial one."""
