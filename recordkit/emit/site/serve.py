@@ -133,8 +133,12 @@ class SiteServer:
         from .build import build_site
         from .load import RecordCache
         t0 = time.perf_counter()
-        if changed and self.config.file and any(Path(p) == Path(self.config.file) for p in changed):
-            self._reload_config()
+        if changed:
+            # the configuration, or a file of the schema: read them again
+            settings = {Path(self.config.file)} if self.config.file else set()
+            settings |= set(self.schema_files())
+            if any(Path(p) in settings for p in changed):
+                self._reload_config()
         if self.cache is None:
             self.cache = RecordCache(self.config, Path(self.config.root).resolve())
         corpus, parsed = self.cache.load()
@@ -195,9 +199,16 @@ class SiteServer:
             self.log("rebuild superseded by a newer change")
             return False
         except Exception as exc:      # the server never dies of a bad file (or of a bug)
-            import traceback
-            self.log(traceback.format_exc().rstrip())
-            result = {"ok": False, "diagnostics": [f"the build failed: {type(exc).__name__}: {exc}"], "seconds": 0}
+            from ...config import ConfigError
+            from ...schema import SchemaError
+            if isinstance(exc, (ConfigError, SchemaError)):
+                # a configuration or schema being edited: its message, no traceback
+                result = {"ok": False, "diagnostics": [f"configuration error: {exc}"], "seconds": 0}
+            else:
+                import traceback
+                self.log(traceback.format_exc().rstrip())
+                result = {"ok": False, "diagnostics": [f"the build failed: {type(exc).__name__}: {exc}"],
+                          "seconds": 0}
         self._record(result)
         if result["ok"] and not self.pending.is_set():
             self._save_state()
@@ -229,10 +240,28 @@ class SiteServer:
                         if seen_at is not None and (self.change_seen is None or seen_at < self.change_seen):
                             self.change_seen = seen_at
 
+    def schema_files(self) -> list[Path]:
+        """The files the configured schema is made of (its ``extends:``
+        chain; presets ship with recordkit), or none when it cannot be read
+        now (the next build says why)."""
+        from ...schema import SchemaError, is_preset, schema_layers
+        if not self.config.schema:
+            return []
+        try:
+            return [Path(name) for name, _, _ in schema_layers(self.config.schema)
+                    if not is_preset(name) and Path(name).is_file()]
+        except (SchemaError, OSError):
+            spec = self.config.schema
+            return [Path(spec)] if not is_preset(str(spec)) and Path(spec).is_file() else []
+
     def watch_paths(self) -> list[Path]:
         from .options import site_options
         paths = [Path(self.config.root)]
-        for p in (self.config.checks, self.config.file, getattr(site_options(self.config), "templates", None)):
+        try:
+            templates = getattr(site_options(self.config), "templates", None)
+        except Exception:        # a bad [site] table: the build reports it
+            templates = None
+        for p in (self.config.checks, self.config.file, templates, *self.schema_files()):
             if p and Path(p).exists():
                 paths.append(Path(p))
         return paths

@@ -153,3 +153,34 @@ def test_an_edit_made_while_the_server_starts_is_built(tmp_path):
 def test_binds_loopback_only_by_default():
     from recordkit.emit.site.serve import SiteServer
     assert SiteServer.__init__.__defaults__[0] == "127.0.0.1"
+
+
+def test_a_schema_edited_while_serving_is_read_again(tmp_path):
+    """The schema file is watched like the configuration: a broken edit is
+    served as a configuration error (the message, no traceback in the log),
+    the last good site stays, and the fixed schema builds again."""
+    base = copy_example(tmp_path, with_results=False)
+    (base / "schema.yaml").write_text("fields: {}\n")
+    conf = base / "recordkit.toml"
+    conf.write_text('schema = "schema.yaml"\n' + conf.read_text())
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "recordkit", "serve", "--port", "0", "-o", str(base / "out")],
+                            cwd=base, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    lines: list[str] = []
+    threading.Thread(target=lambda: [lines.append(l) for l in proc.stderr], daemon=True).start()
+    try:
+        line = _until(lambda: next((l for l in lines if l.startswith("serving http://")), None), timeout=120)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        (base / "schema.yaml").write_text("kinds: {NOTE: {statuses: true}}\n")
+        status = _until(lambda: (lambda s: s if '"error": [' in s else None)(_get(url + "__rk/status.js")[1]))
+        assert "configuration error:" in status and "kinds.NOTE.statuses must be a list of names" in status, status
+        assert _get(url + "index.html")[0] == 200
+        (base / "schema.yaml").write_text("fields: {}\n")
+        _until(lambda: '"error": null' in _get(url + "__rk/status.js")[1])
+        assert not any("Traceback" in l for l in lines), "".join(lines)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
