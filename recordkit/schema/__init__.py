@@ -444,17 +444,20 @@ class Schema:
         cache = self._validators
         if kind not in cache:
             import jsonschema
-            props = {}
-            for name, spec in self.fields_for(kind).items():
-                props[name] = {k: v for k, v in spec.items()
-                               if k not in ("list", "relation", "epoch")
-                               and not (k == "required" and isinstance(v, bool))}
+            props = self._json_schemas(kind)
             self._check_field_specs(kind, props)
             base = jsonschema.Draft202012Validator
             checker = base.TYPE_CHECKER.redefine("date", _is_date)
             cls = jsonschema.validators.extend(base, type_checker=checker)
             cache[kind] = cls({"type": "object", "properties": props})
         return cache[kind]
+
+    def _json_schemas(self, kind: str) -> dict:
+        """Each field of ``kind``: its options that are JSON Schema (not
+        recordkit's own ``list``, ``relation``, ``epoch``, ``required: true``)."""
+        return {name: {k: v for k, v in spec.items()
+                       if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
+                for name, spec in self.fields_for(kind).items()}
 
     def _check_field_specs(self, kind: str, props: dict) -> None:
         """A SchemaError naming the first field of ``kind`` whose options are
@@ -487,19 +490,13 @@ class Schema:
                 v = self.validator(kind)
                 cache[kind] = v.is_valid
                 return cache[kind]
-            props = {}
-            for name, spec in self.fields_for(kind).items():
-                spec = {k: v for k, v in spec.items()
-                        if k not in ("list", "relation", "epoch") and not (k == "required" and isinstance(v, bool))}
-                props[name] = {} if _mentions_date(spec) else spec
+            specs = self._json_schemas(kind)
+            props = {name: {} if _mentions_date(spec) else spec for name, spec in specs.items()}
             try:
                 check = fastjsonschema.compile({"type": "object", "properties": props})
             except Exception as exc:
                 # options that are not JSON Schema: the field they belong to
-                self._check_field_specs(kind, {n: {k: v for k, v in spec.items() if k not in
-                                                   ("list", "relation", "epoch") and
-                                                   not (k == "required" and isinstance(v, bool))}
-                                               for n, spec in self.fields_for(kind).items()})
+                self._check_field_specs(kind, specs)
                 raise SchemaError(f"schema: the fields of kind {kind} are not valid JSON Schema: {exc}") from None
 
             def is_valid(data, _check=check):

@@ -3,6 +3,7 @@ served page, a broken file shows its diagnostic and keeps the last good
 page, the server keeps answering, the open page reloads by itself."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -36,9 +37,9 @@ def _until(fn, timeout=60.0, every=0.2):
     raise AssertionError(f"timed out; last value {last!r}")
 
 
-@pytest.fixture
-def server(tmp_path):
-    base = copy_example(tmp_path, with_results=False)
+@contextlib.contextmanager
+def serving(base):
+    """``recordkit serve`` on ``base`` (any free port): (url, the log's lines so far)."""
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "recordkit", "serve", "--port", "0", "-o", str(base / "out")],
                             cwd=base, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
@@ -46,14 +47,20 @@ def server(tmp_path):
     threading.Thread(target=lambda: [lines.append(l) for l in proc.stderr], daemon=True).start()
     try:
         line = _until(lambda: next((l for l in lines if l.startswith("serving http://")), None), timeout=120)
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
-        yield base, url, lines
+        yield re.search(r"http://127\.0\.0\.1:\d+/", line).group(0), lines
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture
+def server(tmp_path):
+    base = copy_example(tmp_path, with_results=False)
+    with serving(base) as (url, lines):
+        yield base, url, lines
 
 
 def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
@@ -163,14 +170,7 @@ def test_a_schema_edited_while_serving_is_read_again(tmp_path):
     (base / "schema.yaml").write_text("fields: {}\n")
     conf = base / "recordkit.toml"
     conf.write_text('schema = "schema.yaml"\n' + conf.read_text())
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "recordkit", "serve", "--port", "0", "-o", str(base / "out")],
-                            cwd=base, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
-    lines: list[str] = []
-    threading.Thread(target=lambda: [lines.append(l) for l in proc.stderr], daemon=True).start()
-    try:
-        line = _until(lambda: next((l for l in lines if l.startswith("serving http://")), None), timeout=120)
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+    with serving(base) as (url, lines):
         (base / "schema.yaml").write_text("kinds: {NOTE: {statuses: true}}\n")
         status = _until(lambda: (lambda s: s if '"error": [' in s else None)(_get(url + "__rk/status.js")[1]))
         assert "configuration error:" in status and "kinds.NOTE.statuses must be a list of names" in status, status
@@ -178,9 +178,3 @@ def test_a_schema_edited_while_serving_is_read_again(tmp_path):
         (base / "schema.yaml").write_text("fields: {}\n")
         _until(lambda: '"error": null' in _get(url + "__rk/status.js")[1])
         assert not any("Traceback" in l for l in lines), "".join(lines)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
