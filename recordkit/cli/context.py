@@ -104,8 +104,12 @@ def fast_exit(code: int = 0) -> None:
     a command writes is closed and renamed into place before this is called.
     ``RECORDKIT_CLEAN_EXIT=1`` (or running under coverage) exits normally."""
     import os
+    from ..common.fork import reap_helpers
     sys.stdout.flush()
     sys.stderr.flush()
+    # the helpers that are still being taken down (they are done by now):
+    # reaped, so what they cost counts in this process's children's usage
+    reap_helpers()
     if os.environ.get("RECORDKIT_CLEAN_EXIT") or "coverage" in sys.modules:
         sys.exit(code)
     os._exit(code)

@@ -7,6 +7,7 @@ so the result never depends on whether forking worked.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -16,6 +17,40 @@ MIN_FILES = 2000
 
 #: how many parts came back from helpers, and how many had to be done again here
 STATS = {"shares": 0, "fallbacks": 0}
+
+
+#: what a helper writes to its pipe once its result is written whole
+_DONE = b"\x01"
+#: helpers that said they were done, not yet reaped (reaped by the next
+#: :func:`fork_map`, or by the system when this process ends)
+_UNREAPED: list[int] = []
+
+
+def _reap_ended() -> None:
+    """Reap the helpers of earlier calls that have exited since."""
+    for pid in list(_UNREAPED):
+        try:
+            ended, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:      # reaped by someone else (the check sandbox reaps every child)
+            ended = pid
+        if ended:
+            _UNREAPED.remove(pid)
+
+
+def reap_helpers() -> None:
+    """Wait for every helper that said it was done to have exited, and reap
+    it (before this process exits: what the helpers cost then counts in
+    its parent's usage of its children, as it did when each was waited
+    for)."""
+    while _UNREAPED:
+        pid = _UNREAPED.pop()
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+atexit.register(reap_helpers)
 
 
 def default_jobs(n_files: int) -> int:
@@ -59,31 +94,57 @@ def fork_map(func, parts: list, first=None) -> list:
         boxes = [tempfile.TemporaryFile() for _ in parts[1:]]
     except OSError:   # no writable temporary folder: this process does it all
         return [do_first(parts[0])] + [func(part) for part in parts[1:]]
+    _reap_ended()
     children = []
     for part, box in zip(parts[1:], boxes):
         sys.stdout.flush()
         sys.stderr.flush()
+        try:
+            done_r, done_w = os.pipe()
+        except OSError:
+            done_r = done_w = None
         pid = os.fork()
         if pid == 0:  # the helper: work, write, and leave without cleanup
             code = 0
             try:
                 import gc
                 gc.disable()   # short-lived: no collection over what it inherited
+                if done_r is not None:
+                    os.close(done_r)
                 pickler = pickle.Pickler(box, protocol=pickle.HIGHEST_PROTOCOL)
                 pickler.fast = True
                 pickler.dump(func(part))
                 box.flush()
+                if done_w is not None:
+                    os.write(done_w, _DONE)
             except BaseException:
                 code = 1
             finally:
                 os._exit(code)
-        children.append((pid, box, part))
+        if done_w is not None:
+            os.close(done_w)
+        children.append((pid, box, part, done_r))
     out = [do_first(parts[0])]
     missing = object()
-    for pid, box, part in children:
-        _, status = os.waitpid(pid, 0)
+    for pid, box, part, done_r in children:
+        ok = False
+        if done_r is not None:
+            # the helper says it is done before it exits: its result is read
+            # while the system takes its memory down (0.03-0.1 s for a helper
+            # that built a large part), and it is reaped later
+            try:
+                ok = os.read(done_r, 1) == _DONE
+            except OSError:
+                ok = False
+            finally:
+                os.close(done_r)
+        if ok:
+            _UNREAPED.append(pid)
+        else:
+            _, status = os.waitpid(pid, 0)
+            ok = done_r is None and status == 0
         got = missing
-        if status == 0:
+        if ok:
             try:
                 box.seek(0)
                 got = pickle.load(box)

@@ -287,3 +287,32 @@ def test_fork_map_redoes_the_part_of_a_helper_that_fails():
     assert got == [[1, 4], [9], [16, 25]]
     assert parallel.STATS["shares"] == before["shares"] + 1
     assert parallel.STATS["fallbacks"] == before["fallbacks"] + 1
+
+
+def test_fork_map_reads_a_result_before_the_helper_exits_and_reaps_it_later():
+    """A helper says it is done through a pipe: its result is read while the
+    system still takes its memory down, and the next call reaps it (no
+    helper is left a zombie for long, in a long-lived ``serve`` either)."""
+    import os
+    import time
+    from recordkit.common import fork as parallel
+
+    def double(part):
+        return [2 * x for x in part]
+
+    before = dict(parallel.STATS)
+    assert parallel.fork_map(double, [[1], [2, 3]]) == [[2], [4, 6]]
+    assert parallel.STATS["shares"] == before["shares"] + 1
+    helpers = list(parallel._UNREAPED)
+    assert helpers
+    deadline = time.monotonic() + 10
+    for pid in helpers:         # wait until each has exited (a zombie, state Z)
+        while time.monotonic() < deadline:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            time.sleep(0.01)
+    assert parallel.fork_map(double, [[4], [5]]) == [[8], [10]]
+    for pid in helpers:
+        assert pid not in parallel._UNREAPED
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
