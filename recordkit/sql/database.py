@@ -525,6 +525,9 @@ def _side_file(corpus, results, groups: tuple, fts: bool, path: str) -> str:
                         conn.execute(stmt)
             if fts:
                 _fill_fts(conn, corpus)
+            # its tables' statistics, made here rather than by one ANALYZE of
+            # the whole database at the end (copied in by _copy_side)
+            conn.execute("ANALYZE")
     finally:
         conn.close()
     return path
@@ -534,7 +537,8 @@ def _copy_side(conn: sqlite3.Connection, path: str, groups: tuple, fts: bool) ->
     """Copy what :func:`_side_file` made into ``conn``'s empty tables.
     Each table and index is declared alike in both, so SQLite copies the
     rows and the index entries as they are (its transfer optimization:
-    nothing is sorted or parsed again), rowids kept."""
+    nothing is sorted or parsed again), rowids kept; and their statistics
+    (``sqlite_stat1``, from the helper's ANALYZE)."""
     conn.execute("ATTACH DATABASE ? AS side", (path,))
     try:
         with conn:
@@ -545,6 +549,10 @@ def _copy_side(conn: sqlite3.Connection, path: str, groups: tuple, fts: bool) ->
                 for t in FTS_SHADOW:
                     conn.execute(f"DELETE FROM main.{t}")
                     conn.execute(f"INSERT INTO main.{t} SELECT * FROM side.{t}")
+            if conn.execute("SELECT 1 FROM side.sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
+                # (this database's own tables were analysed before; SQLite
+                # lets sqlite_stat1 be written like any table)
+                conn.execute("INSERT INTO main.sqlite_stat1 SELECT * FROM side.sqlite_stat1")
     finally:
         conn.execute("DETACH DATABASE side")
 
@@ -791,6 +799,10 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                         if fts:
                             add_fts(conn)
                         conn.executescript(INDEXES)
+                        # the statistics of this process's tables (the
+                        # helper's are empty here, and get none): each
+                        # process analyses its own, while the other works
+                        conn.execute("ANALYZE")
                     return None
 
                 def helper(_):
@@ -804,7 +816,7 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                     fill(conn, corpus, results)
                     if fts:
                         add_fts(conn)
-            conn.execute("ANALYZE")
+                conn.execute("ANALYZE")
         finally:
             conn.close()
         os.chmod(tmp, 0o666 & ~umask())
