@@ -5,6 +5,7 @@ functions; it only parses options and prints.
 """
 from __future__ import annotations
 
+import errno
 import sys
 import click
 
@@ -121,6 +122,8 @@ class Group(click.Group):
             click.echo(f"recordkit: {exc}", err=True)
             sys.exit(2)
         except OSError as exc:  # an output folder that does not exist, a full disk, ...
+            if exc.errno == errno.EPIPE:
+                raise       # the reader went away (`| head`): click exits quietly, status 1
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
             click.echo(f"recordkit: {exc.strerror or exc}{where}", err=True)
             sys.exit(2)

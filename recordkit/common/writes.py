@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import tempfile
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -91,6 +92,11 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
     path = Path(path)
     target = Path(os.path.realpath(path)) if os.path.islink(path) else path
     data = text.encode("utf-8") if isinstance(text, str) else text
+    if expect is None and is_stream(path):
+        # /dev/null, /dev/stdout, a named pipe: written into, not replaced by a
+        # file (opened by the name given: /dev/stdout's link is /proc's own)
+        write_stream(path, data)
+        return
     folder = target.parent if str(target.parent) else Path(".")
     try:
         mode = target.stat().st_mode & 0o7777
@@ -291,19 +297,71 @@ _OUTPUT_MAGIC = {
 _MARKDOWN = (".md", ".markdown", ".mdown", ".mkd")
 
 
+def _special_kind(mode: int) -> str | None:
+    """What a file that is not a regular file is, by its ``st_mode``."""
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return None
+
+
+def is_stream(path) -> bool:
+    """Whether ``path`` (followed through symbolic links) is a character
+    device or a named pipe (``/dev/null``, ``/dev/stdout``, a FIFO): an
+    output written there is written straight into it, never by replacing
+    it with a file (:func:`atomic_write`, :func:`write_stream`)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def write_stream(path, data: bytes | list[bytes]) -> None:
+    """Write ``data`` into the character device or named pipe ``path``
+    (see :func:`is_stream`): opened for writing, not created or replaced."""
+    with open(path, "wb") as fh:
+        if isinstance(data, list):
+            fh.writelines(data)
+        else:
+            fh.write(data)
+
+
 def check_output_file(path, kind: str | None = None) -> None:
     """Refuse (:class:`OutputRefused`) an output path that would replace a
     note: a Markdown file (a record, a README: no output of recordkit is
-    Markdown), or an existing file that does not look like an output of
-    ``kind`` (``"sqlite"``, ``"html"``)."""
+    Markdown, and a symbolic link is judged by what it points to), or an
+    existing file that does not look like an output of ``kind``
+    (``"sqlite"``, ``"html"``); and one that is no file to write: an empty
+    name, a folder, a block device or a socket.  A character device or a
+    named pipe (``/dev/null``, ``/dev/stdout``) is written into
+    (:func:`is_stream`), never replaced."""
     from ..config import OutputRefused
     from .text import path_text
+    if not str(path):
+        raise OutputRefused("the output file name is empty: give a file name")
     p = Path(path)
     shown = path_text(str(p))
-    if p.suffix.lower() in _MARKDOWN:
-        raise OutputRefused(f"{shown} is a Markdown file name: recordkit writes no Markdown there, and would "
-                          "replace a note; give another file name")
-    if kind is None or not p.is_file():
+    real = Path(os.path.realpath(p)) if os.path.islink(p) else p
+    for q in {p, real}:
+        if q.suffix.lower() in _MARKDOWN:
+            raise OutputRefused(f"{path_text(str(q))} is a Markdown file name: recordkit writes no Markdown "
+                                "there, and would replace a note; give another file name")
+    try:
+        mode = os.stat(p).st_mode
+    except (OSError, ValueError):
+        return          # not there yet (or the write itself will say what is wrong)
+    special = _special_kind(mode)
+    if special is not None and not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        raise OutputRefused(f"{shown} is {special}, not a file recordkit can write: give a file name")
+    if kind is None or special is not None:
         return
     try:
         with open(p, "rb") as fh:

@@ -774,9 +774,21 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
 
 def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: bool = False) -> Path:
     from ..common.fork import default_jobs, fork_map
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    from ..common.writes import is_stream
+    asked = path = Path(path)
+    stream = is_stream(path)
+    if stream:
+        # /dev/null, /dev/stdout, a named pipe: the database is made in a
+        # temporary folder and its bytes written into it (never replaced)
+        folder = Path(tempfile.gettempdir())
+    else:
+        if os.path.islink(path):        # written through: the link stays
+            path = Path(os.path.realpath(path))
+        folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:      # name the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(asked)) from exc
     os.close(fd)
     side = None
     try:
@@ -819,6 +831,12 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                 conn.execute("ANALYZE")
         finally:
             conn.close()
+        if stream:
+            import shutil
+            with open(tmp, "rb") as src, open(asked, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            discard(tmp)
+            return asked
         os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
     except BaseException:
@@ -827,4 +845,4 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
     finally:
         if side:
             discard(side)
-    return path
+    return asked

@@ -479,3 +479,72 @@ def test_an_output_never_replaces_a_note(tmp_path):
     for args in (["export", "--sqlite", "empty.db"], ["export", "--sqlite", "empty.db"],
                  ["graph", "--html", "g.html"], ["graph", "--html", "g.html"]):
         assert run_cli(*args, cwd=tmp_path).returncode == 0, args
+
+
+def test_an_output_into_a_device_a_pipe_or_a_link_is_written_into_never_replaced(tmp_path):
+    """``export --sqlite``, ``graph --html`` and ``graph -o`` write into a
+    named pipe or a character device (``/dev/null``, ``/dev/stdout``) instead
+    of renaming a new file over it (as root, that replaced the system's
+    ``/dev/null`` with a regular file); write through a symbolic link,
+    which stays; and refuse an empty name, a socket, and a link to a note."""
+    import shutil
+    import socket
+    import stat
+    import threading
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+
+    # a named pipe: the database's bytes come out of it, and it stays a pipe
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = run_cli("export", "--sqlite", str(fifo), cwd=tmp_path)
+    reader.join(60)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert got and got[0].startswith(b"SQLite format 3\x00")
+    db = tmp_path / "from-pipe.db"
+    db.write_bytes(got[0])
+    import sqlite3
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM records WHERE id = 'LIT-849'").fetchone() == (1,)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+    # /dev/stdout: the exported graph comes out on standard output
+    proc = run_cli("graph", "--format", "json", "-o", "/dev/stdout", cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["nodes"], proc.stderr
+
+    # a character device like /dev/null (made here, where root may)
+    if os.geteuid() == 0:
+        null = tmp_path / "null"
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        for args in (["export", "--sqlite", str(null)], ["graph", "--html", str(null)],
+                     ["graph", "--format", "json", "-o", str(null)]):
+            proc = run_cli(*args, cwd=tmp_path)
+            assert proc.returncode == 0, (args, proc.stderr)
+            assert stat.S_ISCHR(os.lstat(null).st_mode), args
+
+    # a symbolic link: its target is replaced, the link stays
+    (tmp_path / "real.db").write_bytes(b"")
+    (tmp_path / "link.db").symlink_to("real.db")
+    assert run_cli("export", "--sqlite", "link.db", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "link.db").is_symlink()
+    assert (tmp_path / "real.db").read_bytes().startswith(b"SQLite format 3\x00")
+
+    # refused: an empty name, a socket, a link to a note (even an empty one)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "s.sock"))
+    (tmp_path / "empty.md").write_bytes(b"")
+    (tmp_path / "note.db").symlink_to("empty.md")
+    for args, message in [(["export", "--sqlite", ""], "the output file name is empty"),
+                          (["export", "--sqlite", "s.sock"], "s.sock is a socket"),
+                          (["graph", "--html", "note.db"], "is a Markdown file name")]:
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+    sock.close()
+    assert (tmp_path / "empty.md").read_bytes() == b"" and stat.S_ISSOCK(os.lstat(tmp_path / "s.sock").st_mode)
+
+    # a folder that does not exist: named as asked, not by a temporary file
+    proc = run_cli("export", "--sqlite", "no/such/folder/x.db", cwd=tmp_path)
+    assert proc.returncode == 2 and "no/such/folder/x.db" in proc.stderr and ".tmp" not in proc.stderr, proc.stderr
