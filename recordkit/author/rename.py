@@ -40,10 +40,32 @@ def check_new_id(schema, old: str, new: str) -> None:
                           f"(make a new {kind_new} with `recordkit new` and merge into it)", usage=True)
 
 
-def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema):
+def _names_any(path: Path, needles: list[bytes]) -> bytes | None:
+    """The first of ``needles`` the file at ``path`` holds (None: none),
+    read in pieces (a file too large to be read whole)."""
+    keep = max(map(len, needles)) - 1
+    tail = b""
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            if not chunk:
+                return None
+            window = tail + chunk
+            for n in needles:
+                if n in window:
+                    return n
+            tail = window[-keep:] if keep else b""
+
+
+def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
+                    max_size: int | None = None):
     """Parse the files whose bytes name one of ``ids`` (or are named after
-    one): (records, other file names by id stem)."""
-    from ..corpus.parse import _read
+    one): (records, other file names by id stem).  A file larger than
+    ``max_size`` (``max_file_size``: no command reads it as a record) that
+    names one is refused: it would keep the old id."""
+    import stat
+
+    from ..corpus.parse import NotRead, _read
     needles = [i.encode() for i in ids]
     first, rest = needles[0], needles[1:]
     stems = {i + ".md" for i in ids}
@@ -51,7 +73,17 @@ def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema)
     prefix = len(str(root)) + 1
     for p in files:
         try:
-            data = _read(p)[0]
+            data = _read(p, max_size)[0] if max_size is not None else _read(p)[0]
+        except NotRead as exc:
+            try:
+                regular = stat.S_ISREG(os.stat(p).st_mode)
+                named = _names_any(p, needles) if regular else None
+            except OSError as exc2:
+                raise AuthorError(f"{p}: cannot be read: {exc2.strerror or exc2}") from exc2
+            if named:       # larger than max_file_size, and it names an id
+                raise AuthorError(f"{p}: {exc}, and it names {named.decode()}: raise max_file_size, "
+                                  "or edit it by hand") from None
+            continue        # a named pipe, a device, a socket; a large file that names neither
         except OSError as exc:
             raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
         if first in data or p.name in stems or any(n in data for n in rest):
@@ -67,7 +99,7 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     root = Path(config.root).resolve()
     if files is None:
         files = iter_files(root, config.exclude, config.skip_dirs)
-    recs = read_candidates(root, files, (old, new), schema)
+    recs = read_candidates(root, files, (old, new), schema, config.max_file_size)
     owners = [r for r in recs if r.ok and r.id == old]
     if not owners:
         from ..common.didyoumean import IdIndex

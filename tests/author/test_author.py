@@ -528,3 +528,33 @@ def test_new_after_an_id_too_long_for_a_number_says_so(record_copy):
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "5,000 digits" in proc.stderr
+
+
+def test_rename_past_a_named_pipe_and_a_file_too_large_to_read(record_copy):
+    """A named pipe in the record holds no text: a rename goes past it (it
+    was a traceback, NotRead) and never renames onto its name; a file
+    larger than max_file_size may name the id: the rename is refused, not
+    done with that file left unread."""
+    root = record_copy / "records"
+    fifo = root / "theory" / "THEORY-800.md"
+    os.mkfifo(fifo)
+    proc = run_cli("rename", "THEORY-175", "THEORY-800", cwd=record_copy)
+    assert proc.returncode == 1 and "THEORY-800.md exists already" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "theory" / "THEORY-176.md").is_file() and fifo.is_fifo()
+    before = snapshot(root)
+    (root / "note" / "NOTE-999.md").write_text("---\nid: NOTE-999\n---\n" + "x" * 300_000 + "\nTHEORY-176\n")
+    (record_copy / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\nmax_file_size = "100KB"\n')
+    proc = run_cli("rename", "THEORY-176", "THEORY-177", cwd=record_copy)
+    assert proc.returncode == 1 and "NOTE-999.md" in proc.stderr and "larger than max_file_size" in proc.stderr \
+        and "names THEORY-176" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    after = snapshot(root)
+    assert {k: v for k, v in after.items() if k != "note/NOTE-999.md"} == before
+    # a file too large to read that names neither id is no reason to refuse
+    (root / "note" / "NOTE-999.md").write_text("---\nid: NOTE-999\n---\n" + "x" * 300_000 + "\n")
+    proc = run_cli("rename", "THEORY-176", "THEORY-177", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "note" / "NOTE-999.md").read_text().endswith("x\n") and fifo.is_fifo()
