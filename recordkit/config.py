@@ -95,9 +95,11 @@ def find_config_file(start: Path) -> tuple[Path | None, dict]:
 
 
 def _read(path: Path) -> dict:
+    from .common.reading import NotAFile, read_regular_file
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular_file(path)
+    except NotAFile as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
     try:

@@ -140,3 +140,27 @@ def test_the_cache_never_writes_a_gitignore_among_notes(tmp_path):
         ignore_in_git(folder)
         assert (folder / ".gitignore").exists() == (holds is None), name
     ignore_in_git(tmp_path / "nosuch")          # never raises
+
+
+def test_a_schema_or_configuration_that_is_no_file_is_a_message_not_a_hang(tmp_path):
+    """A schema file that is a named pipe hung every command (reading
+    waited for a writer), and one linked to /dev/zero read until the memory
+    ran out; a --config FILE that is either did the same.  Each is now a
+    configuration error (exit 2) that names the file and what it is."""
+    import os
+    from conftest import run_cli
+    (tmp_path / "records").mkdir()
+    os.mkfifo(tmp_path / "pipe.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    (tmp_path / "folder.yaml").mkdir()
+    for name, what in [("pipe.yaml", "a named pipe"), ("zero.yaml", "a character device"),
+                       ("folder.yaml", "a folder")]:
+        (tmp_path / "recordkit.toml").write_text(f'root = "records"\nschema = "{name}"\n')
+        proc = run_cli("lint", cwd=tmp_path)
+        assert proc.returncode == 2, (name, proc.stdout, proc.stderr)
+        assert f"{name}: cannot read the schema file: it is {what}" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+    (tmp_path / "recordkit.toml").unlink()
+    for name, what in [("pipe.yaml", "a named pipe"), ("zero.yaml", "a character device")]:
+        proc = run_cli("--config", name, "lint", cwd=tmp_path)
+        assert proc.returncode == 2 and f"{name}: cannot read: it is {what}" in proc.stderr, proc.stderr

@@ -991,8 +991,11 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
     else:
         p = Path(spec)
         name = str(p)
+        from ..common.reading import NotAFile, read_regular_file
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_regular_file(p).decode("utf-8")
+        except NotAFile as exc:     # a named pipe would hang the read, /dev/zero never end it
+            raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from exc
     try:

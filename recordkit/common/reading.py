@@ -1,0 +1,55 @@
+"""Reading a file a user names (a schema file): a regular file only, and
+at most a bounded number of bytes, so a named pipe cannot hang a command
+and a link to ``/dev/zero`` cannot fill the memory."""
+from __future__ import annotations
+
+import os
+import stat
+
+#: the most a configuration or schema file may hold
+MAX_SETTINGS_FILE = 16 * 1024 * 1024
+
+
+class NotAFile(OSError):
+    """The path is not a regular file, or is larger than allowed (the
+    message says which, without the path: the caller names it)."""
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_regular_file(path, max_size: int = MAX_SETTINGS_FILE) -> bytes:
+    """The bytes of the regular file at ``path`` (symbolic links followed).
+    Raises :class:`NotAFile` for anything else (opened without blocking,
+    so a named pipe with no writer does not wait) or a file larger than
+    ``max_size`` bytes (checked as it is read too: a file that grows), and
+    OSError when it cannot be read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFile(f"it is {_what(st.st_mode)}, not a file")
+        if st.st_size > max_size:
+            raise NotAFile(f"it is larger than {max_size // (1024 * 1024)} MB")
+        chunks, got = [], 0
+        while True:
+            b = os.read(fd, min(1 << 20, max_size + 1 - got))
+            if not b:
+                return b"".join(chunks)
+            chunks.append(b)
+            got += len(b)
+            if got > max_size:
+                raise NotAFile(f"it grew past {max_size // (1024 * 1024)} MB as it was read")
+    finally:
+        os.close(fd)
