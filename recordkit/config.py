@@ -6,6 +6,7 @@ wins.  Relative paths in it are relative to the file's folder.
 """
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,6 +178,10 @@ def check_cache_dir(cfg: Config) -> None:
                    ("the checks folder", Path(cfg.checks).resolve())]
     except (OSError, RuntimeError):      # a symlink loop: the commands say so where they read
         return
+    if os.path.exists(cache) and not os.path.isdir(cache):
+        from .common.text import path_text
+        raise ConfigError(f"{where(cfg.file, 'cache_dir')}: cache_dir {path_text(str(cfg.cache_dir))} is not a "
+                          f"folder: give a folder (it is made when missing), such as \".recordkit\"")
     for what, folder in guarded:
         if cache == folder or cache in folder.parents:
             from .common.text import path_text

@@ -130,6 +130,18 @@ def test_a_cache_folder_that_holds_the_notes_is_refused(tmp_path, value, what):
     load_config(tmp_path)
 
 
+def test_a_cache_folder_that_is_a_file_is_refused(tmp_path):
+    """cache_dir naming a file (or /dev/null) was "File exists: /dev/null"
+    from whichever command first made a folder in it."""
+    (tmp_path / "recordkit.toml").write_text('root = "records"\ncache_dir = "/dev/null"\n')
+    with pytest.raises(ConfigError, match=r"recordkit\.toml:2:1: cache_dir /dev/null is not a folder"):
+        load_config(tmp_path)
+    (tmp_path / "taken").write_text("x")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\ncache_dir = "taken"\n')
+    with pytest.raises(ConfigError, match=r"cache_dir \S*taken is not a folder"):
+        load_config(tmp_path)
+
+
 def test_the_cache_never_writes_a_gitignore_among_notes(tmp_path):
     from recordkit.common.writes import ignore_in_git
     for name, holds in [("notes", "a.md"), ("repo", ".git"), ("cache", None)]:
