@@ -24,6 +24,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..common.text import terminal_safe
 from ..version import __version__
 
 #: pragmas a query may read (with no argument)
@@ -500,14 +501,18 @@ def _cell(v, width: int | None) -> str:
         return ""
     s = str(v) if not isinstance(v, float) else f"{v:.6g}"
     s = s.replace("\r\n", "⏎").replace("\n", "⏎").replace("\t", " ")
+    # a title's ESC sequence or bidi override is shown, not obeyed by the terminal
+    s = terminal_safe(s, keep_newlines=False)
     if width and len(s) > width:
         s = s[:width - 1] + "…"
     return s
 
 
 def format_table(result: Result, width: int | None = 60) -> str:
-    """An aligned text table (cells cut at ``width`` characters; numbers right-aligned)."""
-    cols = result.columns
+    """An aligned text table (cells cut at ``width`` characters; numbers
+    right-aligned; control characters and bidi overrides shown as escapes,
+    :func:`recordkit.common.text.terminal_safe`)."""
+    cols = [terminal_safe(str(c), keep_newlines=False) for c in result.columns]
     cells = [[_cell(v, width) for v in r] for r in result.rows]
     w = [len(c) for c in cols]
     for r in cells:

@@ -613,3 +613,19 @@ def test_a_file_name_sqlite_cannot_hold_is_written_as_its_escape(tmp_path):
     proc = run_cli("query", "SELECT id FROM records ORDER BY id", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "udcff-odd" in proc.stdout
+
+
+def test_a_table_shows_control_characters_and_bidi_overrides_as_escapes(record_copy):
+    """A title holding an ESC sequence or a right-to-left override reached
+    the terminal as it was from ``query``'s table (lint's and show's output
+    already escaped them); JSON and CSV keep the values exact."""
+    note = record_copy / "records" / "lit" / "LIT-849.md"
+    text = note.read_text(encoding="utf-8")
+    title = re.search(r"^title: .*$", text, re.M).group()
+    note.write_text(text.replace(title, 'title: "Red \\e[31mALERT\\e[0m \\u202e reversed"', 1), encoding="utf-8")
+    sql = "SELECT id, title AS \"t\x1b[2J\" FROM records WHERE id = 'LIT-849'"
+    proc = run_cli("query", sql, cwd=record_copy, check=True)
+    assert "\x1b" not in proc.stdout and "\u202e" not in proc.stdout
+    assert "Red \\x1b[31mALERT\\x1b[0m \\u202e reversed" in proc.stdout and "t\\x1b[2J" in proc.stdout
+    proc = run_cli("query", sql, "--format", "json", cwd=record_copy, check=True)
+    assert json.loads(proc.stdout)[0]["t\x1b[2J"] == "Red \x1b[31mALERT\x1b[0m \u202e reversed"
