@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from ..common.text import terminal_safe
 from .context import pass_ctx
 
 
@@ -18,24 +19,27 @@ def run_plan(ctx, make_plan, dry_run: bool) -> None:
         if not dry_run:
             done = recover_journal(config)
             if done:
-                click.echo(f"recordkit: an interrupted write was found in {config.cache_dir} and {done}", err=True)
+                click.echo(terminal_safe(f"recordkit: an interrupted write was found in {config.cache_dir} and {done}"),
+                           err=True)
         plan = make_plan()
         for note in plan.notes:
-            click.echo(f"note: {note}", err=True)
+            click.echo(terminal_safe(f"note: {note}"), err=True)
         if dry_run:
-            click.echo(plan.diff(), nl=False)
+            diff = plan.diff()
+            # a record's ESC sequence or bidi override is shown, not obeyed, on a terminal
+            click.echo(terminal_safe(diff) if sys.stdout.isatty() else diff, nl=False)
             # a file renamed is one file changed (its old name removed, its new one written)
             n = len({c.path for c in plan.changes}) - sum(1 for c in plan.changes if c.renamed_from is not None)
-            click.echo(f"Would change {n} file{'' if n == 1 else 's'}: {plan.summary}", err=True)
+            click.echo(terminal_safe(f"Would change {n} file{'' if n == 1 else 's'}: {plan.summary}"), err=True)
             return
         plan.apply(config.cache_dir)
     except AuthorError as exc:
-        click.echo(f"recordkit: {exc}", err=True)
+        click.echo(terminal_safe(f"recordkit: {exc}"), err=True)
         sys.exit(2 if exc.usage else 1)
     except TransactionError as exc:
-        click.echo(f"recordkit: nothing was changed: {exc}", err=True)
+        click.echo(terminal_safe(f"recordkit: nothing was changed: {exc}"), err=True)
         sys.exit(1)
-    click.echo(plan.summary)
+    click.echo(terminal_safe(plan.summary))
 
 
 @click.command("rename")

@@ -558,3 +558,16 @@ def test_rename_past_a_named_pipe_and_a_file_too_large_to_read(record_copy):
     proc = run_cli("rename", "THEORY-176", "THEORY-177", cwd=record_copy)
     assert proc.returncode == 0, proc.stderr
     assert (root / "note" / "NOTE-999.md").read_text().endswith("x\n") and fifo.is_fifo()
+
+
+def test_rename_prints_an_escape_in_a_file_name_as_text(record_copy):
+    """A file name holding an ESC sequence reached the terminal as it was in
+    rename's summary (lint's output already escaped it)."""
+    root = record_copy / "records"
+    odd = root / "lit" / "odd\x1b[2J.md"
+    odd.write_text("---\nid: LIT-901\ntitle: An odd name\nstatus: queued\nauthors: [A. Author]\nyear: 2020\n---\n"
+                   "See LIT-849.\n")
+    proc = run_cli("rename", "LIT-901", "LIT-902", cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout + proc.stderr and "odd\\x1b[2J.md" in proc.stdout
+    assert "id: LIT-902" in odd.read_text()
