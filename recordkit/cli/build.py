@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from ..common.text import terminal_safe
 from .context import fast_exit, pass_ctx
 
 
@@ -14,7 +15,9 @@ from .context import fast_exit, pass_ctx
 @click.option("--dates", type=click.Choice(["fields", "git"]), default=None,
               help="Dates of records: from updated/created (fields), or from one git log pass (git).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Processes to render with.")
-@click.option("--force", is_flag=True, help="Write into a non-empty folder that holds no recordkit site.")
+@click.option("--force", is_flag=True,
+              help="Write into a non-empty folder that holds no recordkit site (its files of the site's "
+                   "names are replaced, and listed).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @pass_ctx
 def command(ctx, out, dates, jobs, force, quiet):
@@ -30,6 +33,11 @@ def command(ctx, out, dates, jobs, force, quiet):
         sys.exit(2)
     if not quiet:
         click.echo(f"wrote {report.out}: {report.summary()}", err=True)
+        if report.replaced:
+            shown = ", ".join(report.replaced[:5]) + (f" and {len(report.replaced) - 5} more"
+                                                       if len(report.replaced) > 5 else "")
+            click.echo(terminal_safe(f"note: --force: {len(report.replaced)} file(s) the folder held before were "
+                                     f"replaced: {shown}"), err=True)
         if report.load_diagnostics:
             click.echo(f"note: {report.load_diagnostics} file(s) could not be read and are not in the site "
                        f"(run `recordkit lint`)", err=True)

@@ -15,13 +15,24 @@ from .context import pass_ctx
               help="Address to listen on; another interface only when asked for.")
 @click.option("-o", "--out", type=click.Path(file_okay=False), default=None,
               help="Folder to build into (default: a temporary folder).")
+@click.option("--force", is_flag=True,
+              help="Build into a non-empty --out folder that holds no recordkit site (its files of the site's "
+                   "names are replaced).")
 @pass_ctx
-def command(ctx, port, host, out):
+def command(ctx, port, host, out, force):
     """Serve the site locally, rebuild what changed, reload the open page."""
     import sys
 
     from ..emit.site.serve import SiteServer, default_out
+    from ..emit.site.writer import Manifest, NotASite
     config = ctx.config
+    if out and not force:
+        # as `build` does: a folder of other files is not written over unasked
+        try:
+            Manifest.read(Path(out))
+        except NotASite as exc:
+            click.echo(f"recordkit: {exc}", err=True)
+            sys.exit(2)
     server = SiteServer(config, Path(out) if out else default_out(config), host=host, port=port,
                         log=lambda m: click.echo(m, err=True))
     try:

@@ -96,6 +96,8 @@ class BuildReport:
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
     load_diagnostics: int = 0
+    #: files a folder that was no site held, which a forced build wrote over
+    replaced: list = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "
@@ -209,6 +211,8 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, resident
     b.resident = resident
     b.run()
     report.removed = writer.finish()
+    if old.foreign:
+        report.replaced = sorted(old.foreign.intersection(writer.written))
     if cache is not None and old.meta.get("salt") == b.salt:
         # an incremental build keeps its graph for the next (not a cold one:
         # the next build after it does)

@@ -35,6 +35,9 @@ class Manifest:
         self.out = out
         self.files: dict[str, dict] = files or {}
         self.meta: dict = meta or {}
+        #: the files a folder that was no site held before a forced build
+        #: (relative paths): those the build writes over are reported
+        self.foreign: frozenset[str] = frozenset()
 
     @classmethod
     def read(cls, out: Path, force: bool = False) -> "Manifest":
@@ -44,9 +47,13 @@ class Manifest:
             if data.get("version") == VERSION and isinstance(data.get("files"), dict):
                 return cls(out, data["files"], data.get("meta") or {})
         except FileNotFoundError:
-            if out.is_dir() and any(out.iterdir()) and not force:
-                raise NotASite(f"{out} is not empty and holds no recordkit site "
-                               f"(no {MANIFEST}); choose another folder or pass --force")
+            if out.is_dir() and any(out.iterdir()):
+                if not force:
+                    raise NotASite(f"{out} is not empty and holds no recordkit site "
+                                   f"(no {MANIFEST}); choose another folder or pass --force")
+                m = cls(out)
+                m.foreign = frozenset(_files_under(out))
+                return m
         except (OSError, ValueError, AttributeError):
             pass   # an unreadable manifest: every file is written again
         return cls(out)
@@ -55,6 +62,16 @@ class Manifest:
         data = json.dumps({"version": VERSION, "meta": self.meta, "files": self.files},
                           sort_keys=True, separators=(",", ":")).encode()
         write_atomic(self.out / MANIFEST, data)
+
+
+def _files_under(out: Path) -> list[str]:
+    """Every file under ``out`` ('/'-separated, relative), links not followed."""
+    found = []
+    for folder, dirs, files in os.walk(out):
+        rel = os.path.relpath(folder, out)
+        for name in files:
+            found.append(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
+    return found
 
 
 class SiteWriter:

@@ -218,6 +218,18 @@ def test_refuses_a_folder_it_did_not_write(tmp_path):
     proc = run_cli("build", "-o", str(base / "out"), cwd=base)
     assert proc.returncode == 2 and "--force" in proc.stderr
     assert (base / "out" / "precious.txt").read_text() == "keep me"
+    # serve -o refuses it too (it wrote over such a folder unasked)
+    (base / "out" / "index.html").write_text("mine")
+    proc = run_cli("serve", "-o", str(base / "out"), "--port", "0", cwd=base)
+    assert proc.returncode == 2 and "--force" in proc.stderr
+    assert (base / "out" / "index.html").read_text() == "mine"
+    # --force writes the site there and says which of the folder's files it replaced
+    proc = run_cli("build", "-o", str(base / "out"), "--force", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 file(s) the folder held before were replaced: index.html" in proc.stderr
+    assert (base / "out" / "precious.txt").read_text() == "keep me"
+    proc = run_cli("build", "-o", str(base / "out"), cwd=base)      # now a site: no --force, no note
+    assert proc.returncode == 0 and "replaced" not in proc.stderr
 
 
 # -- the renderer -----------------------------------------------------------------
