@@ -15,7 +15,11 @@ class NotAFile(OSError):
     message says which, without the path: the caller names it)."""
 
 
-def _what(mode: int) -> str:
+def file_kind(mode: int) -> str | None:
+    """What a path that is not a regular file is, by its ``st_mode`` ("a
+    named pipe (FIFO)", "a folder", ...); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -39,7 +43,7 @@ def read_regular_file(path, max_size: int = MAX_SETTINGS_FILE) -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise NotAFile(f"it is {_what(st.st_mode)}, not a file")
+            raise NotAFile(f"it is {file_kind(st.st_mode)}, not a file")
         if st.st_size > max_size:
             raise NotAFile(f"it is larger than {max_size // (1024 * 1024)} MB")
         chunks, got = [], 0

@@ -297,21 +297,6 @@ _OUTPUT_MAGIC = {
 _MARKDOWN = (".md", ".markdown", ".mdown", ".mkd")
 
 
-def _special_kind(mode: int) -> str | None:
-    """What a file that is not a regular file is, by its ``st_mode``."""
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return None
-
-
 def is_stream(path) -> bool:
     """Whether ``path`` (followed through symbolic links) is a character
     device or a named pipe (``/dev/null``, ``/dev/stdout``, a FIFO): an
@@ -358,7 +343,8 @@ def check_output_file(path, kind: str | None = None) -> None:
         mode = os.stat(p).st_mode
     except (OSError, ValueError):
         return          # not there yet (or the write itself will say what is wrong)
-    special = _special_kind(mode)
+    from .reading import file_kind
+    special = file_kind(mode)
     if special is not None and not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
         raise OutputRefused(f"{shown} is {special}, not a file recordkit can write: give a file name")
     if kind is None or special is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
+from ..common.reading import file_kind
 from ..common.text import kind_of
 from .frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
 from .identity import is_research_identity, record_id, record_kind, record_title
@@ -190,20 +191,6 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _read(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[bytes, os.stat_result]:
     """The file's bytes and its stat, with plain system calls (half the cost
     of ``open()``'s buffered file object, which matters 10,000 times).
@@ -216,7 +203,7 @@ def _read(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[bytes, os.stat_r
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise NotRead(f"not read: the path is {_kind_of(st.st_mode)}, not a regular file")
+            raise NotRead(f"not read: the path is {file_kind(st.st_mode)}, not a regular file")
         if st.st_size > max_size:
             raise NotRead(f"not read: the file is {_size(st.st_size)}, larger than max_file_size "
                           f"({_size(max_size)})")
