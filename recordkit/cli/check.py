@@ -75,6 +75,10 @@ def command(ctx, ids, jobs, timeout, max_timeout, memory, pass_env, no_cache, fm
     from ..numeric.discover import citations, discover_all
     from ..numeric.store import load_results
     from ..numeric.runner import CheckSelectionError, parse_size, run_checks, select
+    if any(not i.strip() for i in ids):
+        # a script's `recordkit check "$ID"` with $ID unset would run every check
+        raise click.BadParameter("an empty id: give a check or record id (none at all runs every check)",
+                                 param_hint="IDS")
     try:
         mem = parse_size(memory)
     except (ValueError, OverflowError):

@@ -913,3 +913,12 @@ def _(rng):
     assert out.returncode == 2 and "`soon` is not a number of seconds" in out.stderr, out.stderr
     for p in (proc, unknown):
         assert "'" not in p.stderr.replace("it's", ""), p.stderr
+
+
+def test_an_empty_check_id_is_a_usage_error_not_every_check(tmp_path):
+    """`recordkit check "$ID"` with $ID empty ran every check (blank ids
+    were dropped, and no id means all)."""
+    from conftest import REPO, run_cli
+    proc = run_cli("check", "", cwd=REPO)
+    assert proc.returncode == 2 and "an empty id" in proc.stderr, proc.stderr
+    assert "passed" not in proc.stdout + proc.stderr
