@@ -103,7 +103,14 @@ def fork_map(func, parts: list, first=None) -> list:
             done_r, done_w = os.pipe()
         except OSError:
             done_r = done_w = None
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:     # no process to spare (EAGAIN, ENOMEM): this process does the part
+            for fd in (done_r, done_w):
+                if fd is not None:
+                    os.close(fd)
+            children.append((None, box, part, None))
+            continue
         if pid == 0:  # the helper: work, write, and leave without cleanup
             code = 0
             try:
@@ -124,10 +131,25 @@ def fork_map(func, parts: list, first=None) -> list:
         if done_w is not None:
             os.close(done_w)
         children.append((pid, box, part, done_r))
-    out = [do_first(parts[0])]
+    try:
+        out = [do_first(parts[0])]
+    except BaseException:
+        # this process's part failed: the helpers are left to finish, reaped later
+        for pid, box, _, done_r in children:
+            if done_r is not None:
+                os.close(done_r)
+            if pid is not None:
+                _UNREAPED.append(pid)
+            box.close()
+        raise
     missing = object()
     for pid, box, part, done_r in children:
         ok = False
+        if pid is None:     # never forked
+            box.close()
+            STATS["fallbacks"] += 1
+            out.append(func(part))
+            continue
         if done_r is not None:
             # the helper says it is done before it exits: its result is read
             # while the system takes its memory down (0.03-0.1 s for a helper

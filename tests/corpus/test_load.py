@@ -316,3 +316,40 @@ def test_fork_map_reads_a_result_before_the_helper_exits_and_reaps_it_later():
     for pid in helpers:
         assert pid not in parallel._UNREAPED
         assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_fork_map_does_the_part_itself_when_it_cannot_fork(monkeypatch):
+    """A fork that fails (no process to spare) has its part done here; the
+    pipe it made for the helper is closed (no descriptor left behind)."""
+    import os
+    from recordkit.common import fork as parallel
+
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    before = len(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert parallel.fork_map(lambda part: [x + 1 for x in part], [[1], [2], [3]]) == [[2], [3], [4]]
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_fork_map_whose_own_part_fails_leaves_no_descriptor(tmp_path):
+    import os
+    from recordkit.common import fork as parallel
+    parent = os.getpid()
+
+    def part_fn(part):
+        if os.getpid() == parent:
+            raise ValueError("this process's part")
+        return part
+
+    before = len(os.listdir("/proc/self/fd"))
+    try:
+        parallel.fork_map(part_fn, [[1], [2]])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("the error of this process's part is raised")
+    assert len(os.listdir("/proc/self/fd")) == before
+    parallel.reap_helpers()
+    assert not parallel._UNREAPED
