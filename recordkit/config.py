@@ -86,6 +86,10 @@ def find_config_file(start: Path) -> tuple[Path | None, dict]:
         rk = folder / "recordkit.toml"
         if rk.is_file():
             return rk, _read(rk)
+        if os.path.lexists(rk):
+            # a named pipe, a folder, a dangling link by that name: said, not
+            # passed over for the defaults (_read says what it is)
+            _read(rk)
         pp = folder / "pyproject.toml"
         if pp.is_file():
             data = _read(pp)
@@ -102,7 +106,8 @@ def _read(path: Path) -> dict:
     except NotAFile as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+        link = f" (a symbolic link to {os.readlink(path)})" if os.path.islink(path) else ""
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}{link}") from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -176,3 +176,12 @@ def test_a_schema_or_configuration_that_is_no_file_is_a_message_not_a_hang(tmp_p
     for name, what in [("pipe.yaml", "a named pipe"), ("zero.yaml", "a character device")]:
         proc = run_cli("--config", name, "lint", cwd=tmp_path)
         assert proc.returncode == 2 and f"{name}: cannot read: it is {what}" in proc.stderr, proc.stderr
+    # a recordkit.toml that is no file was passed over for the defaults, in silence
+    os.mkfifo(tmp_path / "recordkit.toml")
+    proc = run_cli("lint", cwd=tmp_path)
+    assert proc.returncode == 2 and "recordkit.toml: cannot read: it is a named pipe" in proc.stderr, proc.stderr
+    (tmp_path / "recordkit.toml").unlink()
+    (tmp_path / "recordkit.toml").symlink_to("nowhere.toml")
+    proc = run_cli("lint", cwd=tmp_path)
+    assert proc.returncode == 2 and "No such file or directory (a symbolic link to nowhere.toml)" in proc.stderr, \
+        proc.stderr
