@@ -134,11 +134,17 @@ def fork_map(func, parts: list, first=None) -> list:
     try:
         out = [do_first(parts[0])]
     except BaseException:
-        # this process's part failed: the helpers are left to finish, reaped later
+        # this process's part failed: the helpers' parts would be thrown
+        # away, so they are stopped (not waited for at exit), and reaped later
+        import signal
         for pid, box, _, done_r in children:
             if done_r is not None:
                 os.close(done_r)
             if pid is not None:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
                 _UNREAPED.append(pid)
             box.close()
         raise

@@ -334,13 +334,17 @@ def test_fork_map_does_the_part_itself_when_it_cannot_fork(monkeypatch):
 
 
 def test_fork_map_whose_own_part_fails_leaves_no_descriptor(tmp_path):
+    """... and stops its helpers rather than wait for work that would be
+    thrown away (here a helper that would take a minute)."""
     import os
+    import time
     from recordkit.common import fork as parallel
     parent = os.getpid()
 
     def part_fn(part):
         if os.getpid() == parent:
             raise ValueError("this process's part")
+        time.sleep(60)
         return part
 
     before = len(os.listdir("/proc/self/fd"))
@@ -351,5 +355,6 @@ def test_fork_map_whose_own_part_fails_leaves_no_descriptor(tmp_path):
     else:
         raise AssertionError("the error of this process's part is raised")
     assert len(os.listdir("/proc/self/fd")) == before
+    t = time.monotonic()
     parallel.reap_helpers()
-    assert not parallel._UNREAPED
+    assert not parallel._UNREAPED and time.monotonic() - t < 10
