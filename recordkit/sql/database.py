@@ -411,6 +411,7 @@ def _body_value(r, cached_type):
 
 
 def _fill_records(conn, corpus, results) -> None:
+    from ..common.text import path_text
     from ..corpus.store import CachedRecord
     schema = corpus.schema
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
@@ -431,7 +432,10 @@ def _fill_records(conn, corpus, results) -> None:
                     body = body.encode("utf-8")
                 except UnicodeEncodeError:      # a lone surrogate: as the text (see write_database)
                     pass
-            yield (rid, r.kind or "", r.status, r.title, r.relpath, date(r.kind, "created", meta.get("created")),
+            relpath = r.relpath
+            if not relpath.isascii():
+                relpath = path_text(relpath)    # a byte that is not UTF-8 as \xff, as lint shows it
+            yield (rid, r.kind or "", r.status, r.title, relpath, date(r.kind, "created", meta.get("created")),
                    date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
                    body, r.body_line, r.digest)
     # (CAST leaves a str as it is, and makes the bytes of a body text)
@@ -646,9 +650,12 @@ def _connect(path) -> sqlite3.Connection:
 
 def _text_ok(value):
     """``value``, a text with each lone surrogate (which UTF-8 cannot
-    encode) written as its escape (``\\udcff``)."""
+    encode) written as an escape: a byte of a file name that is not UTF-8
+    as ``\\xff``, as ``recordkit lint`` shows it, any other as ``\\ud800``
+    (:func:`recordkit.common.text.path_text`)."""
     if type(value) is str and not value.isascii():
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        from ..common.text import path_text
+        return path_text(value)
     return value
 
 
