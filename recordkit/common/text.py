@@ -194,6 +194,20 @@ def _escape(m: re.Match) -> str:
     return f"\\u{o:04x}"
 
 
+# what XML 1.0 cannot hold: C0 controls but tab, newline and carriage
+# return, the two non-characters U+FFFE and U+FFFF, lone surrogates
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot hold (a control
+    character a YAML ``"\\x01"`` gave a title) written as a visible escape
+    such as ``\\x01``, so a GraphML or GEXF file stays well-formed."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _NOT_XML.sub(_escape, text)
+
+
 def terminal_safe(text: str, *, keep_newlines: bool = True) -> str:
     """``text`` with every control character (an ESC sequence's ESC, C1
     controls, bidi overrides, a non-UTF-8 file name's bytes) shown as a

@@ -12,7 +12,7 @@ import json
 
 import networkx as nx
 
-from ..common.text import to_plain
+from ..common.text import to_plain, xml_safe
 
 FORMATS = ("json", "graphml", "gexf", "dot")
 UNKNOWN_KIND_COLOR = "#dddddd"
@@ -78,12 +78,20 @@ def _flatten(value):
     return value if isinstance(value, (int, float, str)) else str(value)
 
 
+def _xml(value):
+    """A scalar for GraphML and GEXF: a string with what XML cannot hold
+    escaped (:func:`recordkit.common.text.xml_safe`)."""
+    return xml_safe(value) if isinstance(value, str) else value
+
+
 def scalar_graph(g: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """``g`` with every attribute a scalar that XML can hold (GraphML, GEXF)."""
     h = nx.MultiDiGraph()
     for n, d in g.nodes(data=True):
-        h.add_node(n, **{k: _flatten(v) for k, v in d.items() if _flatten(v) is not None})
+        h.add_node(_xml(n), **{_xml(k): _xml(_flatten(v)) for k, v in d.items() if _flatten(v) is not None})
     for u, v, k, d in g.edges(keys=True, data=True):
-        h.add_edge(u, v, key=k, **{a: _flatten(b) for a, b in d.items() if _flatten(b) is not None})
+        h.add_edge(_xml(u), _xml(v), key=_xml(k),
+                   **{_xml(a): _xml(_flatten(b)) for a, b in d.items() if _flatten(b) is not None})
     return h
 
 
@@ -112,10 +120,11 @@ def _to_dot(g: nx.MultiDiGraph, colors: dict[str, str]) -> str:
     from networkx.drawing.nx_pydot import to_pydot
     h = nx.MultiDiGraph()
     for n, d in g.nodes(data=True):
-        title = str(d.get("title") or "")
+        title = xml_safe(str(d.get("title") or ""))     # (Graphviz's SVG of a control character is no XML)
         short = title if len(title) <= 60 else title[:59] + "…"
         fill = colors.get(d.get("kind"), UNKNOWN_KIND_COLOR)
-        h.add_node(n, label=_q(f"{n}\\n{short}"), kind=_q(d.get("kind") or ""), status=_q(d.get("status") or ""),
+        h.add_node(n, label=_q(f"{xml_safe(str(n))}\\n{short}"), kind=_q(xml_safe(str(d.get("kind") or ""))),
+                   status=_q(xml_safe(str(d.get("status") or ""))),
                    style="filled", fillcolor=_q(fill), fontname="Helvetica", shape="box")
     for u, v, d in g.edges(data=True):
         style = {"frontmatter": "solid", "body": "dotted", "derived": "dashed"}.get(d.get("origin"), "solid")

@@ -53,3 +53,29 @@ def test_unwritable_output_is_a_message_not_a_traceback(tmp_path):
     proc = run_cli("graph", "--html", str(tmp_path / "missing" / "g.html"), cwd=REPO)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "No such file or directory" in proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf", "dot"])
+def test_a_control_character_in_a_title_leaves_the_export_well_formed(tmp_path, fmt):
+    """A title holding a control character (YAML "\\x01", "\\e") or U+FFFE made
+    GraphML and GEXF files no XML parser reads, and Graphviz's SVG of the
+    DOT file the same; such a character is written as a visible escape."""
+    import xml.dom.minidom
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    note = tmp_path / "records" / "lit" / "LIT-849.md"
+    text = note.read_text(encoding="utf-8")
+    title = next(line for line in text.splitlines() if line.startswith("title:"))
+    note.write_text(text.replace(title, 'title: "Ctl \\x01 esc \\e bell \\a end \\uFFFE"', 1), encoding="utf-8")
+    out = tmp_path / f"g.{fmt}"
+    proc = run_cli("graph", "--format", fmt, "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    if fmt == "dot":
+        if not shutil.which("dot"):
+            pytest.skip("no Graphviz")
+        r = subprocess.run(["dot", "-Tsvg", str(out), "-o", str(tmp_path / "g.svg")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        out = tmp_path / "g.svg"
+    xml.dom.minidom.parse(str(out))            # well-formed
+    if fmt == "graphml":
+        assert nx.read_graphml(out).nodes["LIT-849"]["title"] == "Ctl \\x01 esc \\x1b bell \\x07 end \\ufffe"
