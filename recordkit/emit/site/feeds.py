@@ -2,7 +2,19 @@
 written when ``site_url`` is configured (both need absolute URLs)."""
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _escape, quoteattr as _quoteattr
+
+from ...common.text import xml_safe
+
+
+def escape(text: str) -> str:
+    """XML text, a character XML cannot hold (a title's control character)
+    written as a visible escape first (:func:`xml_safe`)."""
+    return _escape(xml_safe(text))
+
+
+def quoteattr(text: str) -> str:
+    return _quoteattr(xml_safe(text))
 
 
 def _stamp(date: str | None) -> str:

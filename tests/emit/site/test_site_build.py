@@ -572,3 +572,19 @@ def test_the_site_is_the_same_whatever_the_number_of_helpers(tmp_path, monkeypat
 
 def _bytes(site: Path) -> dict:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+
+
+def test_a_control_character_in_a_title_leaves_the_feed_well_formed(tmp_path):
+    """A title holding a control character (YAML "\\x01", "\\e") made
+    feed.xml no XML at all, so every feed reader dropped the whole feed."""
+    import xml.etree.ElementTree as ET
+    base = copy_example(tmp_path, with_results=False, extra={
+        "lit/LIT-990.md": '---\nid: LIT-990\ntitle: "Ctl \\x01 esc \\e end \\uFFFE"\nstatus: queued\n'
+                          'authors: [A. Author]\nyear: 2020\nupdated: 2099-01-01\n---\nText.\n'})
+    proc = run_cli("build", "-o", str(base / "site"), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    feed = ET.parse(base / "site" / "feed.xml").getroot()      # well-formed
+    titles = [e.find("{http://www.w3.org/2005/Atom}title").text
+              for e in feed.findall("{http://www.w3.org/2005/Atom}entry")]
+    assert titles[0] == "LIT-990: Ctl \\x01 esc \\x1b end \\ufffe"
+    ET.parse(base / "site" / "sitemap.xml")
