@@ -180,6 +180,8 @@ def _typed(value) -> tuple[str, object]:
     if isinstance(value, str):
         return "string", value
     from ..common.text import to_plain
+    if isinstance(value, (bytes, bytearray)):       # a YAML !!binary: its base64 text, as every JSON output
+        return "string", to_plain(value)
     return ("object" if isinstance(value, dict) else "array"), json.dumps(to_plain(value), ensure_ascii=False,
                                                                           default=str)
 

@@ -633,3 +633,19 @@ def test_a_table_shows_control_characters_and_bidi_overrides_as_escapes(record_c
     assert "Red \\x1b[31mALERT\\x1b[0m \\u202e reversed" in proc.stdout and "t\\x1b[2J" in proc.stdout
     proc = run_cli("query", sql, "--format", "json", cwd=record_copy, check=True)
     assert json.loads(proc.stdout)[0]["t\x1b[2J"] == "Red \x1b[31mALERT\x1b[0m \u202e reversed"
+
+
+def test_a_binary_value_is_its_base64_text(tmp_path):
+    """A YAML ``!!binary`` value was typed "array" with a JSON-quoted text;
+    it is a string, the base64 text every JSON output gives."""
+    root = tmp_path / "records" / "lit"
+    root.mkdir(parents=True)
+    (root / "LIT-001.md").write_text("---\nid: LIT-001\ntitle: T\nstatus: queued\nauthors: [A]\nyear: 2020\n"
+                                     "blob: !!binary aGVsbG8=\nset: !!set {a, b}\n---\nBody.\n")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    run_cli("export", "--sqlite", "out.db", cwd=tmp_path, check=True)
+    with sqlite3.connect(tmp_path / "out.db") as conn:
+        got = dict((n, (t, v)) for n, t, v in conn.execute("SELECT name, type, value FROM fields"))
+    assert got["blob"] == ("string", "aGVsbG8=") and got["set"] == ("array", '["a", "b"]')
+    shown = json.loads(run_cli("show", "LIT-001", "--format", "json", cwd=tmp_path, check=True).stdout)
+    assert shown["fields"]["blob"] == "aGVsbG8="
