@@ -40,3 +40,8 @@ def command(ctx, kind, title, fields, edit, dry_run):
         except click.UsageError as exc:
             click.echo(f"recordkit: {exc}", err=True)
             sys.exit(2)
+        except click.ClickException as exc:     # the editor could not start, or failed
+            from ..common.text import path_text, terminal_safe
+            click.echo(terminal_safe(f"recordkit: {exc.format_message()}; the new record is written all the same: "
+                                     f"{path_text(str(plan.new_path))}"), err=True)
+            sys.exit(1)

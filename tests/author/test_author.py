@@ -374,6 +374,12 @@ def test_new_edit_opens_the_editor(record_copy):
                    env={"EDITOR": editor, "VISUAL": editor})
     assert proc.returncode == 0, proc.stderr
     assert (record_copy / "records" / "theory" / "THEORY-799.md").read_text().endswith("Edited.\n")
+    # an editor that fails: a message naming the file written, exit 1 (was click's bare "Error: ...")
+    proc = run_cli("new", "THEORY", "--title", "T2", "--field", "source=LIT-849", "--edit", cwd=record_copy,
+                   env={"EDITOR": "false", "VISUAL": "false"})
+    assert proc.returncode == 1 and proc.stderr.startswith("recordkit: ") and "THEORY-800.md" in proc.stderr, \
+        proc.stderr
+    assert (record_copy / "records" / "theory" / "THEORY-800.md").is_file()
 
 
 # -- merge ----------------------------------------------------------------------
