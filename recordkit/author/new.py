@@ -175,6 +175,12 @@ def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.d
         raise AuthorError(f"--field status: {status!r} is not a status of {a_or_an(kind)} ({', '.join(k.statuses)})"
                           + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
     folder = Path(corpus.root) / (k.dir or kind.lower())
+    root = Path(corpus.root).resolve()
+    if root != folder.resolve() and root not in folder.resolve().parents:
+        # (the schema refuses a dir with ".." or an absolute one; a symbolic link may still lead out, and
+        # the record is not read through links: the new file would be no record)
+        raise AuthorError(f"the folder of {kind}, {folder}, leads out of the record root {root} "
+                          "(a symbolic link?): the new record would not be read there")
     taken = {p.stem for p in folder.glob("*.md")} if folder.is_dir() else set()
     rid = next_id(corpus, kind, taken)
     missing = [f for f in schema.required_fields(kind) if f not in ("id", "title", "status") and f not in values

@@ -226,7 +226,7 @@ class Schema:
             _names(f"kinds.{name}.statuses", k["statuses"], "[draft, final]")
             _mapping(f"kinds.{name}.fields", k.get("fields"), "field name: its type and options")
             _text_value(f"kinds.{name}.description", k.get("description"), "")
-            _text_value(f"kinds.{name}.dir", k.get("dir"), "")
+            _folder_value(f"kinds.{name}.dir", k.get("dir"))
             if not isinstance(k.get("sections") or [], list):
                 raise SchemaError(f"kinds.{name}.sections must be a list of section titles, not "
                                   f"{_show(k['sections'])}")
@@ -554,6 +554,20 @@ def _text_value(where: str, value, default: str) -> str:
     if not isinstance(value, str):
         raise SchemaError(f"{where} must be a string, not {_show(value)}")
     return value
+
+
+def _folder_value(where: str, value) -> None:
+    """A kind's ``dir``: a folder under the record root (``recordkit new``
+    writes there), so no absolute path and no ``..``."""
+    _text_value(where, value, "")
+    if not value:
+        return
+    import posixpath
+    import ntpath
+    parts = value.replace("\\", "/").split("/")
+    if posixpath.isabs(value) or ntpath.isabs(value) or ".." in parts:
+        raise SchemaError(f"{where} must be a folder under the record root (such as lit or notes/lit), not "
+                          f"{_show(value)}: `recordkit new` would write outside the record")
 
 
 def _count(where: str, value, default):

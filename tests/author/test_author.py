@@ -577,3 +577,17 @@ def test_rename_prints_an_escape_in_a_file_name_as_text(record_copy):
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout + proc.stderr and "odd\\x1b[2J.md" in proc.stdout
     assert "id: LIT-902" in odd.read_text()
+
+
+def test_new_never_writes_outside_the_record_root(tmp_path):
+    """A kind's folder reached through a symbolic link that leads out of the
+    root: `new` wrote the record there, where no command reads it (the
+    loader does not walk links); it is refused, and nothing is written.
+    (A schema's `dir: ../x` is refused when the schema loads: test_schema_keys.)"""
+    (tmp_path / "records").mkdir()
+    (tmp_path / "outside" / "note").mkdir(parents=True)
+    (tmp_path / "records" / "note").symlink_to(tmp_path / "outside" / "note", target_is_directory=True)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    proc = run_cli("new", "NOTE", "--title", "Where", cwd=tmp_path)
+    assert proc.returncode == 1 and "leads out of the record root" in proc.stderr, proc.stderr
+    assert not list((tmp_path / "outside").rglob("*.md"))

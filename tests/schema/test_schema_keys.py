@@ -54,6 +54,11 @@ def _project(tmp_path, schema_text: str | None, config: str = 'schema = "schema.
     ("mention: {relations: mentions}\n", "mention: unknown key relations (did you mean relation?)"),
     ("claims_table: {colums: [id]}\n", "claims_table: unknown key colums (did you mean columns?)"),
     ("kinds:\n  NOTE: {colour: red}\n", "kinds.NOTE: unknown key colour (did you mean color?)"),
+    # a kind's folder is where `new` writes: never outside the record root
+    ("kinds:\n  NOTE: {statuses: [draft], dir: ../escaped}\n", "kinds.NOTE.dir must be a folder under the record"),
+    ("kinds:\n  NOTE: {statuses: [draft], dir: /etc}\n", "kinds.NOTE.dir must be a folder under the record"),
+    ("kinds:\n  NOTE: {statuses: [draft], dir: 'a/../../b'}\n", "kinds.NOTE.dir must be a folder under"),
+    ("kinds:\n  NOTE: {statuses: [draft], dir: 'C:\\\\x'}\n", "kinds.NOTE.dir must be a folder under"),
     ("relations:\n  grounds: {acylic: true}\n", "relations.grounds: unknown key acylic (did you mean acyclic?)"),
     ("relations:\n  grounds: [NOTE]\n", "relations.grounds must be a mapping"),
     ("pages: {README.md: true}\n", "pages"),
