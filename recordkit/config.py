@@ -84,12 +84,10 @@ def find_config_file(start: Path) -> tuple[Path | None, dict]:
     start = start.resolve()
     for folder in [start, *start.parents]:
         rk = folder / "recordkit.toml"
-        if rk.is_file():
-            return rk, _read(rk)
         if os.path.lexists(rk):
-            # a named pipe, a folder, a dangling link by that name: said, not
-            # passed over for the defaults (_read says what it is)
-            _read(rk)
+            # (a named pipe, a folder, a dangling link by that name is said by
+            # _read, not passed over for the defaults)
+            return rk, _read(rk)
         pp = folder / "pyproject.toml"
         if pp.is_file():
             data = _read(pp)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..config import DEFAULT_MAX_FILE_SIZE
 from ..corpus.loader import iter_files
 from ..corpus.parse import parse_bytes
 from ..common.transaction import digest
@@ -58,7 +59,7 @@ def _names_any(path: Path, needles: list[bytes]) -> bytes | None:
 
 
 def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
-                    max_size: int | None = None):
+                    max_size: int = DEFAULT_MAX_FILE_SIZE):
     """Parse the files whose bytes name one of ``ids`` (or are named after
     one): (records, other file names by id stem).  A file larger than
     ``max_size`` (``max_file_size``: no command reads it as a record) that
@@ -73,7 +74,7 @@ def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
     prefix = len(str(root)) + 1
     for p in files:
         try:
-            data = _read(p, max_size)[0] if max_size is not None else _read(p)[0]
+            data = _read(p, max_size)[0]
         except NotRead as exc:
             try:
                 regular = stat.S_ISREG(os.stat(p).st_mode)

@@ -434,10 +434,8 @@ def _fill_records(conn, corpus, results) -> None:
                     body = body.encode("utf-8")
                 except UnicodeEncodeError:      # a lone surrogate: as the text (see write_database)
                     pass
-            relpath = r.relpath
-            if not relpath.isascii():
-                relpath = path_text(relpath)    # a byte that is not UTF-8 as \xff, as lint shows it
-            yield (rid, r.kind or "", r.status, r.title, relpath, date(r.kind, "created", meta.get("created")),
+            # (path_text: a byte of the name that is not UTF-8 as \xff, as lint shows it)
+            yield (rid, r.kind or "", r.status, r.title, path_text(r.relpath), date(r.kind, "created", meta.get("created")),
                    date(r.kind, "updated", meta.get("updated")), note if isinstance(note, str) else None,
                    body, r.body_line, r.digest)
     # (CAST leaves a str as it is, and makes the bytes of a body text)
