@@ -42,7 +42,6 @@ budget is spent, so the test takes about a minute on a loaded 2-core machine.
 """
 from __future__ import annotations
 
-import gc
 import os
 import random
 import shutil
@@ -389,6 +388,7 @@ def run_in_process(args: list[str]) -> tuple:
     """One command through CliRunner: (exit code, output, exception or None,
     seconds, growth of the process's peak resident size in bytes)."""
     from recordkit.cli import main
+    from recordkit.common.gcpause import unfreeze
     runner = CliRunner()
     before = _maxrss()
     t0 = time.perf_counter()
@@ -397,7 +397,7 @@ def run_in_process(args: list[str]) -> tuple:
     finally:
         took = time.perf_counter() - t0
         peak = _maxrss() - before
-        gc.unfreeze()        # the CLI freezes what it loaded: give it back to the collector
+        unfreeze()           # the CLI freezes what it loaded: give it back to the collector
     exc = res.exception if not isinstance(res.exception, SystemExit) else None
     return res.exit_code, res.output, exc, took, peak
 

@@ -6,6 +6,32 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 
+#: whether this process has frozen what it built (through this module).
+#: ``gc.get_freeze_count()`` tells as much, but it counts the frozen objects
+#: one by one: 0.03-0.1 s once a command's corpus of 10,000 records is
+#: frozen, on every later pause
+_frozen = False
+
+
+def is_frozen() -> bool:
+    """Whether something was frozen by :func:`freeze` or
+    ``gc_paused(keep_frozen=True)`` and not thawed since."""
+    return _frozen
+
+
+def freeze() -> None:
+    """Move every tracked object out of every later collection's sight."""
+    global _frozen
+    gc.freeze()
+    _frozen = True
+
+
+def unfreeze() -> None:
+    """Give the frozen objects back to the oldest generation."""
+    global _frozen
+    gc.unfreeze()
+    _frozen = False
+
 
 @contextmanager
 def gc_paused(keep_frozen: bool = False):
@@ -27,8 +53,8 @@ def gc_paused(keep_frozen: bool = False):
         yield
     finally:
         if keep_frozen:
-            gc.freeze()
-        elif was and not gc.get_freeze_count():
+            freeze()
+        elif was and not _frozen:
             gc.freeze()
             gc.unfreeze()
         if was:

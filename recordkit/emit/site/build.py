@@ -1189,21 +1189,20 @@ class _Builder:
         if len(parts) == 1:
             out = [work(parts[0])]
         else:
-            import gc
-
             from ...common.fork import fork_map
+            from ...common.gcpause import freeze, is_frozen, unfreeze
             # what is loaded now is out of every later collection's sight:
             # no collection here or in a helper walks (and so copies) the
             # pages the helpers share with this process
-            frozen = not gc.get_freeze_count()
+            frozen = not is_frozen()
             if frozen:
-                gc.freeze()
+                freeze()
             release_free_memory()    # each helper counts what this process holds, free or not
             try:
                 out = fork_map(work, [None] + parts, first=self._others)[1:]
             finally:
                 if frozen:
-                    gc.unfreeze()
+                    unfreeze()
         progress.close()
         return out
 
