@@ -153,6 +153,15 @@ TABLES = ("records", "kinds", "fields", "relations", "tags", "mentions", "checks
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
 
+#: what a row holds, in a column most rows leave empty, for "no value":
+#: SQLite's module binds a str, an int or a float as it is, but passes
+#: ``None`` (and a bool) through its adapter lookup first (a key tuple, a
+#: dict lookup, two failed attribute lookups): a third of the cost of a
+#: mentions row.  The statements turn it into NULL (``NULLIF(?, 0)``, or
+#: ``-1`` for a list item's index); a row may still hold ``None``.
+NO_TEXT = 0
+NO_ITEM = -1
+
 
 def _big_int(value: int) -> str:
     """An integer SQLite cannot hold (beyond 64 bits): kept as its text."""
@@ -202,7 +211,7 @@ def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list,
             for i, v in enumerate(value):
                 append((rid, name, i, *_typed(v)))
         else:
-            append((rid, name, None, *_typed(value)))
+            append((rid, name, NO_ITEM, *_typed(value)))
     tags = [(rid, t) for t in rec.tags]
     ms = [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] \
         if mentions and rec.mention_targets else []
@@ -210,7 +219,7 @@ def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list,
 
 
 #: ``corpus.analysis_key`` of a corpus loaded with :class:`RowAnalysis`
-ROWS_KEY = ("sql-rows", 2)
+ROWS_KEY = ("sql-rows", 3)
 
 
 class RowAnalysis:
@@ -286,7 +295,7 @@ def mention_rows(corpus) -> tuple[list, list]:
             # mention made twice); the counts by C loops (Counter, dicts)
             lines, cols, wikilinks = spot_places(r.mention_spots)
             first_line = r.body_line
-            rows = [(rid, t, first_line + n, col, "bare", None, t in records)
+            rows = [(rid, t, first_line + n, col, "bare", NO_TEXT, 1 if t in records else 0)
                     for t, n, col in zip(targets, lines, cols)]
             if wikilinks:
                 for i, label in wikilinks:
@@ -299,7 +308,7 @@ def mention_rows(corpus) -> tuple[list, list]:
             n = len(targets)
             first = dict(zip(reversed(targets), range(n - 1, -1, -1)))
             counts = Counter(targets)
-            rels += [(rid, t, mention_rel, "body", first_line + lines[i], cols[i], counts[t], None)
+            rels += [(rid, t, mention_rel, "body", first_line + lines[i], cols[i], counts[t], NO_TEXT)
                      for t in dict.fromkeys(targets) if t != rid and t in records for i in (first[t],)]
             continue
         found = scanned.get(rid)
@@ -452,7 +461,7 @@ def _fill_fields(conn, corpus, results) -> None:
         else:
             fields += record_rows(r, relation_names, mentions=False)[0]
         tags += [(rid, t) for t in r.tags]
-    conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?, ?)", fields)
+    conn.executemany("INSERT INTO fields VALUES (?, ?, NULLIF(?, -1), ?, ?)", fields)
     conn.executemany("INSERT INTO tags VALUES (?, ?)", tags)
 
 
@@ -464,13 +473,13 @@ def _fill_relations(conn, corpus, results) -> None:
         for rel, targets in r.relations.items():
             for tg in targets:
                 if tg.id in records and tg.id != rid:
-                    rels.append((rid, tg.id, rel, "frontmatter", tg.pos[0], tg.pos[1], 1, None))
+                    rels.append((rid, tg.id, rel, "frontmatter", tg.pos[0], tg.pos[1], 1, NO_TEXT))
     ms, body = mention_rows(corpus)
     rels += body
     for u, v, d in derived_edges(corpus):
         rels.append((u, v, d["relation"], "derived", d.get("line"), d.get("col"), 1, d.get("via")))
-    conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rels)
-    conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", ms)
+    conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))", rels)
+    conn.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?, NULLIF(?, 0), ?)", ms)
     _check_constraints(conn, CHECKED_BY_FILL["relations"])
 
 
@@ -594,15 +603,15 @@ def _checks(conn, corpus, results) -> None:
     reqs, stands = [], []
     for rid in corpus.records:
         st = lc.standing(rid)
-        stands.append((rid, st.state, st.detail or None, st.lifecycle, st.lifecycle_detail or None,
-                       " → ".join(st.path) if st.path else None))
+        stands.append((rid, st.state, st.detail or NO_TEXT, st.lifecycle, st.lifecycle_detail or NO_TEXT,
+                       " → ".join(st.path) if st.path else NO_TEXT))
         ev = st.evaluation if st.evaluation is not None else lc.evaluate(rid)
         if ev is not None:
             for i, item in enumerate(ev.items):
                 by = item.by if item.by in corpus.records else None
                 reqs.append((rid, i, item.text, item.requirement.type, item.state, item.reason, by))
     conn.executemany("INSERT INTO requirements VALUES (?, ?, ?, ?, ?, ?, ?)", reqs)
-    conn.executemany("INSERT INTO standings VALUES (?, ?, ?, ?, ?, ?)", stands)
+    conn.executemany("INSERT INTO standings VALUES (?, ?, NULLIF(?, 0), ?, NULLIF(?, 0), NULLIF(?, 0))", stands)
 
 
 def add_fts(conn: sqlite3.Connection) -> None:
@@ -700,7 +709,11 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 #: in, and saving the store of parsed records.  The store's buckets are
 #: shared between this process and the helper by these figures
 #: (:func:`_plan`), taken to hold in proportion on other records.
-COST = {"records": 0.35, "fields": 0.45, "relations": 1.5, "checks": 0.2, "fts": 0.85, "save": 0.37}
+#: ``relations`` and ``fields`` were scaled down by what binding their
+#: empty columns as placeholders saved (:data:`NO_TEXT`; in one process
+#: 0.72 -> 0.58 s and 0.185 -> 0.165 s), then set so that both processes end
+#: together on that bench (2026-12-05).
+COST = {"records": 0.35, "fields": 0.4, "relations": 1.3, "checks": 0.2, "fts": 0.85, "save": 0.37}
 COPY_COST = {"records": 0.09, "fields": 0.07, "relations": 0.13, "checks": 0.01}
 
 #: which groups of tables a helper process fills, with or without the

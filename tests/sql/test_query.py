@@ -33,6 +33,32 @@ def exported(tmp_path_factory):
     return out
 
 
+def test_export_leaves_empty_columns_null(exported):
+    """The rows stand for "no value" with a placeholder that binds fast
+    (0, or -1 for a list item's index: NO_TEXT, NO_ITEM); every such
+    column holds NULL or a real value, never the placeholder."""
+    db = sqlite3.connect(exported)
+
+    def types(sql):
+        return dict(db.execute(sql).fetchall())
+    assert types("SELECT typeof(label), count(*) FROM mentions GROUP BY 1").keys() == {"null", "text"}
+    # (a TEXT column would keep the placeholder 0 as the text '0')
+    assert db.execute("SELECT count(*) FROM mentions WHERE form = 'bare' AND label IS NOT NULL").fetchone() == (0,)
+    assert db.execute("SELECT count(*) FROM mentions WHERE form = 'bare'").fetchone()[0] > 0
+    assert types("SELECT typeof(target_exists), count(*) FROM mentions GROUP BY 1").keys() == {"integer"}
+    assert types("SELECT typeof(via), count(*) FROM relations GROUP BY 1").keys() == {"null", "text"}
+    assert db.execute("SELECT count(*) FROM relations WHERE via IS NOT NULL AND origin <> 'derived'").fetchone() == (0,)
+    assert types("SELECT typeof(item), count(*) FROM fields GROUP BY 1").keys() == {"null", "integer"}
+    assert db.execute("SELECT min(item) FROM fields").fetchone() == (0,)
+    # a scalar field has no item; a list's items count from 0
+    assert db.execute("SELECT item FROM fields WHERE record = 'LIT-849' AND name = 'year'").fetchone() == (None,)
+    assert [r[0] for r in db.execute("SELECT item FROM fields WHERE record = 'LIT-849' AND name = 'tags'")][:2] == [0, 1]
+    for col in ("detail", "lifecycle_detail", "undermined_path"):
+        assert types(f"SELECT typeof({col}), count(*) FROM standings GROUP BY 1").keys() <= {"null", "text"}, col
+        assert db.execute(f"SELECT count(*) FROM standings WHERE {col} IN ('', '0')").fetchone() == (0,), col
+    assert db.execute("SELECT count(*) FROM standings WHERE detail IS NOT NULL").fetchone()[0] > 0
+
+
 def test_export_has_every_table_typed_and_linked(exported):
     db = sqlite3.connect(exported)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
