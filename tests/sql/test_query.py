@@ -381,6 +381,65 @@ def test_export_with_a_helper_is_the_same_database(tmp_path, fts):
     assert origins == sorted(origins, key=["frontmatter", "body", "derived"].index)   # in that order
 
 
+@pytest.mark.parametrize("dies", ["at once", "after its first database", "half-way through a database",
+                                  "while saving"])
+def test_export_whose_helper_dies_is_the_same_database(tmp_path, monkeypatch, dies):
+    """The helper makes its tables in databases of its own and says when
+    each is whole, so that this process copies it in while the helper goes
+    on.  A helper that dies before any, between them, or after all (while
+    saving its share of the store) leaves this process to do the rest: the
+    same database, no database copied in twice, every temporary file gone,
+    the store saved whole."""
+    import os
+
+    from recordkit.config import load_config
+    from recordkit.corpus import load
+    from recordkit.corpus.store import RecordStore, _bucket
+    from recordkit.sql import database
+    shutil.copytree(RECORDS, tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\ncache_dir = "cache"\n')
+    config = load_config(tmp_path)
+    ref = tmp_path / "one.db"
+    database.write_database(load(config.root, config=config, jobs=1), ref)
+    parent = os.getpid()
+    side_file, save_buckets = database._side_file, database._save_buckets
+
+    def dying_side(corpus, results, groups, fts, path):
+        if os.getpid() != parent:
+            if dies == "half-way through a database":
+                side_file(corpus, results, groups, fts, path)
+                with open(path, "r+b") as fh:          # what a helper killed while writing leaves
+                    fh.truncate(fh.seek(0, 2) // 2)
+                os._exit(3)
+            if dies == "at once" or dies == "after its first database" and groups != database.HELPER_GROUPS[True][:1]:
+                os._exit(3)
+        return side_file(corpus, results, groups, fts, path)
+
+    def dying_save(store, buckets):
+        if os.getpid() != parent and dies == "while saving" and buckets:
+            os._exit(3)
+        return save_buckets(store, buckets)
+    monkeypatch.setattr(database, "_side_file", dying_side)
+    monkeypatch.setattr(database, "_save_buckets", dying_save)
+    monkeypatch.setenv("RECORDKIT_JOBS", "2")
+    copies = []
+    copy_side = database._copy_side
+    monkeypatch.setattr(database, "_copy_side", lambda conn, path, groups, fts: (copies.append(groups),
+                                                                                 copy_side(conn, path, groups, fts)))
+    store = RecordStore(config, config.root.resolve())
+    corpus = load(config.root, config=config, store=store, jobs=1)
+    assert len(store.dirty) > 1
+    out = tmp_path / "two.db"
+    database.write_database(corpus, out, store=store)
+    assert _table_rows(out) == _table_rows(ref)
+    assert sorted(copies) == sorted((g,) for g in database.HELPER_GROUPS[True])
+    assert not list(tmp_path.glob(".*.tmp"))
+    again = RecordStore(config, config.root.resolve())
+    again._read()
+    assert len(again.entries) == len(corpus.files) and store.dirty == set()
+    assert len(list(again.folder.glob("*.pickle"))) == len({_bucket(k) for k in store.entries})
+
+
 def test_a_deleted_or_new_record_is_seen_by_the_next_query(record_copy):
     sql = "SELECT id FROM records WHERE id IN ('QUESTION-212', 'QUESTION-999') ORDER BY id"
     assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == "id\nQUESTION-212\n"
