@@ -186,3 +186,141 @@ def fork_map(func, parts: list, first=None) -> list:
             STATS["shares"] += 1
         out.append(got)
     return out
+
+
+class PieceHelper:
+    """A forked helper that works through ``items`` ``size`` at a time,
+    ``func(items[i:i + size])`` each, and sends each piece of results as soon
+    as it is made, so that this process takes them in between pieces of its
+    own work (:meth:`pieces`) instead of all at once when both are done:
+    what :func:`fork_map` leaves to the end, with the other core idle
+    (unpickling a helper's 4,444 parsed records, 0.1 s on the 10,000-record
+    bench).
+
+    Each piece is pickled (no memo) and written to an unlinked temporary
+    file, then its length is written to a pipe; this process reads the
+    lengths without waiting and each piece with ``pread`` at its own
+    offset.  The helper's end closes the pipe.  Whatever did not arrive
+    (the fork failed, the helper died, a piece was refused) is for the
+    caller to do, from the first item whose result did not arrive."""
+
+    def __init__(self, func, items: list, size: int):
+        import pickle
+        import tempfile
+        self.pid: int | None = None
+        self._r: int | None = None
+        self._box = None
+        self._pending = b""
+        self._offset = 0
+        try:
+            box = tempfile.TemporaryFile()
+        except OSError:
+            return
+        try:
+            r, w = os.pipe()
+        except OSError:
+            box.close()
+            return
+        _reap_ended()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError:     # no process to spare: the caller does it all
+            os.close(r)
+            os.close(w)
+            box.close()
+            return
+        if pid == 0:  # the helper: work, write, and leave without cleanup
+            code = 0
+            try:
+                import gc
+                gc.disable()   # short-lived: no collection over what it inherited
+                os.close(r)
+                fd = box.fileno()
+                for i in range(0, len(items), size):
+                    data = _fast_dumps(func(items[i:i + size]), pickle)
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                    os.write(w, len(data).to_bytes(8, "little"))
+                os.write(w, bytes(8))       # the end mark
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(w)
+        os.set_blocking(r, False)
+        self.pid, self._r, self._box = pid, r, box
+
+    def pieces(self, block: bool = False) -> list:
+        """The pieces (lists of results, in order) that arrived since the
+        last call; with ``block``, every piece still to come, until the
+        helper says it is done (its end mark, a zero length: read at once,
+        not when the system has taken the helper down) or ends without
+        saying so."""
+        import pickle
+        out: list = []
+        if self._r is None:
+            return out
+        if block:
+            os.set_blocking(self._r, True)
+        while self._r is not None:
+            try:
+                got = os.read(self._r, 1 << 16)
+            except BlockingIOError:
+                break
+            except OSError:
+                got = b""
+            if not got:         # the helper ended without its end mark
+                self.close()
+                break
+            data = self._pending + got
+            n = len(data) // 8 * 8
+            self._pending = data[n:]
+            fd = self._box.fileno()
+            for k in range(0, n, 8):
+                size = int.from_bytes(data[k:k + 8], "little")
+                if size == 0:       # the end mark: every piece is in
+                    self.close()
+                    return out
+                blob = os.pread(fd, size, self._offset)
+                self._offset += size
+                try:
+                    piece = pickle.loads(blob) if len(blob) == size else None
+                except Exception:
+                    piece = None
+                if not isinstance(piece, list):     # refused: the rest is the caller's
+                    self.close(kill=True)
+                    return out
+                out.append(piece)
+        return out
+
+    def close(self, kill: bool = False) -> None:
+        """Stop listening (``kill``: stop the helper too, its work unwanted);
+        the helper is reaped later (:func:`reap_helpers`)."""
+        if self._r is not None:
+            os.close(self._r)
+            self._r = None
+        if self._box is not None:
+            self._box.close()
+            self._box = None
+        if self.pid is not None:
+            if kill:
+                import signal
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            _UNREAPED.append(self.pid)
+            self.pid = None
+
+
+def _fast_dumps(data, pickle) -> bytes:
+    """``data`` pickled without the pickler's memo (see :func:`fork_map`)."""
+    import io
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    pickler.dump(data)
+    return buf.getvalue()

@@ -296,17 +296,25 @@ class RecordStore:
                         continue
                 slots.append((path, None, None))
                 todo.append((path, rel))
+            # each record is kept as soon as it is parsed (or arrives from a
+            # helper, whose packing is kept as it came): while the other core
+            # still parses, not all at once after
+            kept: list = [None] * len(todo)
+
+            def keep(i, rec, diags, flat):
+                kept[i] = self._keep(str(todo[i][0]), rec, diags, started, derive_fields, cacheable, akey, flat)
             parsed = iter(parse_parallel(todo, schema, min(jobs, default_jobs(len(todo))), analyze,
-                                         max_size=max_size)) if todo else iter(())
+                                         max_size=max_size, keep=keep)) if todo else iter(())
             if analyse:
                 self._analyse(analyse, analyze, jobs, cacheable, akey)
             out = []
+            done = iter(kept)
             for path, rec, diags in slots:
                 if rec is None:
                     key = str(path)
                     rec, diags = next(parsed)
                     self.parsed_again.add(key)
-                    fms[key] = self._keep(key, rec, diags, started, derive_fields, cacheable, akey)
+                    fms[key] = next(done)
                 out.append((rec, diags))
             if whole:
                 for key in [k for k in entries if k not in seen]:
@@ -349,9 +357,11 @@ class RecordStore:
         return rec, [Diagnostic(c, msg, path, ln, col, el, ec) for c, msg, ln, col, el, ec in f.diagnostics]
 
     def _keep(self, key: str, rec: Record, diags: list, started: int, derive_fields: set, cacheable: bool,
-              akey) -> str:
+              akey, packed: tuple | None = None) -> str:
         """Store a record just parsed (before its links are resolved);
-        returns its front matter digest."""
+        returns its front matter digest.  ``packed``: the record as a
+        helper sent it (:func:`~recordkit.corpus.parallel._flat`), taken
+        as it is rather than packed again."""
         # the front matter's digest (for the site) when the text is at hand;
         # a record parsed in a helper arrives as bytes, not decoded for it
         fm = fm_digest(rec) if rec._text is not None else None
@@ -365,7 +375,7 @@ class RecordStore:
         # (without the text: a record parsed in a helper arrives as bytes,
         # which decoding here only to leave out would cost 80 MB and a
         # fault a page on the 10,000-record bench)
-        flat = list(_flat(rec, diags, content=False))
+        flat = list(packed if packed is not None else _flat(rec, diags, content=False))
         # the text stays in the file; but a text that is not the file's
         # (not UTF-8: the record has none) is kept as it is
         flat[2] = None if (rec._raw if rec._text is None else rec._text) else ""

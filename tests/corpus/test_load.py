@@ -1,6 +1,8 @@
 """The loader: positions, mentions, broken files, user schema, derived edges."""
 import textwrap
 
+import pytest
+
 import recordkit
 from recordkit.corpus.mentions import scan_mentions
 from recordkit.schema import load_schema
@@ -270,6 +272,66 @@ def test_check_discovery_prefilter_finds_what_a_body_search_finds(tmp_path):
     discover._BLOCK_MEMO.clear()
     slow = discover.discover_all(c)
     assert sorted(fast.checks) == sorted(slow.checks) and len(fast.checks) > 3
+
+
+@pytest.mark.parametrize("helper", ["dies half-way", "cannot fork", "sends garbage"])
+def test_parallel_parse_does_what_a_helper_did_not_send(tmp_path, monkeypatch, helper):
+    """A parse helper sends its records a piece at a time; whatever it does
+    not send (it dies after two pieces, it is never forked, a piece is not
+    a pickle) is parsed here: the same records, each kept once through
+    ``keep`` with its index, no descriptor left open."""
+    import os
+    import sys
+    sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
+    from generate import generate
+    from recordkit.common import fork
+    from recordkit.corpus import parallel
+    generate(tmp_path / "rec", 120, seed=5, defects=0.1)
+    items = sorted((p, str(p.relative_to(tmp_path / "rec"))) for p in (tmp_path / "rec").rglob("*.md"))
+    schema = load_schema(None)
+    serial = parallel.parse_serial(items, schema)
+    monkeypatch.setattr(parallel, "HELPER_PIECE", 10)
+    parent = os.getpid()
+    if helper == "cannot fork":
+        def no_fork():
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        monkeypatch.setattr(os, "fork", no_fork)
+    else:
+        real = parallel.parse_serial
+        calls = []
+
+        def failing(part, *a, **k):
+            if os.getpid() != parent:
+                calls.append(1)
+                if len(calls) == 3 and helper == "dies half-way":
+                    os._exit(3)
+            return real(part, *a, **k)
+        monkeypatch.setattr(parallel, "parse_serial", failing)
+        if helper == "sends garbage":       # the third piece does not unpickle here
+            import pickle
+            real_loads, seen = pickle.loads, []
+
+            def loads(data, *a, **k):
+                seen.append(1)
+                if len(seen) == 3:
+                    raise pickle.UnpicklingError("not a pickle")
+                return real_loads(data, *a, **k)
+            monkeypatch.setattr(pickle, "loads", loads)
+    before_fds = len(os.listdir("/proc/self/fd"))
+    kept = {}
+
+    def keep(i, rec, diags, packed):
+        assert i not in kept
+        kept[i] = rec
+    before = dict(fork.STATS)
+    got = parallel.parse_parallel(items, schema, 2, keep=keep)
+    assert fork.STATS["fallbacks"] == before["fallbacks"] + 1
+    assert [(r.path, r.id, r.meta, r.text, r.digest) for r, _ in got] == \
+           [(r.path, r.id, r.meta, r.text, r.digest) for r, _ in serial]
+    assert [[d.code for d in ds] for _, ds in got] == [[d.code for d in ds] for _, ds in serial]
+    assert sorted(kept) == list(range(len(items))) and all(kept[i] is got[i][0] for i in kept)
+    fork.reap_helpers()
+    assert len(os.listdir("/proc/self/fd")) == before_fds
 
 
 def test_fork_map_redoes_the_part_of_a_helper_that_fails():
