@@ -113,3 +113,17 @@ def fast_exit(code: int = 0) -> None:
     if os.environ.get("RECORDKIT_CLEAN_EXIT") or "coverage" in sys.modules:
         sys.exit(code)
     os._exit(code)
+
+
+def not_empty(what: str, blank: bool = True):
+    """A click callback that refuses an empty argument (``blank``: or one of
+    blanks only; a file may be named " ") with a usage error, exit 2: a
+    script's ``recordkit show "$ID"`` with ``$ID`` unset names no record
+    (``lint ""`` would lint everything, ``show ""`` say that a record ""
+    is missing)."""
+    def check(ctx, param, value):
+        values = value if isinstance(value, tuple) else (value,)
+        if any(v is not None and not (v.strip() if blank else v) for v in values):
+            raise click.BadParameter(f"an empty {what}", ctx=ctx, param=param)
+        return value
+    return check

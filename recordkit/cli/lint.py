@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .context import fast_exit, pass_ctx
+from .context import fast_exit, not_empty, pass_ctx
 from ..lint.formats import formats
 
 
@@ -20,7 +20,7 @@ def _split(values) -> list[str]:
 
 
 @click.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(), callback=not_empty("path", blank=False))
 @click.option("--format", "fmt", type=click.Choice(list(formats())), default=None,
               help="Output format (default: github under GitHub Actions, else text).")
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated; ALL).")

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import click
 
-from .context import pass_ctx
+from .context import not_empty, pass_ctx
 
 
 @click.command("merge")
-@click.argument("old")
-@click.argument("into")
+@click.argument("old", callback=not_empty("id"))
+@click.argument("into", callback=not_empty("id"))
 @click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @pass_ctx
 def command(ctx, old, into, dry_run):

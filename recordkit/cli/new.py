@@ -5,11 +5,11 @@ import sys
 
 import click
 
-from .context import pass_ctx
+from .context import not_empty, pass_ctx
 
 
 @click.command("new")
-@click.argument("kind")
+@click.argument("kind", callback=not_empty("kind"))
 @click.option("--title", required=True, help="The record's title.")
 @click.option("--field", "fields", multiple=True, metavar="NAME=VALUE",
               help="A field (repeatable); lists and relations take comma-separated values, or a YAML list "

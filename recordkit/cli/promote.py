@@ -6,7 +6,7 @@ import textwrap
 
 import click
 
-from .context import pass_ctx
+from .context import not_empty, pass_ctx
 from .. import lifecycle as lc
 from ..common.text import json_text, path_text, terminal_safe
 
@@ -78,7 +78,7 @@ def format_listing(data: dict, noun: str = "theories") -> str:
 
 
 @click.command("promote")
-@click.argument("record_id", required=False)
+@click.argument("record_id", required=False, callback=not_empty("id"))
 @click.option("--apply", "apply_", is_flag=True,
               help="Set status: active and promoted_by in the record's file, if every requirement holds.")
 @click.option("--by", "by", metavar="ID", default=None,

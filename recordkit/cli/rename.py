@@ -6,7 +6,7 @@ import sys
 import click
 
 from ..common.text import terminal_safe
-from .context import pass_ctx
+from .context import not_empty, pass_ctx
 
 
 def run_plan(ctx, make_plan, dry_run: bool) -> None:
@@ -43,8 +43,8 @@ def run_plan(ctx, make_plan, dry_run: bool) -> None:
 
 
 @click.command("rename")
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", callback=not_empty("id"))
+@click.argument("new", callback=not_empty("id"))
 @click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @pass_ctx
 def command(ctx, old, new, dry_run):

@@ -5,13 +5,13 @@ import sys
 
 import click
 
-from .context import pass_ctx
+from .context import not_empty, pass_ctx
 from ..common.text import json_text, terminal_safe, yaml_text
 from ..lifecycle.conditions import requirement_text
 
 
 @click.command("show")
-@click.argument("record_id")
+@click.argument("record_id", callback=not_empty("id"))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @pass_ctx
 def command(ctx, record_id, fmt):

@@ -253,3 +253,33 @@ def test_missing_root_names_root_option_and_setting(tmp_path):
     (tmp_path / "recordkit.toml").write_text('root = "notes"\n', encoding="utf-8")
     proc = run_cli("show", "NOTE-001", cwd=tmp_path)
     assert proc.returncode == 2 and "set by root = in" in proc.stderr and "recordkit.toml" in proc.stderr
+
+
+@pytest.mark.parametrize("args, what", [
+    (["lint", ""], "an empty path"),
+    (["lint", "records", ""], "an empty path"),
+    (["show", ""], "an empty id"),
+    (["show", "  "], "an empty id"),
+    (["promote", ""], "an empty id"),
+    (["rename", "", "THEORY-176"], "an empty id"),
+    (["rename", "THEORY-175", ""], "an empty id"),
+    (["merge", "LIT-849", ""], "an empty id"),
+    (["new", "", "--title", "x"], "an empty kind"),
+])
+def test_an_empty_argument_is_a_usage_error(tmp_path, args, what):
+    """A script's ``recordkit show "$ID"`` with ``$ID`` unset: ``lint ""``
+    linted everything, ``show ""`` said "no record  under …"; now a usage
+    error (exit 2) naming the argument, and nothing is written."""
+    import shutil
+
+    from conftest import REPO
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    before = sorted((p, p.read_bytes()) for p in (tmp_path / "records").rglob("*") if p.is_file())
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2 and what in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert sorted((p, p.read_bytes()) for p in (tmp_path / "records").rglob("*") if p.is_file()) == before
+    # a file may be named " ": lint takes it as a path (and says it does not exist)
+    if args == ["lint", ""]:
+        proc = run_cli("lint", " ", cwd=tmp_path)
+        assert proc.returncode in (0, 1) and "does not exist" in proc.stderr, proc.stderr
