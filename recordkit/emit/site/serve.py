@@ -374,19 +374,35 @@ class SiteServer:
                     fs = Path(self.translate_path(path))
                     if fs.is_dir():
                         fs = fs / "index.html"
-                    if fs.suffix == ".html" or not fs.exists():
-                        code = 200
-                        if not fs.is_file():
-                            fs, code = server.out / "404.html", 404
-                        try:
-                            text = fs.read_text(encoding="utf-8")
-                        except OSError:
+                    code = 200
+                    opened = _open_served(server.out, fs)
+                    if opened is None:
+                        fs, code = server.out / "404.html", 404
+                        opened = _open_served(server.out, fs)
+                        if opened is None:
                             return self._send(404, "text/plain; charset=utf-8", b"not found (no build yet)")
-                        inject = ('<link rel="stylesheet" href="/__rk/live.css">'
-                                  '<script src="/__rk/live.js"></script>')
-                        text = text.replace("</body>", inject + "</body>", 1)
-                        return self._send(code, "text/html; charset=utf-8", text.encode("utf-8"))
-                    return super().do_GET()
+                    fd, size = opened
+                    try:
+                        if fs.suffix == ".html":
+                            text = _read_fd(fd, size).decode("utf-8", "replace")
+                            inject = ('<link rel="stylesheet" href="/__rk/live.css">'
+                                      '<script src="/__rk/live.js"></script>')
+                            text = text.replace("</body>", inject + "</body>", 1)
+                            return self._send(code, "text/html; charset=utf-8", text.encode("utf-8"))
+                        self.send_response(code)
+                        self.send_header("Content-Type", self.guess_type(str(fs)))
+                        self.send_header("Content-Length", str(size))
+                        self.end_headers()
+                        if self.command != "HEAD":
+                            left = size
+                            while left > 0:
+                                b = os.read(fd, min(left, 1 << 20))
+                                if not b:
+                                    break
+                                self.wfile.write(b)
+                                left -= len(b)
+                    finally:
+                        os.close(fd)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -416,6 +432,44 @@ class SiteServer:
             self.httpd.server_close()
             with self.build_lock:
                 self._save_state()
+
+
+def _open_served(out: Path, fs: Path) -> tuple[int, int] | None:
+    """``(descriptor, size)`` of the file at ``fs`` when it is a regular
+    file inside the served folder ``out`` (links followed, but not out of
+    it); None for anything else.  A named pipe is opened without waiting
+    for a writer and refused, as is a device (a link to ``/dev/zero``
+    would send without end): a request never holds a server thread."""
+    import stat
+    try:
+        real = os.path.realpath(fs)
+        root = os.path.realpath(out)
+        if os.path.commonpath([real, root]) != root:
+            return None
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return fd, st.st_size
+
+
+def _read_fd(fd: int, size: int) -> bytes:
+    """At most ``size`` bytes from ``fd`` (what ``fstat`` said it holds)."""
+    chunks, left = [], size
+    while left > 0:
+        b = os.read(fd, min(left, 1 << 20))
+        if not b:
+            break
+        chunks.append(b)
+        left -= len(b)
+    return b"".join(chunks)
 
 
 def default_out(config) -> Path:

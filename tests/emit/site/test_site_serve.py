@@ -100,6 +100,40 @@ def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
     assert "Second of two quick titles" in _get(page)[1]
 
 
+def test_serve_answers_only_with_the_site_s_own_regular_files(server, tmp_path):
+    """A named pipe in the served folder used to hold a server thread for
+    good (opened for reading, it waits for a writer), a link to /dev/zero
+    sent without end, a link out of the folder sent whatever it named.
+    Each is now a 404 at once, and the server goes on answering; a page,
+    a stylesheet and a JSON file are served as before, with their type and
+    length."""
+    base, url, log = server
+    out = base / "out"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the browser")
+    os.mkfifo(out / "pipe.html")
+    os.mkfifo(out / "pipe.js")
+    os.symlink("/dev/zero", out / "zero.css")
+    os.symlink(secret, out / "outside.txt")
+    os.symlink(out / "index.html", out / "inside.html")
+    for name in ("pipe.html", "pipe.js", "zero.css", "outside.txt"):
+        t = time.monotonic()
+        code, text = _get(url + name)
+        assert code == 404 and "not for the browser" not in text, name
+        assert time.monotonic() - t < 5, name
+    assert _get(url + "inside.html")[0] == 200      # a link that stays in the folder
+    with urllib.request.urlopen(url + "index.html", timeout=10) as r:
+        assert r.status == 200 and r.headers["Content-Type"].startswith("text/html")
+    css = next(p for p in out.rglob("*.css") if not p.is_symlink())
+    with urllib.request.urlopen(url + css.relative_to(out).as_posix(), timeout=10) as r:
+        body = r.read()
+        assert r.headers["Content-Type"].startswith("text/css") and body == css.read_bytes()
+        assert int(r.headers["Content-Length"]) == len(body)
+    req = urllib.request.Request(url + css.relative_to(out).as_posix(), method="HEAD")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.read() == b"" and int(r.headers["Content-Length"]) == len(body)
+
+
 def test_the_open_page_reloads_and_shows_errors(server):
     from browser import chromium_available, launch_chromium
     if not chromium_available():
