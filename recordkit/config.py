@@ -120,6 +120,9 @@ def _read(path: Path) -> dict:
         if m:
             raise ConfigError(f"{path}:{m.group(2)}:{m.group(3)}: not valid TOML: {m.group(1)}") from None
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:      # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(f"{path}: cannot read: its values nest too deep (arrays or inline tables "
+                          "hundreds of levels inside each other)") from None
 
 
 def where(path: Path | None, key: str, table: str | None = None) -> str:

@@ -90,12 +90,17 @@ def _typed(schema, kind: str, name: str, raw: str, records) -> object:
     if rel is not None or spec.get("list") or "array" in types:
         if raw.startswith("["):
             # a YAML list, for items that hold a comma: ["Park, K.", "Choe, Y."]
+            from ..corpus.frontmatter import AliasBomb, check_depth
             try:
+                check_depth(raw)
                 value = yaml.safe_load(raw)
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f" (column {mark.column + 1})" if mark is not None else ""
                 raise AuthorError(f"--field {name}: {raw!r} is not a YAML list{where}", usage=True) from None
+            except (AliasBomb, RecursionError):
+                raise AuthorError(f"--field {name}: the list nests more than a list of values may",
+                                  usage=True) from None
             if not isinstance(value, list) or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool)
                                                       for x in value):
                 raise AuthorError(f"--field {name}: {raw!r} is not a list of values, such as "

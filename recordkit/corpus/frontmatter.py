@@ -171,6 +171,46 @@ def check_aliases(node) -> None:
                 stack.append((item, False, depth + 1))
 
 
+#: how many characters that open a level (``[``, ``{``, ``-``, ``:``, ``?``)
+#: a YAML text may hold and still be composed at once: libyaml's composer
+#: (C, by recursion) overflows the stack and kills the process past some
+#: 20,000-40,000 levels on an 8 MB stack (a 200 KB front matter of ``[``);
+#: a text with more of them has its depth worked out from the parser's
+#: events (no recursion) first (:func:`check_depth`)
+COMPOSE_SAFE = 1000
+
+
+class _Mark:
+    """Where a too-deep value starts (as a node would have it)."""
+
+    def __init__(self, mark):
+        self.start_mark = mark
+
+
+def check_depth(text: str, loader=None) -> None:
+    """Raise :class:`AliasBomb` when a value of the YAML ``text`` nests
+    more than :data:`MAX_DEPTH` deep (counted as :func:`check_aliases`
+    does, the document's root at 0), before anything is composed, when the
+    text could nest deep enough to overflow the composer (more than
+    :data:`COMPOSE_SAFE` characters that open a level).  A syntax error is
+    raised as the composer would raise it.  ``loader``: the loader class
+    whose parser reads the events (the C one by default)."""
+    if sum(text.count(c) for c in "[{-:?") <= COMPOSE_SAFE:
+        return
+    start = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    node = (yaml.ScalarEvent, yaml.AliasEvent) + start
+    depth = 0
+    for ev in yaml.parse(text, Loader=loader or _BaseLoader):
+        if isinstance(ev, node):
+            if depth > MAX_DEPTH:
+                raise AliasBomb(f"front matter is nested more than {MAX_DEPTH} levels deep here", _Mark(ev.start_mark))
+            if isinstance(ev, start):
+                depth += 1
+        elif isinstance(ev, end):
+            depth -= 1
+
+
 def may_expand_or_nest(fm_text: str) -> bool:
     """Whether :func:`check_aliases` could refuse ``fm_text``: it holds an
     alias, or enough of the characters that open a level (``[``, ``{``,
@@ -337,6 +377,7 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
     if not close:
         return keys, values
     try:
+        check_depth(text[m.end():close.start()])
         loader = Loader(text[m.end():close.start()])
         try:
             node = loader.get_single_node()
@@ -364,6 +405,7 @@ def read_front_matter(fm_text: str, line0: int):
     :class:`AliasBomb` (and RecursionError, ValueError, TypeError,
     OverflowError on values PyYAML cannot build) for the caller to turn into
     a diagnostic (:func:`mark_position` places a mark)."""
+    check_depth(fm_text)
     loader = Loader(fm_text)
     try:
         node = loader.get_single_node()

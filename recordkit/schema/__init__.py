@@ -1012,10 +1012,28 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
             raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from exc
+    # as a front matter is read: nesting too deep for the C composer (which
+    # would kill the process), and aliases that expand without bound, are
+    # refused before anything walks them
+    from ..corpus.frontmatter import AliasBomb, check_aliases, check_depth, may_expand_or_nest
     try:
-        data = yaml.load(text, Loader=SafeLoader)
+        check_depth(text)
+        loader = SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is not None and may_expand_or_nest(text):
+                check_aliases(node)
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise SchemaError(f"{name}: the schema file is not valid YAML: {exc}") from exc
+    except AliasBomb as exc:
+        mark = exc.node.start_mark
+        what = str(exc).replace("front matter", "the schema file", 1)
+        raise SchemaError(f"{name}:{mark.line + 1}:{mark.column + 1}: {what}") from None
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        raise SchemaError(f"{name}: the schema file cannot be read: {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

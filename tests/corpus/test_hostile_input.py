@@ -365,6 +365,56 @@ def test_deeply_nested_front_matter_is_a_diagnostic(rec):
     assert "RK102" not in out.stdout, out.stdout
 
 
+@pytest.mark.parametrize("nest", [
+    lambda n: "x: " + "[" * n + "]" * n,          # flow lists
+    lambda n: "x: " + "{a: " * n + "1" + "}" * n,  # flow mappings
+    lambda n: "x:\n  " + "- " * n + "a",          # block lists on one line
+    lambda n: "x:\n  " + "? " * n + "a",          # explicit keys
+])
+def test_front_matter_too_deep_for_the_c_composer_is_a_diagnostic(rec, nest):
+    """libyaml's composer recurses once per level: a 200 KB front matter of
+    ``[`` (or ``- - - …``, ``{a: {a: …``, ``? ? …``) killed every command
+    with a segmentation fault before the depth check could see the nodes.
+    Its depth is now worked out from the parser's events first: the same
+    RK102, at the same place, as for a front matter 1,000 deep."""
+    def lint_with(n):
+        write(rec, "note/NOTE-002.md", "---\nid: NOTE-002\ntitle: T\nstatus: draft\n" + nest(n) + "\n---\nBody\n")
+        out = cli(rec, "lint", "--no-cache")
+        assert out.returncode == 1 and "Traceback" not in out.stderr, (out.returncode, out.stderr[-2000:])
+        return [line for line in out.stdout.splitlines() if "NOTE-002" in line]
+    deep = lint_with(100_000)
+    assert len(deep) == 1 and "RK102 front matter is nested more than 100 levels deep here" in deep[0], deep
+    assert deep == lint_with(1_000)
+    for args in (("show", "NOTE-001"), ("graph", "--format", "json"), ("export", "--sqlite", "x.db")):
+        out = cli(rec, *args)
+        assert out.returncode in (0, 1) and "Traceback" not in out.stderr, (args, out.returncode, out.stderr)
+
+
+def test_a_schema_too_deep_or_with_an_alias_bomb_is_a_configuration_error(rec, tmp_path):
+    """The same for a schema file (read with the C loader too), for a
+    recordkit.toml and for a list given to ``new --field``: exit 2 with a
+    message, never a crash or a traceback."""
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    for text, says in (("kinds:\n  LIT:\n    x: " + "[" * 50_000 + "]" * 50_000 + "\n",
+                        "the schema file is nested more than 100 levels deep here"),
+                       (bomb, "the schema file is too large once its aliases are expanded")):
+        (tmp_path / "schema.yaml").write_text(text)
+        (tmp_path / "recordkit.toml").write_text('root = "records"\nschema = "schema.yaml"\n')
+        out = cli(rec, "lint", "--no-cache")
+        assert out.returncode == 2 and says in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]
+    # recordkit.toml: tomllib reads nested arrays by recursion (a traceback before)
+    for value in ("[" * 100_000 + "]" * 100_000, "{a=" * 5_000 + "1" + "}" * 5_000):
+        (tmp_path / "recordkit.toml").write_text('root = "records"\nx = ' + value + "\n")
+        out = cli(rec, "lint", "--no-cache")
+        assert out.returncode == 2 and "nest too deep" in out.stderr and "Traceback" not in out.stderr, \
+            out.stderr[-2000:]
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    out = cli(rec, "new", "LIT", "--title", "x", "--field", "references=" + "[" * 50_000 + "]" * 50_000)
+    assert out.returncode == 2 and "nests more than" in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert not (rec / "lit").exists()
+
+
 def test_an_integer_too_long_for_decimal_text_is_shown(rec, tmp_path):
     """YAML reads `0xfff…` of any length, but Python refuses to write an
     integer of more than 4,300 decimal digits: `show` died with ValueError
