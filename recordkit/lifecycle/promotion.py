@@ -205,7 +205,8 @@ def entry(a: Lifecycle, st: Standing) -> dict:
         "requires": [i.to_dict() for i in ev.items] if ev else [],
         "problems": [p.message for p in ev.promote_when.problems] if ev else [],
         "promoted_by": (ev.promoted_by if rec.status == ACTIVE else ev.first_record_by()) if ev else None,
-        "undermined": ({"path": st.path, "detail": st.detail} if st.path else None),
+        "undermined": ({"path": st.path, "detail": st.detail,
+                        **({"skipped": st.path_skipped} if st.path_skipped else {})} if st.path else None),
     }
 
 

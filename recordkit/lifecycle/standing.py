@@ -74,6 +74,13 @@ UNESTABLISHED = "unestablished"
 UNDERMINED = "undermined"
 STANDINGS = (READY, BLOCKED, AWAITING, ESTABLISHED, UNESTABLISHED, UNDERMINED)
 
+#: an undermining path of more ids than these two together is shown by its
+#: first ``PATH_HEAD`` and last ``PATH_TAIL`` ids and the count left out (a
+#: chain of thousands of records would otherwise give each its whole path:
+#: a quadratic output, 7 GB of graph JSON for 20,000)
+PATH_HEAD = 5
+PATH_TAIL = 5
+
 
 
 @dataclass
@@ -269,10 +276,14 @@ class Lifecycle:
         return ItemState(req, UNMET, reason)
 
     # -- undermined ------------------------------------------------------------
-    def undermined_paths(self) -> dict[str, list[str]]:
-        """id -> the shortest path of builds-on edges from that record to a
-        record whose status is broken (ties broken by id order), for every
-        record that builds on one and is not broken itself."""
+    def _undermining(self) -> tuple[dict, dict, dict]:
+        """``(nxt, length, tail)``: for every record that builds on a record
+        whose status is broken (and is not broken itself), the next record
+        of its shortest builds-on path to one (ties broken by id order), the
+        number of ids on that path (itself and the broken one included), and
+        its last :data:`PATH_TAIL` ids.  Linear in the records and edges: a
+        tail is shared along a chain rather than copied (a chain of 20,000
+        records, each with its whole path, was 200 million ids)."""
         if self._undermined is None:
             records = self.corpus.records
             broken = set(self.corpus.schema.broken_statuses)
@@ -283,6 +294,8 @@ class Lifecycle:
                     preds[v].add(u)
             frontier = sorted((n for n, r in records.items() if r.status in broken), key=id_sort_key)
             seen = set(frontier)
+            length = {v: 1 for v in frontier}
+            tail = {v: (v,) for v in frontier}
             nxt: dict[str, str] = {}
             while frontier:
                 new = []
@@ -291,16 +304,35 @@ class Lifecycle:
                         if u not in seen:
                             seen.add(u)
                             nxt[u] = v
+                            length[u] = length[v] + 1
+                            tail[u] = tail[v] if length[v] >= PATH_TAIL else (u,) + tail[v]
                             new.append(u)
                 frontier = new
-            paths: dict[str, list[str]] = {}
-            for u in nxt:
-                p = [u]
-                while p[-1] in nxt:
-                    p.append(nxt[p[-1]])
-                paths[u] = p
-            self._undermined = paths
+            self._undermined = (nxt, length, tail)
         return self._undermined
+
+    def undermined_path(self, record_id: str) -> tuple[list[str], int] | None:
+        """``(ids, skipped)``: the shortest path of builds-on edges from the
+        record to a record whose status is broken, or None when it builds on
+        none.  A path of more than :data:`PATH_HEAD` + :data:`PATH_TAIL`
+        ids is shortened to its first and last ones, ``skipped`` saying how
+        many are left out between them (0 otherwise)."""
+        nxt, length, tail = self._undermining()
+        if record_id not in nxt:
+            return None
+        n = length[record_id]
+        head = [record_id]
+        limit = n if n <= PATH_HEAD + PATH_TAIL else PATH_HEAD
+        while len(head) < limit:
+            head.append(nxt[head[-1]])
+        if n <= PATH_HEAD + PATH_TAIL:
+            return head, 0
+        return head + list(tail[record_id]), n - PATH_HEAD - PATH_TAIL
+
+    def undermined_paths(self) -> dict[str, list[str]]:
+        """id -> :meth:`undermined_path`'s ids, for every record that builds
+        on a broken one."""
+        return {rid: self.undermined_path(rid)[0] for rid in self._undermining()[0]}
 
     # -- standing ----------------------------------------------------------------
     def standing(self, record_id: str) -> "Standing":
@@ -313,12 +345,12 @@ class Lifecycle:
         st.evaluation = ev
         if ev is not None:
             st.lifecycle, st.lifecycle_detail = _lifecycle_standing(ev)
-        path = self.undermined_paths().get(record_id)
-        if path:
-            st.path = path
+        found = self.undermined_path(record_id)
+        if found:
+            st.path, st.path_skipped = found
             st.state = UNDERMINED
-            last = self.corpus.records[path[-1]]
-            st.detail = " → ".join(path) + f" ({last.status})"
+            last = self.corpus.records[st.path[-1]]
+            st.detail = st.path_text() + f" ({last.status})"
         else:
             st.state, st.detail = st.lifecycle, st.lifecycle_detail
         return st
@@ -377,7 +409,9 @@ class Standing:
 
     ``state``: what to display (``undermined`` wins), or None;
     ``detail``: a line of explanation (for undermined, the path);
-    ``path``: for undermined, the ids from this record to the broken one;
+    ``path``: for undermined, the ids from this record to the broken one
+    (a long path shortened to its first and last ids, ``path_skipped``
+    saying how many are left out between them: :meth:`path_text`);
     ``lifecycle`` / ``lifecycle_detail``: the lifecycle standing (ready,
     blocked, awaiting-judgement, established, unestablished) whether or not
     undermined hides it; ``evaluation``: the evaluated promote_when.
@@ -386,6 +420,7 @@ class Standing:
     state: str | None = None
     detail: str = ""
     path: list[str] = field(default_factory=list)
+    path_skipped: int = 0
     lifecycle: str | None = None
     lifecycle_detail: str = ""
     evaluation: Evaluation | None = None
@@ -393,6 +428,21 @@ class Standing:
     @property
     def undermined(self) -> bool:
         return bool(self.path)
+
+    def path_head(self) -> list[str]:
+        """The ids of ``path`` before the ones left out (all of them when none is)."""
+        return self.path[:PATH_HEAD] if self.path_skipped else self.path
+
+    def path_tail(self) -> list[str]:
+        """The ids of ``path`` after the ones left out (none when none is)."""
+        return self.path[PATH_HEAD:] if self.path_skipped else []
+
+    def path_text(self) -> str:
+        """``path`` as text: ``A → B → … (N more) → Y → Z`` when shortened."""
+        if not self.path_skipped:
+            return " → ".join(self.path)
+        return (" → ".join(self.path_head()) + f" → … ({self.path_skipped:,} more) → "
+                + " → ".join(self.path_tail()))
 
     @property
     def states(self) -> tuple[str, ...]:

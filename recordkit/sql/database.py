@@ -606,7 +606,7 @@ def _checks(conn, corpus, results) -> None:
     for rid in corpus.records:
         st = lc.standing(rid)
         stands.append((rid, st.state, st.detail or NO_TEXT, st.lifecycle, st.lifecycle_detail or NO_TEXT,
-                       " → ".join(st.path) if st.path else NO_TEXT))
+                       st.path_text() if st.path else NO_TEXT))
         ev = st.evaluation if st.evaluation is not None else lc.evaluate(rid)
         if ev is not None:
             for i, item in enumerate(ev.items):

@@ -73,6 +73,8 @@ def _standing_part(a: lc.Lifecycle, rec) -> dict:
         out["standings"] = list(st.states)
         if st.path:
             out["undermined_path"] = list(st.path)
+            if st.path_skipped:     # (a long path: its first and last ids)
+                out["undermined_path_skipped"] = st.path_skipped
     ev = st.evaluation
     if ev is not None and ev.promote_when.present:
         out["promote"] = ev.to_dict()

@@ -517,6 +517,66 @@ def test_every_standing(make_record):
     assert "unmet: check tiny-fail fails: discrepancy 0.5 > tolerance 1e-09" in st["THEORY-002"].detail
 
 
+def _chain(root, n: int) -> None:
+    """THEORY-00001 (refuted), then n - 1 theories each extending the one before."""
+    (root / "lit").mkdir(parents=True, exist_ok=True)
+    (root / "lit" / "LIT-001.md").write_text("---\nid: LIT-001\ntitle: base\nstatus: read\n---\nbody\n")
+    (root / "theory").mkdir(exist_ok=True)
+    for i in range(1, n + 1):
+        ext = f"extends: [THEORY-{i - 1:05d}]\n" if i > 1 else ""
+        (root / "theory" / f"THEORY-{i:05d}.md").write_text(
+            f"---\nid: THEORY-{i:05d}\ntitle: T{i}\nstatus: {'refuted' if i == 1 else 'proposed'}\n"
+            f"source: [LIT-001]\n{ext}---\nBody.\n")
+
+
+@pytest.mark.parametrize("n", [2, 9, 10, 11, 12, 40])
+def test_a_long_undermining_path_shows_its_ends(tmp_path, n):
+    """A path of more than PATH_HEAD + PATH_TAIL ids keeps its first and
+    last ones and says how many are left out; a shorter one is whole."""
+    from recordkit.lifecycle.standing import PATH_HEAD, PATH_TAIL
+    _chain(tmp_path / "records", n)
+    corpus = recordkit.load(tmp_path / "records")
+    a = lc.analyze(corpus, results={})
+    for i in range(2, n + 1):
+        full = [f"THEORY-{k:05d}" for k in range(i, 0, -1)]
+        st = a.standing(f"THEORY-{i:05d}")
+        if len(full) <= PATH_HEAD + PATH_TAIL:
+            assert (st.path, st.path_skipped, st.path_tail()) == (full, 0, [])
+            assert st.detail == " → ".join(full) + " (refuted)"
+        else:
+            skipped = len(full) - PATH_HEAD - PATH_TAIL
+            assert st.path == full[:PATH_HEAD] + full[-PATH_TAIL:] and st.path_skipped == skipped
+            assert st.detail == (" → ".join(full[:PATH_HEAD]) + f" → … ({skipped:,} more) → "
+                                 + " → ".join(full[-PATH_TAIL:]) + " (refuted)")
+
+
+def test_a_chain_of_thousands_is_linear_in_every_output(tmp_path):
+    """Each record of a chain of 3,000 theories extending each other is
+    undermined by the refuted first one.  With every record's whole path
+    the outputs were quadratic: the graph JSON 170 MB (7 GB for 20,000,
+    which never finished), the export 86 s and promote killed for memory
+    at 20,000.  Each record now shows its path's ends."""
+    _chain(tmp_path / "records", 3000)
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    for args in (("graph", "--format", "json", "-o", "g.json"), ("export", "--sqlite", "x.db"),
+                 ("promote", "--format", "json"), ("show", "THEORY-03000", "--format", "json")):
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, (args, proc.stderr)
+        if args[0] == "show":
+            info = json.loads(proc.stdout)
+            assert info["undermined_path_skipped"] == 2990 and len(info["undermined_path"]) == 10
+            assert "… (2,990 more) →" in info["standing_detail"]
+        if args[0] == "promote":
+            entry = next(e for e in json.loads(proc.stdout)["proposed"] if e["id"] == "THEORY-03000")
+            assert entry["undermined"]["skipped"] == 2990
+    assert (tmp_path / "g.json").stat().st_size < 20_000_000
+    import sqlite3
+    db = sqlite3.connect(tmp_path / "x.db")
+    assert db.execute("SELECT undermined_path FROM standings WHERE record = 'THEORY-03000'").fetchone()[0] == (
+        "THEORY-03000 → THEORY-02999 → THEORY-02998 → THEORY-02997 → THEORY-02996 → … (2,990 more) → "
+        "THEORY-00005 → THEORY-00004 → THEORY-00003 → THEORY-00002 → THEORY-00001")
+
+
 def test_standing_in_show(make_record):
     root = make_record(STANDING_FILES)
     proc = run_cli("--root", str(root), "show", "CLAIM-302", "--format", "json", cwd=root.parent)

@@ -291,9 +291,11 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
     promote = None
     if st is not None:
         if st.state:
+            def refs(ids):
+                return [site.ref(x) if x in pub else {"id": x, "title": None, "url": None} for x in ids]
             standing = {"state": st.state, "detail": site.scrub(st.detail), "states": list(st.states),
-                        "path": [site.ref(x) if x in pub else {"id": x, "title": None, "url": None}
-                                 for x in st.path]}
+                        "path": refs(st.path_head()), "path_skipped": st.path_skipped,
+                        "path_tail": refs(st.path_tail())}
         ev = st.evaluation
         if ev is not None and ev.promote_when.present:
             promote = {"summary": site.scrub(ev.promote_when.summary),
