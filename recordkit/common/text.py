@@ -320,3 +320,24 @@ def article(word: str) -> str:
 def a_or_an(word) -> str:
     """``word`` with its article: "an ADR", "a NOTE"."""
     return f"{article(word)} {word}"
+
+
+#: how many names a message lists before it counts the rest
+NAMES_SHOWN = 3
+
+
+def some_of(names, total: int | None = None, shown: int = NAMES_SHOWN, last: str = ", ") -> str:
+    """The first ``shown`` of ``names`` joined, and how many more there are
+    (``total``: how many there are, when ``names`` holds only the first
+    few; give ``shown + 1`` of them so that four are all named rather than
+    "and 1 more"): ``a, b, c and 1,234 more``.  A message about one of thousands of
+    files that listed every other one made a lint's output quadratic (20,000
+    copies of one id: 24 GB).  ``last``: what joins the last two when all
+    are shown (", " or " and ")."""
+    names = list(names)
+    n = len(names) if total is None else total
+    names = names[:shown + 1]
+    if n <= len(names) and n <= shown + 1:      # all of them ("and 1 more" would take as long)
+        names = names[:n]
+        return ", ".join(names[:-1]) + (last if len(names) > 1 else "") + names[-1] if names else ""
+    return ", ".join(names[:shown]) + f" and {n - shown:,} more"

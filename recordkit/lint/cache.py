@@ -132,7 +132,7 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
     h = hashlib.blake2b(digest_size=20)
     h.update(__version__.encode())
     # entries written before diagnostics carried `about`, or fixes their applicability, do not match
-    h.update(b"diagnostics-with-about-and-applicability")
+    h.update(b"diagnostics-with-about-and-applicability, abouts shared")
     h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
     h.update(os.fsencode(str(config.root)))   # a file name need not be UTF-8
@@ -151,21 +151,42 @@ def load(cache_dir: Path, key: str) -> list[Diagnostic] | None:
     if not data or data.get("key") != key:
         return None
     out = []
+    shared = [tuple(a) for a in data.get("abouts") or ()]
     for d in data["diagnostics"]:
         fix = Fix(**d["fix"]) if d.get("fix") else None
+        about = d.get("about")
+        about = shared[about] if isinstance(about, int) else tuple(about or ())
         out.append(Diagnostic(d["code"], d["message"], Path(d["path"]), d["line"], d["col"],
                               d.get("end_line"), d.get("end_col"), d["severity"], d.get("record"), fix,
-                              tuple(d.get("about") or ())))
+                              about))
     return out
+
+
+#: an ``about`` of more ids than this is written once in the cache's
+#: ``abouts`` and named by its index: an ambiguous link among thousands of
+#: notes sharing a title gives each of its thousands of diagnostics the same
+#: candidates (the cache of 6,000 such notes was 446 MB)
+SHARED_ABOUT = 8
 
 
 def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
     rows = []
+    abouts: list[list] = []
+    index: dict = {}
     for d in diags:
+        about = d.about
+        if len(about) > SHARED_ABOUT:
+            ref = index.get(id(about))      # (the same tuple object: a tuple's hash is not kept)
+            if ref is None:
+                ref = index[id(about)] = len(abouts)
+                abouts.append(list(about))
+            about = ref
+        else:
+            about = list(about)
         rows.append({"code": d.code, "message": d.message, "path": str(d.path), "line": d.line, "col": d.col,
                      "end_line": d.end_line, "end_col": d.end_col, "severity": d.severity, "record": d.record,
-                     "about": list(d.about),
+                     "about": about,
                      "fix": ({"start": d.fix.start, "end": d.fix.end, "content": d.fix.content,
                               "message": d.fix.message, "applicability": d.fix.applicability}
                              if d.fix else None)})
-    _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows})
+    _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows, "abouts": abouts})

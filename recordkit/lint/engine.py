@@ -193,11 +193,31 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
     size = int(len(recs) * HELPER_SHARE_OF_RULES / (n - 1))   # each helper's records
     k = len(recs) - size * (n - 1)
     parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
-    results = fork_map(lambda part: [pack(d) for d in run(part)], parts, first=lambda part: run(part) + also())
+    def in_helper(part):
+        # a long ``about`` (an ambiguous link's candidates) shared by many
+        # diagnostics is sent once: the pickler keeps no memo, and thousands
+        # of copies of thousands of ids made the transfer quadratic
+        table: list = []
+        index: dict = {}
+        packed = []
+        for d in run(part):
+            t = pack(d)
+            if len(d.about) > 8:
+                ref = index.get(id(d.about))
+                if ref is None:
+                    ref = index[id(d.about)] = len(table)
+                    table.append(d.about)
+                t = t[:-1] + (ref,)
+            packed.append(t)
+        return packed, table
+    results = fork_map(in_helper, parts, first=lambda part: run(part) + also())
     out = list(results[0])
     by_path = {str(rec.path): rec.path for part in parts[1:] for rec in part}
-    for got in results[1:]:
-        out.extend(unpack(t, by_path.get(t[2]) or Path(t[2])) for t in got)
+    for got, table in results[1:]:
+        for t in got:
+            if isinstance(t[-1], int):
+                t = t[:-1] + (table[t[-1]],)
+            out.append(unpack(t, by_path.get(t[2]) or Path(t[2])))
     return out
 
 

@@ -319,10 +319,13 @@ def duplicate_id(ctx):
                 seen.setdefault(rec.id, []).append(rec)
     out = []
     where = name or "id"
+    from ...common.text import NAMES_SHOWN, some_of
     for rid, recs in seen.items():
         if len(recs) > 1:
             for rec in recs:
-                others = ", ".join(o.relpath for o in recs if o is not rec)
+                # (the first few others: every other of thousands in each was quadratic)
+                first = [o.relpath for o in recs[:NAMES_SHOWN + 2] if o is not rec]
+                others = some_of(first, total=len(recs) - 1)
                 out.append(ctx.diag("RK107", f"id {rid} is also declared in {others}", rec, rec.value_pos(where),
                                     about=(rid,)))
     return out
@@ -505,16 +508,27 @@ def duplicate_value(ctx):
                 seen.setdefault(value, []).append((rec, pos))
         what, again = ((f"`{arg}`", f"the `{arg}`") if source == "field"
                        else (f"{arg} (the `{arg}` group of the id)", f"the {arg}"))
+        from ...common.text import NAMES_SHOWN, some_of
         for value, holders in seen.items():
             if len({id(r) for r, _ in holders}) < 2:
                 continue
+            # what each diagnostic is about: the holders' ids, one tuple for
+            # the group (its own id among them changes nothing: it is in its
+            # file); the message names the first few other holders (every
+            # other of thousands in each message was quadratic)
+            about = tuple(sorted({o.id for o, _ in holders if o.id}))
+            count: dict[int, int] = {}
+            for o, _ in holders:
+                count[id(o)] = count.get(id(o), 0) + 1
             for rec, pos in holders:
-                others = [f"{o.relpath}:{p[0]}:{p[1]}" for o, p in holders if o is not rec]
-                if not others:
+                n_others = len(holders) - count[id(rec)]
+                if not n_others:
                     continue
+                first = [f"{o.relpath}:{p[0]}:{p[1]}" for o, p in holders[:NAMES_SHOWN + 1 + count[id(rec)]]
+                         if o is not rec][:NAMES_SHOWN + 1]
                 shown = value if len(value) <= 80 else value[:79] + "…"
-                out.append(ctx.diag("RK111", f"{what} {shown} is also {again} of {', '.join(others)}", rec, pos,
-                                    about=tuple(sorted({o.id for o, _ in holders if o is not rec and o.id}))))
+                out.append(ctx.diag("RK111", f"{what} {shown} is also {again} of {some_of(first, total=n_others)}",
+                                    rec, pos, about=about))
     return out
 
 

@@ -444,10 +444,13 @@ def _missing_part(written: str, target: str, frag: str) -> str:
 def _candidates(ctx, res) -> str:
     """"it matches the stem of a/Note.md and b/Note.md"."""
     records = ctx.records
-    paths = [records[c].relpath if c in records else c for c in res.candidates]
+    from ...common.text import NAMES_SHOWN, some_of
+    # (the first few: a link to one of thousands of notes that share a title
+    # in each of them named every one, a quadratic output)
+    paths = [records[c].relpath if c in records else c for c in res.candidates[:NAMES_SHOWN + 1]]
     what = {"id": "the id", "path": "the end of the path", "stem": "the file name", "title": "the title",
             "aliases": "an alias"}.get(res.by, "")
-    shown = ", ".join(paths[:-1]) + " and " + paths[-1] if len(paths) > 1 else "".join(paths)
+    shown = some_of(paths, total=len(res.candidates), last=" and ")
     return f"it matches {what} of {shown}; write more of the path to say which"
 
 
