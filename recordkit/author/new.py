@@ -90,7 +90,7 @@ def _typed(schema, kind: str, name: str, raw: str, records) -> object:
     if rel is not None or spec.get("list") or "array" in types:
         if raw.startswith("["):
             # a YAML list, for items that hold a comma: ["Park, K.", "Choe, Y."]
-            from ..corpus.frontmatter import AliasBomb, check_depth
+            from ..common.yamlguard import AliasBomb, check_depth
             try:
                 check_depth(raw)
                 value = yaml.safe_load(raw)

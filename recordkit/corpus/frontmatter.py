@@ -9,6 +9,12 @@ from bisect import bisect_right
 
 import yaml
 
+# the guards every YAML text a user gives goes through before anything walks
+# it (alias bombs, nesting too deep for the C composer or for recursion);
+# their names are this module's too
+from ..common.yamlguard import (  # noqa: F401
+    COMPOSE_SAFE, MAX_ALIAS_EXPANSION, MAX_DEPTH, AliasBomb, check_aliases, check_depth, may_expand_or_nest)
+
 try:
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - the C loader is several times faster
@@ -108,116 +114,6 @@ def find_close(text: str, pos: int):
 
 
 _MERGE = "tag:yaml.org,2002:merge"
-
-
-#: how many values YAML aliases may add to a front matter once expanded
-#: ("billion laughs": 0.5 KB of aliases expanding to millions of values)
-MAX_ALIAS_EXPANSION = 10_000
-#: how deep front-matter values may nest (lists in mappings in lists ...)
-MAX_DEPTH = 100
-
-
-class AliasBomb(Exception):
-    """The front matter's aliases expand to too much, or refer to themselves."""
-
-    def __init__(self, message, node):
-        super().__init__(message)
-        self.node = node
-
-
-def check_aliases(node) -> None:
-    """Raise :class:`AliasBomb` when aliases make ``node`` (a composed
-    document, where an alias is the same node object as its anchor) expand
-    to more than ``MAX_ALIAS_EXPANSION`` values beyond its distinct nodes,
-    or when an alias refers to a node that contains it, or when values nest
-    more than ``MAX_DEPTH`` deep (every later step, from the JSON outputs to
-    the graph page, would walk them by recursion).  Linear in the
-    distinct nodes: each node's expanded size is worked out once."""
-    size: dict[int, int] = {}
-    open_: set[int] = set()
-    # iterative post-order walk (a deep document must not hit the recursion limit)
-    stack = [(node, False, 0)]
-    while stack:
-        n, done, depth = stack.pop()
-        key = id(n)
-        if done:
-            open_.discard(key)
-            total = 1
-            if isinstance(n, yaml.MappingNode):
-                for k, v in n.value:
-                    total += size[id(k)] + size[id(v)]
-            elif isinstance(n, yaml.SequenceNode):
-                for item in n.value:
-                    total += size[id(item)]
-            size[key] = total
-            if total - len(size) > MAX_ALIAS_EXPANSION:
-                raise AliasBomb(f"front matter is too large once its aliases are expanded: {total:,} values "
-                                f"or more here, and aliases may add at most {MAX_ALIAS_EXPANSION:,}", n)
-            continue
-        if key in size:
-            continue
-        if key in open_:
-            raise AliasBomb("front matter has an alias inside the value it refers to (a recursive structure)", n)
-        if depth > MAX_DEPTH:
-            raise AliasBomb(f"front matter is nested more than {MAX_DEPTH} levels deep here", n)
-        open_.add(key)
-        stack.append((n, True, depth))
-        if isinstance(n, yaml.MappingNode):
-            for k, v in reversed(n.value):
-                stack.append((v, False, depth + 1))
-                stack.append((k, False, depth + 1))
-        elif isinstance(n, yaml.SequenceNode):
-            for item in reversed(n.value):
-                stack.append((item, False, depth + 1))
-
-
-#: how many characters that open a level (``[``, ``{``, ``-``, ``:``, ``?``)
-#: a YAML text may hold and still be composed at once: libyaml's composer
-#: (C, by recursion) overflows the stack and kills the process past some
-#: 20,000-40,000 levels on an 8 MB stack (a 200 KB front matter of ``[``);
-#: a text with more of them has its depth worked out from the parser's
-#: events (no recursion) first (:func:`check_depth`)
-COMPOSE_SAFE = 1000
-
-
-class _Mark:
-    """Where a too-deep value starts (as a node would have it)."""
-
-    def __init__(self, mark):
-        self.start_mark = mark
-
-
-def check_depth(text: str, loader=None) -> None:
-    """Raise :class:`AliasBomb` when a value of the YAML ``text`` nests
-    more than :data:`MAX_DEPTH` deep (counted as :func:`check_aliases`
-    does, the document's root at 0), before anything is composed, when the
-    text could nest deep enough to overflow the composer (more than
-    :data:`COMPOSE_SAFE` characters that open a level).  A syntax error is
-    raised as the composer would raise it.  ``loader``: the loader class
-    whose parser reads the events (the C one by default)."""
-    if sum(text.count(c) for c in "[{-:?") <= COMPOSE_SAFE:
-        return
-    start = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-    end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    node = (yaml.ScalarEvent, yaml.AliasEvent) + start
-    depth = 0
-    for ev in yaml.parse(text, Loader=loader or _BaseLoader):
-        if isinstance(ev, node):
-            if depth > MAX_DEPTH:
-                raise AliasBomb(f"front matter is nested more than {MAX_DEPTH} levels deep here", _Mark(ev.start_mark))
-            if isinstance(ev, start):
-                depth += 1
-        elif isinstance(ev, end):
-            depth -= 1
-
-
-def may_expand_or_nest(fm_text: str) -> bool:
-    """Whether :func:`check_aliases` could refuse ``fm_text``: it holds an
-    alias, or enough of the characters that open a level (``[``, ``{``,
-    ``-``, ``:``; every level needs one) to nest past ``MAX_DEPTH``."""
-    if "*" in fm_text:
-        return True
-    return sum(fm_text.count(c) for c in "[{-:") > MAX_DEPTH
 
 
 def build(loader, node, path, line0, keys, values, merge=True):

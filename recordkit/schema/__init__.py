@@ -1015,7 +1015,7 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
     # as a front matter is read: nesting too deep for the C composer (which
     # would kill the process), and aliases that expand without bound, are
     # refused before anything walks them
-    from ..corpus.frontmatter import AliasBomb, check_aliases, check_depth, may_expand_or_nest
+    from ..common.yamlguard import AliasBomb, check_aliases, check_depth, may_expand_or_nest
     try:
         check_depth(text)
         loader = SafeLoader(text)
