@@ -124,3 +124,21 @@ def may_expand_or_nest(fm_text: str) -> bool:
     if "*" in fm_text:
         return True
     return sum(fm_text.count(c) for c in "[{-:") > MAX_DEPTH
+
+
+def compose(text: str, loader_cls=_BaseLoader):
+    """``(loader, node)``: ``text`` composed by a ``loader_cls`` once it
+    passed the guards (:func:`check_depth` first, :func:`check_aliases`
+    after, when the text could need it); ``node`` is None for an empty
+    document.  The caller constructs what it needs with ``loader``, then
+    disposes of it.  Raises :class:`yaml.YAMLError` or :class:`AliasBomb`."""
+    check_depth(text)
+    loader = loader_cls(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None and may_expand_or_nest(text):
+            check_aliases(node)
+    except BaseException:
+        loader.dispose()
+        raise
+    return loader, node

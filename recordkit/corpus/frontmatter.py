@@ -13,7 +13,8 @@ import yaml
 # it (alias bombs, nesting too deep for the C composer or for recursion);
 # their names are this module's too
 from ..common.yamlguard import (  # noqa: F401
-    COMPOSE_SAFE, MAX_ALIAS_EXPANSION, MAX_DEPTH, AliasBomb, check_aliases, check_depth, may_expand_or_nest)
+    COMPOSE_SAFE, MAX_ALIAS_EXPANSION, MAX_DEPTH, AliasBomb, check_aliases, check_depth, compose,
+    may_expand_or_nest)
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -273,14 +274,8 @@ def front_matter_positions(text: str) -> tuple[dict, dict]:
     if not close:
         return keys, values
     try:
-        check_depth(text[m.end():close.start()])
-        loader = Loader(text[m.end():close.start()])
-        try:
-            node = loader.get_single_node()
-            if node is not None and may_expand_or_nest(text):
-                check_aliases(node)
-        finally:
-            loader.dispose()
+        loader, node = compose(text[m.end():close.start()], Loader)
+        loader.dispose()
     except (yaml.YAMLError, AliasBomb):
         return keys, values
     if node is not None:
@@ -301,12 +296,8 @@ def read_front_matter(fm_text: str, line0: int):
     :class:`AliasBomb` (and RecursionError, ValueError, TypeError,
     OverflowError on values PyYAML cannot build) for the caller to turn into
     a diagnostic (:func:`mark_position` places a mark)."""
-    check_depth(fm_text)
-    loader = Loader(fm_text)
+    loader, node = compose(fm_text, Loader)
     try:
-        node = loader.get_single_node()
-        if node is not None and may_expand_or_nest(fm_text):
-            check_aliases(node)
         keys: dict = {}
         values: dict = {}
         data = build(loader, node, (), line0, keys, values, "<<" in fm_text or "!" in fm_text) \

@@ -1015,14 +1015,10 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
     # as a front matter is read: nesting too deep for the C composer (which
     # would kill the process), and aliases that expand without bound, are
     # refused before anything walks them
-    from ..common.yamlguard import AliasBomb, check_aliases, check_depth, may_expand_or_nest
+    from ..common.yamlguard import AliasBomb, compose
     try:
-        check_depth(text)
-        loader = SafeLoader(text)
+        loader, node = compose(text, SafeLoader)
         try:
-            node = loader.get_single_node()
-            if node is not None and may_expand_or_nest(text):
-                check_aliases(node)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
