@@ -38,6 +38,9 @@ def command(ctx, out, dates, jobs, force, quiet):
                                                        if len(report.replaced) > 5 else "")
             click.echo(terminal_safe(f"note: --force: {len(report.replaced)} file(s) the folder held before were "
                                      f"replaced: {shown}"), err=True)
+        for path, what in report.unusable_templates:
+            click.echo(terminal_safe(f"note: {path} is {what}, not a file: not read, the package's template or "
+                                     f"asset of that name is used"), err=True)
         if report.load_diagnostics:
             click.echo(f"note: {report.load_diagnostics} file(s) could not be read and are not in the site "
                        f"(run `recordkit lint`)", err=True)

@@ -41,7 +41,7 @@ import jinja2
 from ..config import ConfigError
 
 __all__ = ["PACKAGE_PREFIX", "environment", "read_text", "get_template", "describe_error", "site_folders",
-           "site_fingerprint", "site_assets", "script_json"]
+           "site_fingerprint", "site_assets", "unusable_files", "script_json"]
 
 PACKAGE_PREFIX = "recordkit"
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "templates"
@@ -201,6 +201,35 @@ def site_fingerprint(site_dir: str | Path | None = None, user_dir: str | Path | 
                 h.update(p.relative_to(folder).as_posix().encode())
                 h.update(p.read_bytes())
     return h.hexdigest()
+
+
+def unusable_files(site_dir: str | Path | None = None, user_dir: str | Path | None = None) -> list[tuple[str, str]]:
+    """``(path, what it is)`` of each entry of the user's templates folders
+    that is neither a file nor a folder (a named pipe, a device, a socket, a
+    link to one or to nothing): never read (a named pipe would hang the
+    build), so the template or asset of that name is the package's."""
+    import os
+    import stat
+
+    from ..common.reading import file_kind
+    out = []
+    folders = [f for f in site_folders(site_dir, user_dir) if f != SITE_DIR]
+    if user_dir is not None and Path(user_dir).is_dir():
+        folders.append(Path(user_dir))
+    seen = set()
+    for folder in folders:
+        for p in sorted(folder.rglob("*")):
+            if p in seen:
+                continue
+            seen.add(p)
+            try:
+                mode = os.stat(p).st_mode
+            except OSError:
+                out.append((str(p), "a link to nothing"))
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                out.append((str(p), file_kind(mode)))
+    return out
 
 
 def site_assets(site_dir: str | Path | None = None, user_dir: str | Path | None = None) -> dict[str, bytes]:

@@ -98,6 +98,10 @@ class BuildReport:
     load_diagnostics: int = 0
     #: files a folder that was no site held, which a forced build wrote over
     replaced: list = field(default_factory=list)
+    #: (path, what it is) of each entry of the user's templates folders that
+    #: is no file (a named pipe, a device, a dangling link): not read, the
+    #: package's template or asset of its name used instead
+    unusable_templates: list = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "
@@ -238,6 +242,8 @@ class _Builder:
         self.env = env
         self.buckets = bucket_count(len(site.ids))
         self.fingerprint = site_fingerprint(opts.templates, self.user_templates)
+        from ..templates import unusable_files
+        report.unusable_templates = unusable_files(opts.templates, self.user_templates)
         self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                               str(len(site.ids)),       # every page's footer shows the count

@@ -588,3 +588,29 @@ def test_a_control_character_in_a_title_leaves_the_feed_well_formed(tmp_path):
               for e in feed.findall("{http://www.w3.org/2005/Atom}entry")]
     assert titles[0] == "LIT-990: Ctl \\x01 esc \\x1b end \\ufffe"
     ET.parse(base / "site" / "sitemap.xml")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_template_override_that_is_no_file_is_named_and_passed_over(tmp_path):
+    """A named pipe, a link to /dev/zero and a dangling link in the site's
+    templates folder are never read (the pipe would hang the build, the
+    device never end): the package's template or asset of the name is used,
+    and the build says which it passed over."""
+    base = copy_example(tmp_path, with_results=False)
+    tpl = base / "mytemplates"
+    (tpl / "assets").mkdir(parents=True)
+    os.mkfifo(tpl / "404.html.j2")
+    os.symlink("/dev/zero", tpl / "assets" / "site.css")
+    os.symlink(tpl / "nothing-here", tpl / "record.html.j2")
+    conf = base / "recordkit.toml"
+    conf.write_text(conf.read_text() + '\n[site]\ntemplates = "mytemplates"\n')
+    t = time.monotonic()
+    proc = run_cli("build", "-o", str(base / "site"), cwd=base)
+    assert proc.returncode == 0 and time.monotonic() - t < 120, proc.stderr
+    for name, what in (("404.html.j2", "a named pipe (FIFO)"), ("site.css", "a character device"),
+                       ("record.html.j2", "a link to nothing")):
+        assert re.search(rf"note: \S*{re.escape(name)} is {re.escape(what)}, not a file", proc.stderr), proc.stderr
+    from recordkit.emit.templates import SITE_DIR
+    css = (base / "site" / "assets" / "site.css").read_bytes()
+    assert (SITE_DIR / "assets" / "site.css").read_bytes()[:2000] in css and b"\0" not in css
+    assert "<!DOCTYPE html>" in (base / "site" / "404.html").read_text()
