@@ -428,3 +428,17 @@ def test_an_integer_too_long_for_decimal_text_is_shown(rec, tmp_path):
         assert out.returncode in (0, 1), (args, out.stderr[-2000:])
         assert "Traceback" not in out.stderr, (args, out.stderr[-2000:])
     assert big in cli(rec, "show", "NOTE-002").stdout
+
+
+def test_an_integer_too_long_for_decimal_text_where_a_string_belongs(rec):
+    """The same integer as a title, a status or a tag: the schema's
+    validator (jsonschema) writes the value into its message with repr(),
+    which raised ValueError out of lint (found by the vault fuzz test's
+    `huge_number` mutation).  It is RK202, the value's type named."""
+    big = "0x" + "f" * 5000
+    write(rec, "note/NOTE-002.md", f"---\nid: NOTE-002\ntitle: {big}\nstatus: {big}\ntags: [{big}]\n---\nB\n")
+    for args in (("lint", "--no-cache"), ("lint",)):
+        out = cli(rec, *args)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, (args, out.stderr[-2000:])
+        for field in ("title", "status", "tags.0"):
+            assert f"RK202 `{field}` must be a string, not an integer" in out.stdout, out.stdout

@@ -111,9 +111,39 @@ def _type_errors(ctx, rec, kind):
     if ctx.schema.fast_validator(kind.name)(rec.meta):
         errs = []
     else:
-        errs = list(ctx.schema.validator(kind.name).iter_errors(rec.meta))
+        try:
+            errs = list(ctx.schema.validator(kind.name).iter_errors(rec.meta))
+        except ValueError:
+            # jsonschema writes the value into its message with repr(), and
+            # Python refuses to write an integer of more than 4,300 digits
+            # (YAML reads one written in hex without that limit): validated
+            # again with such integers as ones whose repr is their hex text
+            errs = list(ctx.schema.validator(kind.name).iter_errors(_writable_ints(rec.meta)))
     cache[id(rec)] = errs
     return errs
+
+
+class _HexInt(int):
+    """An integer too long for decimal text, written as :func:`int_text` does."""
+
+    def __repr__(self) -> str:
+        return hex(self)
+
+    __str__ = __repr__
+
+
+def _writable_ints(value):
+    """``value`` with every integer too long for decimal text a :class:`_HexInt`."""
+    if isinstance(value, dict):
+        return {k: _writable_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_writable_ints(v) for v in value]
+    if type(value) is int:
+        try:
+            str(value)
+        except ValueError:
+            return _HexInt(value)
+    return value
 
 
 @rule("RK202", "wrong-field-type", "error", fix="sometimes", local=True)
