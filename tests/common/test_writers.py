@@ -548,3 +548,33 @@ def test_an_output_into_a_device_a_pipe_or_a_link_is_written_into_never_replaced
     # a folder that does not exist: named as asked, not by a temporary file
     proc = run_cli("export", "--sqlite", "no/such/folder/x.db", cwd=tmp_path)
     assert proc.returncode == 2 and "no/such/folder/x.db" in proc.stderr and ".tmp" not in proc.stderr, proc.stderr
+
+
+def test_a_few_files_are_fsynced_each_and_many_by_one_syncfs(tmp_path, monkeypatch):
+    """syncfs writes out whatever any process left unwritten on the file
+    system: a rename of one record just after a large export waited for all
+    of it.  A few files are fsynced each; many, by one syncfs."""
+    import os
+
+    from recordkit.common import transaction
+    calls = {"fsync": 0, "syncfs": 0}
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        calls["fsync"] += 1
+        real_fsync(fd)
+
+    def fake_syncfs(fd):
+        calls["syncfs"] += 1
+        return 0
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(transaction, "_syncfs", lambda: fake_syncfs)
+    paths = []
+    for i in range(transaction.SYNCFS_FROM + 4):
+        p = tmp_path / f"f{i}"
+        p.write_text("x")
+        paths.append(str(p))
+    transaction._flush(paths[:3])
+    assert calls == {"fsync": 3, "syncfs": 0}
+    transaction._flush(paths)
+    assert calls == {"fsync": 3, "syncfs": 1}
