@@ -205,7 +205,6 @@ class PieceHelper:
     caller to do, from the first item whose result did not arrive."""
 
     def __init__(self, func, items: list, size: int):
-        import pickle
         import tempfile
         self.pid: int | None = None
         self._r: int | None = None
@@ -239,7 +238,7 @@ class PieceHelper:
                 os.close(r)
                 fd = box.fileno()
                 for i in range(0, len(items), size):
-                    data = _fast_dumps(func(items[i:i + size]), pickle)
+                    data = fast_dumps(func(items[i:i + size]))
                     view = memoryview(data)
                     while view:
                         view = view[os.write(fd, view):]
@@ -316,11 +315,19 @@ class PieceHelper:
             self.pid = None
 
 
-def _fast_dumps(data, pickle) -> bytes:
-    """``data`` pickled without the pickler's memo (see :func:`fork_map`)."""
+def fast_dumps(data) -> bytes:
+    """``data`` pickled without the pickler's memo (``fast``): the memo
+    records every object written, hundreds of thousands for a share of
+    parsed records, and filling it costs more than the pickling.  For plain
+    data with no cycle; anything the fast pickler refuses (a cycle, a depth
+    past the recursion limit) is pickled with the memo."""
     import io
+    import pickle
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
-    pickler.dump(data)
+    try:
+        pickler.dump(data)
+    except (ValueError, RecursionError):
+        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
     return buf.getvalue()

@@ -93,15 +93,16 @@ class _Mark:
         self.start_mark = mark
 
 
-def check_depth(text: str, loader=None) -> None:
+def check_depth(text: str, loader=None, opens: int | None = None) -> None:
     """Raise :class:`AliasBomb` when a value of the YAML ``text`` nests
     more than :data:`MAX_DEPTH` deep (counted as :func:`check_aliases`
     does, the document's root at 0), before anything is composed, when the
     text could nest deep enough to overflow the composer (more than
     :data:`COMPOSE_SAFE` characters that open a level).  A syntax error is
     raised as the composer would raise it.  ``loader``: the loader class
-    whose parser reads the events (the C one by default)."""
-    if sum(text.count(c) for c in "[{-:?") <= COMPOSE_SAFE:
+    whose parser reads the events (the C one by default); ``opens``: how
+    many characters open a level, when the caller counted them."""
+    if (_opens(text) if opens is None else opens) + text.count("?") <= COMPOSE_SAFE:
         return
     start = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
@@ -117,13 +118,19 @@ def check_depth(text: str, loader=None) -> None:
             depth -= 1
 
 
-def may_expand_or_nest(fm_text: str) -> bool:
+def may_expand_or_nest(fm_text: str, opens: int | None = None) -> bool:
     """Whether :func:`check_aliases` could refuse ``fm_text``: it holds an
     alias, or enough of the characters that open a level (``[``, ``{``,
     ``-``, ``:``; every level needs one) to nest past ``MAX_DEPTH``."""
     if "*" in fm_text:
         return True
-    return sum(fm_text.count(c) for c in "[{-:") > MAX_DEPTH
+    return (_opens(fm_text) if opens is None else opens) > MAX_DEPTH
+
+
+def _opens(text: str) -> int:
+    """How many of the characters that open a level (``[``, ``{``, ``-``,
+    ``:``) ``text`` holds (every level needs one)."""
+    return sum(text.count(c) for c in "[{-:")
 
 
 def compose(text: str, loader_cls=_BaseLoader):
@@ -132,11 +139,12 @@ def compose(text: str, loader_cls=_BaseLoader):
     after, when the text could need it); ``node`` is None for an empty
     document.  The caller constructs what it needs with ``loader``, then
     disposes of it.  Raises :class:`yaml.YAMLError` or :class:`AliasBomb`."""
-    check_depth(text)
+    opens = _opens(text)        # (both guards ask: counted once)
+    check_depth(text, opens=opens)
     loader = loader_cls(text)
     try:
         node = loader.get_single_node()
-        if node is not None and may_expand_or_nest(text):
+        if node is not None and may_expand_or_nest(text, opens):
             check_aliases(node)
     except BaseException:
         loader.dispose()

@@ -47,7 +47,7 @@ import time
 import zlib
 from pathlib import Path
 
-from ..common.fork import default_jobs, fork_map
+from ..common.fork import default_jobs, fast_dumps, fork_map
 from ..common.gcpause import gc_paused
 from ..common.writes import replace_file
 from .model import Diagnostic, Record, Target
@@ -414,21 +414,10 @@ _MISSING = object()
 
 
 def _dumps(data) -> bytes:
-    """``data`` pickled without the pickler's memo (``fast``): the memo
-    records every object written, a few hundred thousand for a bucket of
-    the 10,000-record bench, and filling it costs more than the pickling
-    (saving the whole store after a cold load of the 10,000-record bench:
-    0.32 -> 0.25 s, and 0.14 -> 0.07 s for the pickling alone).  What is pickled here is
-    plain data with no cycle, and front matter whose YAML aliases share
-    values expands them by at most ``MAX_ALIAS_EXPANSION``
-    (:func:`recordkit.corpus.frontmatter.check_aliases`); anything the fast
-    pickler refuses is pickled with the memo."""
-    import io
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True
-    try:
-        pickler.dump(data)
-    except (ValueError, RecursionError):
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-    return buf.getvalue()
+    """``data`` pickled without the pickler's memo
+    (:func:`recordkit.common.fork.fast_dumps`; saving the whole store after a
+    cold load of the 10,000-record bench: 0.32 -> 0.25 s).  What is pickled
+    here is plain data with no cycle, and front matter whose YAML aliases
+    share values expands them by at most ``MAX_ALIAS_EXPANSION``
+    (:func:`recordkit.corpus.frontmatter.check_aliases`)."""
+    return fast_dumps(data)

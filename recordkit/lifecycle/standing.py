@@ -329,11 +329,6 @@ class Lifecycle:
             return head, 0
         return head + list(tail[record_id]), n - PATH_HEAD - PATH_TAIL
 
-    def undermined_paths(self) -> dict[str, list[str]]:
-        """id -> :meth:`undermined_path`'s ids, for every record that builds
-        on a broken one."""
-        return {rid: self.undermined_path(rid)[0] for rid in self._undermining()[0]}
-
     # -- standing ----------------------------------------------------------------
     def standing(self, record_id: str) -> "Standing":
         rec = self.corpus.records[record_id]

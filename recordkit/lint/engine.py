@@ -193,6 +193,8 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
     size = int(len(recs) * HELPER_SHARE_OF_RULES / (n - 1))   # each helper's records
     k = len(recs) - size * (n - 1)
     parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
+    from .cache import SHARED_ABOUT
+
     def in_helper(part):
         # a long ``about`` (an ambiguous link's candidates) shared by many
         # diagnostics is sent once: the pickler keeps no memo, and thousands
@@ -202,7 +204,7 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
         packed = []
         for d in run(part):
             t = pack(d)
-            if len(d.about) > 8:
+            if len(d.about) > SHARED_ABOUT:
                 ref = index.get(id(d.about))
                 if ref is None:
                     ref = index[id(d.about)] = len(table)

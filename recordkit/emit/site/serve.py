@@ -340,6 +340,8 @@ class SiteServer:
     def handler(self):
         server = self
 
+        from ...common.reading import read_fd
+
         class Handler(http.server.SimpleHTTPRequestHandler):
             def __init__(self, *a, **kw):
                 super().__init__(*a, directory=str(server.out), **kw)
@@ -384,7 +386,7 @@ class SiteServer:
                     fd, size = opened
                     try:
                         if fs.suffix == ".html":
-                            text = _read_fd(fd, size).decode("utf-8", "replace")
+                            text = read_fd(fd, size)[:size].decode("utf-8", "replace")
                             inject = ('<link rel="stylesheet" href="/__rk/live.css">'
                                       '<script src="/__rk/live.js"></script>')
                             text = text.replace("</body>", inject + "</body>", 1)
@@ -393,7 +395,7 @@ class SiteServer:
                         self.send_header("Content-Type", self.guess_type(str(fs)))
                         self.send_header("Content-Length", str(size))
                         self.end_headers()
-                        if self.command != "HEAD":
+                        if self.command != "HEAD":      # in pieces: the graph's index is tens of MB
                             left = size
                             while left > 0:
                                 b = os.read(fd, min(left, 1 << 20))
@@ -440,36 +442,16 @@ def _open_served(out: Path, fs: Path) -> tuple[int, int] | None:
     it); None for anything else.  A named pipe is opened without waiting
     for a writer and refused, as is a device (a link to ``/dev/zero``
     would send without end): a request never holds a server thread."""
-    import stat
+    from ...common.reading import open_regular
     try:
         real = os.path.realpath(fs)
         root = os.path.realpath(out)
         if os.path.commonpath([real, root]) != root:
             return None
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd, st = open_regular(real)      # (NotAFile is an OSError)
     except (OSError, ValueError):
         return None
-    try:
-        st = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        return None
     return fd, st.st_size
-
-
-def _read_fd(fd: int, size: int) -> bytes:
-    """At most ``size`` bytes from ``fd`` (what ``fstat`` said it holds)."""
-    chunks, left = [], size
-    while left > 0:
-        b = os.read(fd, min(left, 1 << 20))
-        if not b:
-            break
-        chunks.append(b)
-        left -= len(b)
-    return b"".join(chunks)
 
 
 def default_out(config) -> Path:
