@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..config import DEFAULT_MAX_FILE_SIZE
-from ..common.reading import file_kind
+from ..common.reading import file_kind, read_fd
 from ..common.text import kind_of
 from .frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
 from .identity import is_research_identity, record_id, record_kind, record_title
@@ -209,17 +209,9 @@ def _read(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[bytes, os.stat_r
                           f"({_size(max_size)})")
         data = os.read(fd, st.st_size + 1)
         if len(data) != st.st_size:   # short read, or the file grew: read to the end
-            chunks = [data]
-            got = len(data)
-            while got <= max_size:
-                more = os.read(fd, min(1 << 20, max_size + 1 - got))
-                if not more:
-                    break
-                chunks.append(more)
-                got += len(more)
-            if got > max_size:
+            data += read_fd(fd, max_size - len(data))
+            if len(data) > max_size:
                 raise NotRead(f"not read: the file grew past max_file_size ({_size(max_size)}) as it was read")
-            data = b"".join(chunks)
     finally:
         os.close(fd)
     return data, st
