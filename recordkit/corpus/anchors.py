@@ -26,6 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .resolve import wikilink_target
+from . import tasklists
 
 SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.I)
@@ -273,13 +274,13 @@ def markdown_parser(id_re: re.Pattern, order: str = "target-first", math_rendere
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
     from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.tasklists import tasklists_plugin
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     # raw HTML is escaped (html=False), so its two rules never match:
     # off, they are not tried at every block and every "<"
     md.disable(["html_block", "html_inline"])
-    md.use(footnote_plugin).use(tasklists_plugin)
+    md.use(footnote_plugin)
+    tasklists.use(md)                   # mdit_py_plugins' own is quadratic in the items
     math = {} if math_renderer is None else {"renderer": math_renderer}
     md.use(dollarmath_plugin, allow_digits=False, allow_space=False, double_inline=True, **math)
     md.validateLink = safe_url
