@@ -463,77 +463,121 @@ def _first_mentions(rec, text: str) -> dict:
     return out
 
 
-class _Lines:
-    """The lines of a text (as ``text.split("\\n")`` gives them), cut out
-    when asked for from the offsets of the line starts."""
-    __slots__ = ("text", "starts")
-
-    def __init__(self, text: str, starts):
-        self.text, self.starts = text, starts
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return [self[j] for j in range(*k.indices(len(self.starts)))]
-        starts = self.starts
-        return self.text[starts[k]:starts[k + 1] - 1 if k + 1 < len(starts) else len(self.text)]
-
-
 _NEWLINE = re.compile("\n")
+
+#: how far (characters) a backlink's sentence is looked for on each side of
+#: its mention: a sentence running further is cut there, shown with "…".  So
+#: a page's sentence costs the same however long the paragraph or the record
+#: (the whole paragraph, decoded, was read for each mention of it: a
+#: paragraph of 8,000 lines naming 8,000 records took minutes to build)
+SENTENCE_WINDOW = 2000
+
+
+def _mention_offsets(rec, text: str, raw: bytes | None) -> dict:
+    """target -> where its first mention in ``rec``'s body begins: an
+    offset in ``raw`` (the file's bytes) when given, else in ``text``."""
+    first = _first_mentions(rec, text)
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))] if first else []
+    out = {}
+    for t, (line, col) in first.items():
+        if 0 <= line - 1 < len(starts):
+            out[t] = starts[line - 1] + col - 1
+    if raw is not None and out and not text.isascii():
+        # characters -> bytes, in one pass over the text in order
+        nb = pc = 0
+        for t, p in sorted(out.items(), key=lambda kv: kv[1]):
+            nb += len(text[pc:p].encode("utf-8"))
+            pc, out[t] = p, nb
+    return out
+
+
+def _around(src, pos: int, is_bytes: bool) -> tuple[str, str, bool, bool]:
+    """The text before and after offset ``pos`` of ``src`` (a text, or
+    UTF-8 bytes and a byte offset), at most ``SENTENCE_WINDOW`` characters
+    each, and whether ``src`` goes on before / after them."""
+    w = SENTENCE_WINDOW
+    if is_bytes:
+        lo, hi = max(0, pos - 4 * w), min(len(src), pos + 4 * w)
+        while lo < pos and 0x80 <= src[lo] < 0xC0:      # not inside a character
+            lo += 1
+        while hi > pos and hi < len(src) and 0x80 <= src[hi] < 0xC0:
+            hi -= 1
+        head, tail = src[lo:pos].decode("utf-8"), src[pos:hi].decode("utf-8")
+        more_before, more_after = lo > 0 or len(head) > w, hi < len(src) or len(tail) > w
+    else:
+        head, tail = src[max(0, pos - w):pos], src[pos:pos + w]
+        more_before, more_after = pos - w > 0, pos + w < len(src)
+    return head[-w:], tail[:w], more_before, more_after
 
 
 def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None,
                      label_first: bool = False) -> str | None:
     """The sentence of ``rec``'s body in which ``target`` is first
-    mentioned, as plain text.  ``lines_cache``: a dict kept across calls
-    (record id -> the first mention of each target and the line starts;
-    small, unlike the texts, which are decoded again when needed).
+    mentioned, as plain text (at most ``limit`` characters around the
+    mention, and at most ``SENTENCE_WINDOW`` on a side of it).
+    ``lines_cache``: a dict kept across calls (record id -> where the first
+    mention of each target is; small, unlike the texts, which are not kept:
+    a record not decoded yet is read from its bytes around the mention).
     ``label_first``: see :func:`.markdown.plain_text`."""
-    from array import array
     if lines_cache is None:
         lines_cache = {}
+    raw = rec._raw if rec._text is None else None
     cached = lines_cache.get(rec.id)
-    text = transient_text(rec)
-    if cached is None:
-        cached = lines_cache[rec.id] = (_first_mentions(rec, text),
-                                        array("I", [0, *(m.end() for m in _NEWLINE.finditer(text))]))
-    first, starts = cached
-    lines = _Lines(text, starts)
-    pos = first.get(target)
-    if pos is not None:
-        line, col = pos
-        i = line - 1
-        if not 0 <= i < len(lines):
-            return None
-        start = i
-        while start > 0 and lines[start - 1].strip() and not lines[start - 1].lstrip().startswith(("#", "|")) \
-                and not _ITEM_START.match(lines[start]):
+    if cached is None or (cached[1] and raw is None):
+        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw), raw is not None)
+    offsets, is_bytes = cached
+    pos = offsets.get(target)
+    if pos is None:
+        return None
+    head, tail, more_before, more_after = _around(raw if is_bytes else transient_text(rec), pos, is_bytes)
+    lines = (head + tail).split("\n")
+    last = len(lines) - 1
+    i = head.count("\n")
+    col0 = len(head) - (head.rfind("\n") + 1)
+    # the paragraph: back to a blank line, a heading or a table row, or the
+    # start of a list item; on to a blank line or the start of a block.  A
+    # line cut by the window's edge is taken as the paragraph's (the
+    # sentence is then cut there)
+    start = i
+    while start > 0 and not _ITEM_START.match(lines[start]):
+        prev = lines[start - 1]
+        if start - 1 == 0 and more_before:
+            start = 0
+        elif prev.strip() and not prev.lstrip().startswith(("#", "|")):
             start -= 1
-        end = i
-        while end + 1 < len(lines) and lines[end + 1].strip() and not _BLOCK_START.match(lines[end + 1]):
+        else:
+            break
+    end = i
+    while end < last:
+        nxt = lines[end + 1]
+        if end + 1 == last and more_after:
+            end = last
+        elif nxt.strip() and not _BLOCK_START.match(nxt):
             end += 1
-        para = lines[start:end + 1]
-        offset = sum(len(x) + 1 for x in lines[start:i]) + col - 1
-        text = "\n".join(para)
-        s0 = 0
-        for sm in _SENTENCE_END.finditer(text):
-            if sm.end() <= offset:
-                s0 = sm.end()
-            else:
-                break
-        # the first end whose break is at or after max(offset, s0): its mark
-        # is one character before the break
-        em = _SENTENCE_END.search(text, max(offset, s0, 1) - 1)
-        sentence = text[s0: em.start() + 1 if em else len(text)]
-        sentence = " ".join(plain_text(sentence, label_first).split())
-        if len(sentence) > limit:
-            k = sentence.find(target)
-            a = max(0, k - limit // 2)
-            sentence = ("…" if a else "") + sentence[a:a + limit] + "…"
-        return sentence
-    return None
+        else:
+            break
+    offset = sum(len(x) + 1 for x in lines[start:i]) + col0
+    text = "\n".join(lines[start:end + 1])
+    s0 = 0
+    for sm in _SENTENCE_END.finditer(text):
+        if sm.end() <= offset:
+            s0 = sm.end()
+        else:
+            break
+    # the first end whose break is at or after max(offset, s0): its mark
+    # is one character before the break
+    em = _SENTENCE_END.search(text, max(offset, s0, 1) - 1)
+    sentence = text[s0: em.start() + 1 if em else len(text)]
+    open_before = s0 == 0 and start == 0 and more_before
+    open_after = em is None and end == last and more_after
+    sentence = " ".join(plain_text(sentence, label_first).split())
+    if len(sentence) > limit:
+        k = sentence.find(target)
+        a = max(0, k - limit // 2)
+        sentence = ("…" if a or open_before else "") + sentence[a:a + limit] + "…"
+    elif open_before or open_after:
+        sentence = ("…" if open_before else "") + sentence + ("…" if open_after else "")
+    return sentence
 
 
 # -- list pages ------------------------------------------------------------------
