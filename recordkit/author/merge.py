@@ -17,9 +17,9 @@ from ..common.splice import apply_fixes
 from ..common.textpos import offset_of
 from ..corpus.model import Fix
 from ..corpus.parse import parse_text
-from .plan import AuthorError, Change, Plan
+from .plan import PLACES_SHOWN, AuthorError, Change, Plan
 from .retarget import replace_deep, retarget, token_re
-from ..common.text import a_or_an
+from ..common.text import a_or_an, some_of
 
 #: OLD's fields that describe OLD itself and are not carried over
 _OWN = ("id", "title", "status", "status_note", "created", "updated", "lint", "promote_when")
@@ -228,7 +228,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if differing:
         plan.notes.append(f"{old} and {into} differ in {', '.join(differing)}: {into}'s values kept")
     if left:
-        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + ", ".join(left))
+        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + some_of(left, shown=PLACES_SHOWN))
     return plan
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 from ..common.text import path_text
 from ..common.transaction import Transaction, digest, recover
 
+#: how many places (file:line) a note of a plan names before "and 1,234 more"
+PLACES_SHOWN = 10
+
 
 class AuthorError(Exception):
     """The command cannot do what was asked (nothing was written).

@@ -14,9 +14,9 @@ from ..config import DEFAULT_MAX_FILE_SIZE
 from ..corpus.loader import iter_files
 from ..corpus.parse import parse_bytes
 from ..common.transaction import digest
-from .plan import AuthorError, Change, Plan
+from .plan import PLACES_SHOWN, AuthorError, Change, Plan
 from .retarget import EditRefused, retarget, token_re, verify
-from ..common.text import a_or_an
+from ..common.text import a_or_an, some_of
 
 
 def check_new_id(schema, old: str, new: str) -> None:
@@ -144,7 +144,7 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     plan.summary = (f"{old} → {new}: {plan.rel(rec.path)} → {plan.rel(new_path)}, "
                     f"{others} reference{'s' if others != 1 else ''} in {files_n} other file{'s' if files_n != 1 else ''}")
     if left:
-        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + ", ".join(left))
+        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + some_of(left, shown=PLACES_SHOWN))
     plan.notes.extend(_outside_notes(config, old))
     return plan
 
@@ -161,9 +161,13 @@ def _outside_notes(config, old: str) -> list[str]:
             text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
+        line, counted = 1, 0            # (counted on from the last hit, not from the start)
         for m in pattern.finditer(text):
-            hits.append(f"{p.relative_to(folder.parent).as_posix()}:{text.count(chr(10), 0, m.start()) + 1}")
-    return [f"{old} is also named outside the record, left as it is: " + ", ".join(hits)] if hits else []
+            line += text.count("\n", counted, m.start())
+            counted = m.start()
+            hits.append(f"{p.relative_to(folder.parent).as_posix()}:{line}")
+    return [f"{old} is also named outside the record, left as it is: " + some_of(hits, shown=PLACES_SHOWN)] \
+        if hits else []
 
 
 __all__ = ["plan_rename", "check_new_id"]

@@ -591,3 +591,25 @@ def test_new_never_writes_outside_the_record_root(tmp_path):
     proc = run_cli("new", "NOTE", "--title", "Where", cwd=tmp_path)
     assert proc.returncode == 1 and "leads out of the record root" in proc.stderr, proc.stderr
     assert not list((tmp_path / "outside").rglob("*.md"))
+
+
+def test_an_id_left_in_many_code_blocks_is_noted_briefly_in_linear_time(make_record, tmp_path):
+    # 75,000 code blocks naming the id and as many wikilinks to it: each
+    # place left was counted from the file's start (11 s) and every one was
+    # listed (a 1.8 MB note)
+    import time
+    root = make_record({"note/NOTE-001.md": "---\nid: NOTE-001\ntitle: A\nstatus: draft\n---\nA.\n"})
+    n = 75_000
+    (root / "note" / "NOTE-002.md").write_text(
+        "---\nid: NOTE-002\ntitle: B\nstatus: draft\n---\n" + "```\nNOTE-001\n```\n" * n + "[[NOTE-001]]\n" * n,
+        encoding="utf-8")
+    t0 = time.perf_counter()
+    proc = run_cli("--root", str(root), "rename", "NOTE-001", "NOTE-003", cwd=tmp_path)
+    took = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert took < 6, took           # ~1 s
+    assert proc.stderr.startswith("note: NOTE-001 inside code (not a reference, left as it is): "
+                                  "note/NOTE-002.md:7, note/NOTE-002.md:10, ")
+    assert "note/NOTE-002.md:34 and 74,990 more\n" in proc.stderr and len(proc.stderr) < 500
+    text = (root / "note" / "NOTE-002.md").read_text(encoding="utf-8")
+    assert text.count("[[NOTE-003]]") == n and text.count("```\nNOTE-001\n```") == n
