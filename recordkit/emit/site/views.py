@@ -25,7 +25,9 @@ _CITE = ("authors", "year", "venue", "arxiv", "doi", "url")
 _WORDS_PER_MINUTE = 220
 
 
-_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+#: a name kept as a page's file name: plain, and short enough for every file
+#: system (255 bytes a name; a 5,000-character tag stopped the build)
+_SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
 
 
 def record_url(rid: str, kind: str | None) -> str:
@@ -43,13 +45,13 @@ def slug(text: str) -> str:
     """A file name for a tag or status: kept when it is already safe, else
     made safe with a short hash so two names never share a file."""
     s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.").lower()
-    if s == text and s:
+    if s == text and s and len(s) <= 100:
         return s
     return (s[:60] or "x") + "-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:6]
 
 
 def kind_url(kind: str) -> str:
-    return f"kind/{kind.lower() if re.fullmatch(r'[A-Z][A-Z0-9_]*', kind or '') else slug(kind or '')}.html"
+    return f"kind/{kind.lower() if re.fullmatch(r'[A-Z][A-Z0-9_]{0,99}', kind or '') else slug(kind or '')}.html"
 
 
 def status_url(status: str) -> str:

@@ -614,3 +614,27 @@ def test_a_template_override_that_is_no_file_is_named_and_passed_over(tmp_path):
     css = (base / "site" / "assets" / "site.css").read_bytes()
     assert (SITE_DIR / "assets" / "site.css").read_bytes()[:2000] in css and b"\0" not in css
     assert "<!DOCTYPE html>" in (base / "site" / "404.html").read_text()
+
+
+def test_long_tags_ids_and_statuses_make_short_distinct_file_names(tmp_path):
+    # a 5,000-character tag stopped the build ("File name too long"): a
+    # page's file name is kept only when plain and at most 100 characters
+    import json
+    root = tmp_path / "records"
+    (root / "note").mkdir(parents=True)
+    tags = ["x" * 5000, "x" * 4999, "日本語" * 100, "a" * 100, "a" * 101, "A", "a"]
+    for i, t in enumerate(tags):
+        (root / "note" / f"NOTE-{i + 1:03d}.md").write_text(
+            f"---\nid: NOTE-{i + 1:03d}\ntitle: T{i}\nstatus: draft\ntags: [{json.dumps(t)}]\n---\nBody.\n",
+            encoding="utf-8")
+    (root / "note" / "long.md").write_text("---\nid: NOTE-" + "1" * 400 + "\ntitle: L\nstatus: " + "s" * 400
+                                          + "\n---\nBody.\n", encoding="utf-8")
+    out = run_cli("--root", str(root), "build", "-o", str(tmp_path / "site"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    names = [p.name for p in (tmp_path / "site").rglob("*")]
+    assert max(len(n.encode("utf-8")) for n in names) <= 120
+    tag_pages = sorted(p.name for p in (tmp_path / "site" / "tag").iterdir())
+    assert len(tag_pages) == len(tags), tag_pages
+    assert "a" * 100 + ".html" in tag_pages and "a.html" in tag_pages
+    for t in tags:
+        assert f"Tag: {t}" in "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site" / "tag").iterdir())
