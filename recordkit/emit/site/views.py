@@ -27,6 +27,8 @@ _WORDS_PER_MINUTE = 220
 
 #: a name kept as a page's file name: plain, and short enough for every file
 #: system (255 bytes a name; a 5,000-character tag stopped the build)
+#: how much of a record's title the pages that name it show
+TITLE_SHOWN = 1000
 _SAFE_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
 
 
@@ -120,8 +122,11 @@ class Site:
         return self.corpus.schema.mention_re.sub(sub, text)
 
     def ref(self, rid: str) -> dict:
+        """A record as another page names it: its title cut at
+        ``TITLE_SHOWN`` characters (its own page shows it whole; a title of
+        100 KB was copied into each of the pages that named it)."""
         rec = self.corpus.records[rid]
-        return {"id": rid, "title": rec.title, "kind": rec.kind, "url": record_url(rid, rec.kind),
+        return {"id": rid, "title": _clip(rec.title, TITLE_SHOWN), "kind": rec.kind, "url": record_url(rid, rec.kind),
                 "status": rec.status}
 
 

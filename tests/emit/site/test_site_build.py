@@ -638,3 +638,26 @@ def test_long_tags_ids_and_statuses_make_short_distinct_file_names(tmp_path):
     assert "a" * 100 + ".html" in tag_pages and "a.html" in tag_pages
     for t in tags:
         assert f"Tag: {t}" in "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site" / "tag").iterdir())
+
+
+def test_a_huge_title_is_shown_whole_only_on_its_own_page(tmp_path):
+    # a title of 100 KB was copied into every page that named its record
+    # (1,000 notes citing it: 107 MB of site instead of 7); a title the
+    # pages that name it show is cut at 1,000 characters (the example
+    # record's longest is 480)
+    root = tmp_path / "records"
+    (root / "note").mkdir(parents=True)
+    (root / "lit").mkdir()
+    title = "word " * 20_000 + "zyzzyva"
+    (root / "lit" / "LIT-001.md").write_text(f"---\nid: LIT-001\ntitle: {title}\nstatus: read\n---\nThe paper.\n",
+                                            encoding="utf-8")
+    for i in range(2, 22):
+        (root / "note" / f"NOTE-{i:03d}.md").write_text(
+            f"---\nid: NOTE-{i:03d}\ntitle: N{i}\nstatus: draft\nsource: [LIT-001]\n---\nSee LIT-001.\n",
+            encoding="utf-8")
+    out = run_cli("--root", str(root), "build", "-o", str(tmp_path / "site"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert title in (tmp_path / "site" / "lit" / "LIT-001.html").read_text(encoding="utf-8")
+    for p in (tmp_path / "site" / "note").glob("NOTE-*.html"):
+        page = p.read_text(encoding="utf-8")
+        assert len(page) < 30_000 and "word word" in page and "zyzzyva" not in page, p.name
