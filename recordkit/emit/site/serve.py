@@ -2,7 +2,11 @@
 its checks, the templates or the configuration change, with the open page
 reloaded.
 
-* The server binds 127.0.0.1 unless another host is asked for.
+* The server binds 127.0.0.1 unless another host is asked for.  Bound to
+  a loopback address it answers only requests whose ``Host`` names one
+  (``localhost``, ``127.0.0.1``, ``[::1]``, ``*.localhost``): a web page
+  elsewhere could otherwise point a name of its own at 127.0.0.1 (DNS
+  rebinding) and read the served record through the visitor's browser.
 * The records stay parsed in memory between rebuilds: a rebuild stats the
   files, parses the changed ones, and renders only the pages the change
   reaches (the manifest's dependency keys).  It runs in a builder thread;
@@ -68,6 +72,27 @@ LIVE_CSS = (".rk-live-error{position:fixed;left:12px;right:12px;bottom:12px;z-in
             "overflow:auto;font:14px/1.45 system-ui,sans-serif}.rk-live-error pre{white-space:pre-wrap;margin:6px 0 0}")
 
 
+
+def host_is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (an address, or a ``Host`` header: a name or an
+    address and maybe a port) names this machine's loopback interface.  No
+    header at all (HTTP/1.0) counts: a browser always sends one."""
+    if host is None:
+        return True
+    h = host.strip().lower()
+    if h.startswith("["):                       # [::1]:8000
+        h = h[1:h.find("]")] if "]" in h else h[1:]
+    elif h.count(":") == 1:                     # localhost:8000
+        h = h.split(":", 1)[0]
+    h = h.rstrip(".")
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    import ipaddress
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
 class Status:
     def __init__(self):
         self.lock = threading.Lock()
@@ -95,6 +120,7 @@ class SiteServer:
         self.config = config
         self.out = Path(out)
         self.host, self.port = host, port
+        self.loopback_only = host_is_loopback(host)
         self.debounce_ms = debounce_ms
         self.log = log
         self.status = Status()
@@ -366,6 +392,9 @@ class SiteServer:
 
             def do_GET(self):
                 try:
+                    if server.loopback_only and not host_is_loopback(self.headers.get("Host")):
+                        return self._send(403, "text/plain; charset=utf-8",
+                                          b"recordkit serve answers only requests for localhost or 127.0.0.1\n")
                     path = self.path.split("?", 1)[0].split("#", 1)[0]
                     if path == "/__rk/live.js":
                         return self._send(200, "text/javascript; charset=utf-8", LIVE_JS.encode())

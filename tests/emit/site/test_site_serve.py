@@ -134,6 +134,41 @@ def test_serve_answers_only_with_the_site_s_own_regular_files(server, tmp_path):
         assert r.read() == b"" and int(r.headers["Content-Length"]) == len(body)
 
 
+def test_a_request_for_another_host_name_is_refused(server):
+    """DNS rebinding: a page on evil.example points its name at 127.0.0.1
+    and reads the record through the visitor's browser.  The server, bound
+    to loopback, answers only a Host that names loopback."""
+    import http.client
+    base, url, log = server
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+
+    def get(host):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.putrequest("GET", "/index.html", skip_host=True)
+        if host is not None:
+            c.putheader("Host", host)
+        c.endheaders()
+        r = c.getresponse()
+        return r.status, r.read().decode("utf-8")
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", "10.0.0.1", ""):
+        code, text = get(host)
+        assert code == 403 and "THEORY" not in text, host
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}", f"site.localhost:{port}"):
+        code, text = get(host)
+        assert code == 200 and "THEORY" in text, host
+    assert _get(url + "index.html")[0] == 200       # (what a browser sends)
+
+
+@pytest.mark.parametrize("host, ok", [
+    (None, True), ("localhost", True), ("localhost:8000", True), ("127.0.0.1", True), ("127.1.2.3:80", True),
+    ("[::1]:8000", True), ("::1", True), ("a.localhost", True), ("localhost.", True), ("0.0.0.0", False),
+    ("evil.example", False), ("localhost.evil.example", False), ("[::2]", False), ("", False), ("192.168.1.2", False),
+])
+def test_host_is_loopback(host, ok):
+    from recordkit.emit.site.serve import host_is_loopback
+    assert host_is_loopback(host) is ok
+
+
 def test_the_open_page_reloads_and_shows_errors(server):
     from browser import chromium_available, launch_chromium
     if not chromium_available():
