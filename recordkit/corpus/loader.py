@@ -203,8 +203,11 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
 
 def with_texts(base: Corpus, texts: dict[Path, str]) -> Corpus:
     """A copy of ``base`` in which the given files hold the given texts
-    (parsed again; every other record is shared with ``base``): what
+    (parsed again; every other record is shared with ``base``, or copied
+    where resolving its links again could change them): what
     ``lint --fix`` and ``promote --apply`` re-read after an edit."""
+    from .resolve import detached, link_settings
+    settings = link_settings(base.schema)
     c = Corpus(root=base.root, schema=base.schema, config=base.config)
     for rec in base.files:
         if rec.path in texts and texts[rec.path] != rec.text:
@@ -213,8 +216,9 @@ def with_texts(base: Corpus, texts: dict[Path, str]) -> Corpus:
             c.diagnostics.extend(diags)
             rec = new
         else:
-            c.files.append(rec)
             c.diagnostics.extend(d for d in base.diagnostics if d.path == rec.path)
+            rec = detached(rec, settings)       # (resolved again below: base keeps its links)
+            c.files.append(rec)
         if rec.ok and rec.id not in c.records:
             c.records[rec.id] = rec
     resolve_links(c)

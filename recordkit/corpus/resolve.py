@@ -383,6 +383,27 @@ def mention_resolution(corpus: "Corpus", rec: "Record", m: Mention) -> Resolutio
     return resolver_for(corpus).resolve(text, from_path=rec.relpath, form=_form(text))
 
 
+def detached(rec: "Record", settings) -> "Record":
+    """``rec`` for a corpus that shares it with another (a corpus re-read
+    after an edit): a copy whose links :func:`resolve_links` may point
+    elsewhere without touching ``rec``, or ``rec`` itself when resolving
+    changes nothing of it (the research defaults and no ``[[`` in a
+    relation value).  A merge that resolved the shared records again
+    pointed the links of the corpus before it at the removed record's
+    absence, and so never saw the links it lost."""
+    if not rec.ok:
+        return rec
+    rels = rec.relations or {}
+    if settings.is_default and not any("[[" in (t.text if t.text is not None else t.id)
+                                       for ts in rels.values() for t in ts):
+        return rec
+    import copy
+    out = copy.copy(rec)
+    out.relations = {k: [copy.copy(t) for t in ts] for k, ts in rels.items()}
+    out.mention_targets = list(rec.mention_targets)
+    return out
+
+
 def resolve_links(corpus: "Corpus") -> None:
     """Point every front-matter relation and body link of the corpus at the
     record it names: a Target's ``id`` and a Mention's ``target`` become the

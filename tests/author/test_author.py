@@ -613,3 +613,41 @@ def test_an_id_left_in_many_code_blocks_is_noted_briefly_in_linear_time(make_rec
     assert "note/NOTE-002.md:34 and 74,990 more\n" in proc.stderr and len(proc.stderr) < 500
     text = (root / "note" / "NOTE-002.md").read_text(encoding="utf-8")
     assert text.count("[[NOTE-003]]") == n and text.count("```\nNOTE-001\n```") == n
+
+
+def _vault(tmp_path):
+    root = tmp_path / "vault"
+    write(root, "Inbox/Alpha.md", "---\naliases: [The A]\ntags: [x]\n---\nAlpha note.\n")
+    write(root, "Inbox/Beta.md", "---\ntags: [y]\n---\nBeta note.\n")
+    write(root, "Inbox/Gamma.md", "See [[Alpha]], [[alpha|the alpha]], [[The A]] and [A](Alpha.md).\n")
+    (tmp_path / "recordkit.toml").write_text('root = "vault"\nschema = "preset:obsidian"\n')
+    return root
+
+
+def test_a_merge_that_would_orphan_a_vault_s_links_is_refused(tmp_path):
+    # the links name Alpha by file name, in any case, by alias and by path:
+    # a merge rewrites ids as tokens, so it would leave them pointing at the
+    # removed note.  Its check of the links before and after did not see it:
+    # building the corpus after resolved the shared records again, without
+    # Alpha, and so changed the corpus before as well
+    root = _vault(tmp_path)
+    before = snapshot(root)
+    proc = run_cli("merge", "Alpha", "Beta", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "merging would lose 3 links of the body of Inbox/Gamma (3): links to Inbox/Alpha by a name" in proc.stderr, \
+        proc.stderr
+    assert snapshot(root) == before
+
+
+def test_a_corpus_re_read_after_an_edit_leaves_the_one_before_as_it_was(tmp_path):
+    from recordkit.config import load_config
+    from recordkit.corpus.loader import load, with_texts
+    root = _vault(tmp_path)
+    base = load(config=load_config(tmp_path))
+    gamma = base.records["Inbox/Gamma"]
+    assert gamma.mention_targets == ["Inbox/Alpha"] * 4
+    alpha = base.records["Inbox/Alpha"]
+    after = with_texts(base, {alpha.path: alpha.text.replace("aliases: [The A]\n", "")})
+    assert after.records["Inbox/Gamma"].mention_targets == ["Inbox/Alpha", "Inbox/Alpha", "The A", "Inbox/Alpha"]
+    assert gamma.mention_targets == ["Inbox/Alpha"] * 4      # (was re-pointed along with the copy)
+    assert ("Inbox/Gamma", "Inbox/Alpha") in base.graph.edges
