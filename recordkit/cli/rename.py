@@ -50,11 +50,21 @@ def run_plan(ctx, make_plan, dry_run: bool) -> None:
 def command(ctx, old, new, dry_run):
     """Give record OLD the id NEW: its file, its id, and every relation,
     mention and wikilink that names it, in one all-or-nothing write.  OLD
-    may be an id, a path, a file name, a title or an alias."""
+    may be an id, a path, a file name, a title or an alias.  In a vault
+    whose ids are paths or file names, NEW is the note's new file name (or
+    path), and the links to it are rewritten in the form they were written."""
     from ..author.rename import plan_rename
     from ..schema import load_schema
     schema = load_schema(ctx.config.schema)
-    if schema.id_re is None or not schema.id_matches(old):
+    if schema.id_re is None or "kind" not in schema.id_re.groupindex:
+        # a vault: ids are paths or file names, and a rename moves the note
+        from ..author.relink import plan_vault_rename
+        from .show import record_argument
+        corpus = ctx.corpus
+        old = record_argument(corpus, old, "recordkit rename")
+        run_plan(ctx, lambda: plan_vault_rename(corpus, old, new), dry_run)
+        return
+    if not schema.id_matches(old):
         # not an id: a path, a file name, a title or an alias, found as
         # `show` finds it (this loads the record; an id needs only the
         # files that name it)

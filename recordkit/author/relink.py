@@ -1,0 +1,392 @@
+"""``recordkit rename`` in a vault whose ids are paths or file names (the
+Obsidian, Foam, Dendron and MADR presets): the note's file moves, and every
+link that named it is rewritten to name it again, in the form it was
+written.
+
+A link is rewritten only when it would no longer reach the note: a link by
+an alias or a ``title:`` field still does, and is left as it is.  Otherwise
+its target (only the target: a ``#heading``, a ``|label``, the ``!`` of an
+embed, the quotes of a front-matter value stay) becomes the note's new name
+as the link named it before: a file name stays a file name (or the shortest
+path that tells the note apart, when the new file name is another note's
+too), a path stays a path of as many parts, a Markdown link's relative path
+is worked out again from the linking file, URL-encoded when it was.
+
+Before anything is written the record is read again as it would be after
+the rename, and every link of every note must name what it named before
+(the old note read as the new one); a link that named no note may now name
+the renamed one (said in a note).  Anything else refuses the rename, with
+nothing written.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+from urllib.parse import quote
+
+from ..common.text import some_of
+from ..corpus.mentions import (_MD_DEST_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _links, code_ranges,
+                               markdown_target)
+from ..corpus.parse import parse_text
+from ..corpus.resolve import (Resolver, _form, _strip_md, detached, link_settings, resolve_links, resolver_for,
+                              value_link)
+from .plan import PLACES_SHOWN, AuthorError, Change, Plan
+
+
+def vault_naming(rec, schema) -> str | None:
+    """How ``rec``'s id comes from its file, by the schema's ``id_from``:
+    ``"path"`` (the path without ``.md``), ``"stem"`` (the file name), or
+    None (a front-matter field, or nothing that matches)."""
+    for source, name in schema.id_from:
+        if source == "field":
+            value = (rec.meta or {}).get(name)
+            if value is not None and str(value) == rec.id:
+                return None
+        elif source == "stem" and rec.id == rec.path.stem:
+            return "stem"
+        elif source == "path" and rec.id == _strip_md(rec.relpath):
+            return "path"
+    return None
+
+
+def _new_location(corpus, rec, new: str) -> tuple[Path, str]:
+    """The file and root-relative path ``rec`` moves to for the name
+    ``new`` (a path within the root when the ids are paths and it holds a
+    ``/``, else a file name in the note's folder)."""
+    root = Path(corpus.root).resolve()
+    new = new.strip()
+    if new.lower().endswith(".md"):
+        new = new[:-3]
+    parts = new.split("/")
+    if not new or any(p in ("", ".", "..") for p in parts) or "\\" in new or "\x00" in new:
+        raise AuthorError(f"{new!r} is not a name for a note (a file name, or a path inside the vault)", usage=True)
+    if "/" in new:
+        if vault_naming(rec, corpus.schema) != "path":
+            raise AuthorError(f"{new}: the ids of this record are file names; give a file name (a rename keeps "
+                              "the folder)", usage=True)
+        relpath = new + ".md"
+    else:
+        folder = posixpath.dirname(rec.relpath)
+        relpath = posixpath.join(folder, new + ".md") if folder else new + ".md"
+    path = root / relpath
+    if not path.parent.is_dir():
+        raise AuthorError(f"{posixpath.dirname(relpath)}/ is not a folder of the vault: make it first")
+    if relpath == rec.relpath:
+        raise AuthorError(f"{rec.id} is named {new} already", usage=True)
+    if os.path.lexists(path) and not (path.exists() and os.path.samefile(path, rec.path)):
+        raise AuthorError(f"{relpath} exists already")
+    return path, relpath
+
+
+class _Namer:
+    """The target text a link should be given to reach the renamed note,
+    from the resolver of the record after the rename."""
+
+    def __init__(self, after: Resolver, new_id: str, new_relpath: str):
+        self.after, self.new_id = after, new_id
+        self.parts = _strip_md(new_relpath).split("/")
+        self.new_relpath = new_relpath
+
+    def reaches(self, text: str, from_path: str, form: str | None = None) -> bool:
+        return self.after.resolve(text, from_path=from_path, form=form or _form(text)).target == self.new_id
+
+    def wikilink(self, written: str, from_path: str) -> str | None:
+        """The new target of a ``[[link]]`` written ``written`` (None: it
+        reaches the note as it is)."""
+        if self.reaches(written, from_path):
+            return None
+        md = ".md" if written.lower().endswith(".md") else ""
+        k = len(_strip_md(written).strip("/").split("/"))
+        n = len(self.parts)
+        # as many parts as the link had, then more (to tell the note apart), then fewer
+        for size in [*range(min(k, n), n + 1), *range(min(k, n) - 1, 0, -1)]:
+            text = "/".join(self.parts[n - size:]) + md
+            if self.reaches(text, from_path):
+                return text
+        raise AuthorError(f"{from_path}: no name of {self.new_id} reaches it from there (a link to it would be "
+                          "ambiguous); rename it by hand")
+
+    def exact(self, href: str, from_path: str, relpath: str) -> bool:
+        """Whether Markdown link destination ``href`` read from
+        ``from_path`` is the path of the file ``relpath`` (not a name the
+        resolver falls back to)."""
+        joined = href.lstrip("/") if href.startswith("/") else posixpath.join(posixpath.dirname(from_path), href)
+        norm = self.after.norm
+        return norm(posixpath.normpath(joined)) == norm(relpath)
+
+    def markdown(self, raw: str, from_path: str, target: str | None = None,
+                 target_relpath: str | None = None, was_exact: bool = True) -> str | None:
+        """The new destination of a Markdown link read from ``from_path``
+        whose destination is ``raw``, to reach the renamed note (or note
+        ``target`` at ``target_relpath``: a link of the moved note itself);
+        None: it reaches it as it is."""
+        target = target or self.new_id
+        target_relpath = target_relpath or self.new_relpath
+        href = markdown_target(raw)
+        if href is not None and self.after.resolve(href, from_path=from_path, form="markdown").target == target \
+                and (not was_exact or self.exact(href, from_path, target_relpath)):
+            return None     # (a path that named the file keeps naming it, not only the note by its name)
+        angle = raw.startswith("<") and raw.endswith(">")
+        inner = raw[1:-1] if angle else raw
+        cut = min([k for k in (inner.find("#"), inner.find("?")) if k >= 0], default=len(inner))
+        path, rest = inner[:cut], inner[cut:]
+        new = "/" + target_relpath if path.startswith("/") else \
+            posixpath.relpath(target_relpath, posixpath.dirname(from_path) or ".")
+        if angle:
+            out = f"<{new}{rest}>"
+        elif "%" in path or any(c in new for c in " ()<>"):
+            out = quote(new, safe="/") + rest
+        else:
+            out = new + rest
+        href = markdown_target(out)
+        if href is None or self.after.resolve(href, from_path=from_path, form="markdown").target != target:
+            raise AuthorError(f"{from_path}: a Markdown link to {target} cannot be written to reach it; "
+                              "rename it by hand")
+        return out
+
+
+def _body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settings,
+                moved_to: str | None = None, records: dict | None = None) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of each link target in ``rec``'s body that
+    names ``old`` and must change (offsets in ``text``).  ``moved_to``: the
+    new path of ``rec`` when it is the note renamed (its links are read from
+    there after the rename: a relative Markdown link to another note is
+    worked out again when the note changes folder; ``records``: the corpus's)."""
+    after_path = moved_to or rec.relpath
+    body = text[rec.body_offset:]
+    base = rec.body_offset
+    code = code_ranges(body)
+    out = []
+    ci, last_end = 0, -1
+    label_first = settings.wikilink_order == "label-first"
+    for ws, we, target, _label, form in _links(body, settings):
+        if ws < last_end:
+            continue
+        while ci < len(code) and code[ci][1] <= ws:
+            ci += 1
+        if ci < len(code) and code[ci][0] <= ws:
+            continue
+        last_end = we
+        if form == "markdown":
+            was = before.resolve(target, from_path=rec.relpath, form="markdown").target
+            if was != old and (moved_to is None or was is None or was == rec.id):
+                continue
+            d = _MD_DEST_RE.search(body, ws, we)
+            if d is None or d.end() != we:      # pragma: no cover - _links found it there
+                continue
+            raw = d.group(1)
+            was_relpath = records[was].relpath
+            exact = namer.exact(target, rec.relpath, was_relpath)
+            new = namer.markdown(raw, after_path, was_exact=exact) if was == old else \
+                namer.markdown(raw, after_path, was, was_relpath, was_exact=exact)
+            if new is not None:
+                out.append((base + d.start(1), base + d.end(1), new))
+            continue
+        if before.resolve(target, from_path=rec.relpath, form=_form(target)).target != old:
+            continue
+        start = ws + 1 if body[ws] == "!" else ws
+        m = (_WIKI_LABEL_FIRST_RE if label_first else _WIKI_RE).match(body, start)
+        if m is None:                       # pragma: no cover - _links found it there
+            continue
+        g = 2 if label_first else 1
+        s, e = m.span(g)
+        seg = body[s:e]
+        s += len(seg) - len(seg.lstrip())
+        e -= len(seg) - len(seg.rstrip())
+        if body[e - 1:e] == "\\" and not label_first:     # ``[[Note\|label]]`` in a table
+            e -= 1
+            while e > s and body[e - 1] in " \t":
+                e -= 1
+        new = namer.wikilink(body[s:e], after_path)
+        if new is not None:
+            out.append((base + s, base + e, new))
+    return out
+
+
+def _front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
+                        settings) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of each front-matter link value that names
+    ``old`` and must change: the target inside the value's source."""
+    from ..common.textpos import offset_of
+    out = []
+    for targets in (rec.relations or {}).values():
+        for t in targets:
+            written = t.text if t.text is not None else t.id
+            target, form = value_link(written, settings)
+            if before.resolve(target, from_path=rec.relpath, form=form).target != old:
+                continue
+            if form == "markdown":
+                raise AuthorError(f"{rec.relpath}:{t.pos[0]}: a Markdown link in the front matter names {old}; "
+                                  "change it by hand first")
+            new = namer.wikilink(target, rec.relpath)
+            if new is None:
+                continue
+            line, col, end_line, end_col = t.pos
+            s = offset_of(text, line, col)
+            e = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", s)
+            raw = text[s:e]
+            k = raw.find(target)
+            if k < 0 or raw.find(target, k + 1) >= 0:
+                raise AuthorError(f"{rec.relpath}:{line}: the link to {old} is written in a way a rename cannot "
+                                  "rewrite (escaped, or its name twice); change it by hand first")
+            out.append((s + k, s + k + len(target), new))
+    return out
+
+
+def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
+    pieces, pos = [], 0
+    for s, e, new in sorted(edits):
+        if s < pos:                         # pragma: no cover - links do not overlap
+            raise AuthorError("overlapping edits; rename by hand")
+        pieces += [text[pos:s], new]
+        pos = e
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def plan_vault_rename(corpus, old: str, new: str) -> Plan:
+    """The changes that give note ``old`` (an id of ``corpus``, a vault
+    whose ids are paths or file names) the name ``new``, its links with it
+    (raises :class:`AuthorError`)."""
+    records = corpus.records
+    rec = records.get(old)
+    if rec is None:
+        from ..common.didyoumean import IdIndex
+        near = IdIndex(records).closest(old)
+        raise AuthorError(f"no record {old} under {corpus.root}" + (f" (did you mean {near}?)" if near else ""),
+                          usage=True)
+    dup = [r.relpath for r in corpus.files if r.ok and r.id == old]
+    if len(dup) > 1:
+        raise AuthorError(f"{old} is the id of {len(dup)} files ({', '.join(dup)}); make it unique first (RK107)")
+    if vault_naming(rec, corpus.schema) is None:
+        raise AuthorError(f"{old}'s id is not its path or file name ({rec.relpath}): `recordkit rename` moves a "
+                          "note of a vault, or renames a KIND-NNN id", usage=True)
+    if os.path.islink(rec.path):
+        raise AuthorError(f"{rec.relpath} is a symbolic link; rename its target by hand")
+    schema = corpus.schema
+    settings = link_settings(schema)
+    new_path, new_relpath = _new_location(corpus, rec, new)
+    moved, _ = parse_text(rec.text, new_path, new_relpath, schema)
+    new_id = moved.id
+    if not moved.ok or new_id is None:
+        raise AuthorError(f"{new_relpath} would not read as a note; rename it by hand")
+    if new_id in records and new_id != old:
+        raise AuthorError(f"{new_id} exists already: {records[new_id].relpath}")
+    after_records = {k: v for k, v in records.items() if k != old}
+    after_records[new_id] = moved
+    namer = _Namer(Resolver(after_records, settings, root=Path(corpus.root)), new_id, new_relpath)
+    before = resolver_for(corpus)
+
+    names = {n.casefold() for n in (rec.path.stem, _strip_md(rec.relpath))}
+    texts: dict = {}
+    count = 0
+    for r in corpus.files:
+        if not r.ok:
+            # its links are not read (its front matter does not parse): one
+            # that may name the note would be left behind
+            folded = (r.text or "").casefold()
+            if any(n in folded for n in names):
+                raise AuthorError(f"{r.relpath} cannot be read as a note (run `recordkit lint`) and may link to "
+                                  f"{old}: fix it first")
+            continue
+        edits = _front_matter_edits(r, r.text, old, before, namer, settings) + \
+            _body_edits(r, r.text, old, before, namer, settings, new_relpath if r is rec else None, records)
+        if edits:
+            texts[r.path] = _spliced(r.text, edits)
+            count += len(edits)
+    new_text = texts.pop(rec.path, rec.text)
+    captured = _verify(corpus, rec, old, new_id, new_path, new_relpath, new_text, texts)
+
+    plan = Plan(root=Path(corpus.root).resolve())
+    for r in sorted(corpus.files, key=lambda r: r.relpath):
+        if r.path in texts:
+            plan.changes.append(Change(r.path, r.text, texts[r.path]))
+    plan.changes.append(Change(rec.path, rec.text, None))
+    plan.changes.append(Change(new_path, None, new_text, renamed_from=rec.path))
+    plan.new_path = new_path
+    plan.references = count
+    files_n = len(texts)
+    plan.summary = (f"{old} → {new_id}: {plan.rel(rec.path)} → {plan.rel(new_path)}, {count} link"
+                    f"{'s' if count != 1 else ''} rewritten in {files_n} other file{'s' if files_n != 1 else ''}"
+                    + (" and itself" if new_text != rec.text else ""))
+    if captured:
+        n = len(captured)
+        plan.notes.append(f"{n} link{'s' if n != 1 else ''} that named no single note now name{'s' if n == 1 else ''} "
+                          f"{new_id}: " + some_of(captured, shown=PLACES_SHOWN))
+    return plan
+
+
+def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str, new_text: str,
+            texts: dict) -> list[str]:
+    """Read the record as it would be after the rename; raise unless every
+    link of every note names what it named before (``old`` read as
+    ``new_id``).  Returns the links (``file: text``) that named no note and
+    now name ``new_id``."""
+    from ..corpus.loader import Corpus
+    schema = corpus.schema
+    settings = link_settings(schema)
+    c = Corpus(root=corpus.root, schema=schema, config=corpus.config)
+    pairs = []
+    for r in corpus.files:
+        if r is rec:
+            now, _ = parse_text(new_text, new_path, new_relpath, schema)
+        elif r.path in texts:
+            now, _ = parse_text(texts[r.path], r.path, r.relpath, schema)
+        else:
+            now = detached(r, settings)
+        if r.ok and not now.ok:
+            raise AuthorError(f"{r.relpath}: the edited front matter would not parse; rename by hand")
+        c.files.append(now)
+        if now.ok and now.id not in c.records:
+            c.records[now.id] = now
+        pairs.append((r, now))
+    resolve_links(c)
+    records = corpus.records
+    captured = []
+
+    before = resolver_for(corpus)
+
+    def was(a: str, from_path: str) -> str:
+        """A link target as written that named no single note, described."""
+        res = before.resolve(a, from_path=from_path, form=_form(a))
+        return f"an ambiguous link ({a}: {' or '.join(res.candidates)})" if res.ambiguous \
+            else f"a link to no note ({a})"
+
+    def same(a: str, b: str, where: str, from_path: str) -> None:
+        if a != old and a not in records and b == new_id:
+            # named no single note (kept as written, which may read as the new id)
+            captured.append(f"{where} ({a})")
+            return
+        if b == (new_id if a == old else a):
+            return
+        if b in c.records:
+            now_names = f"would name {b}"
+        else:
+            res = resolver_for(c).resolve(b, from_path=where, form=_form(b))
+            now_names = (f"would be ambiguous ({', '.join(res.candidates)})" if res.ambiguous
+                         else "would name no note")
+        raise AuthorError(f"{where}: {'a link to ' + a if a in records else was(a, from_path)} {now_names} after "
+                          "the rename; rename by hand" + ("" if a in records else " (or make that link name one "
+                                                            "note first)"))
+    for r, now in pairs:
+        if not r.ok:
+            continue
+        where = new_relpath if r is rec else r.relpath
+        if len(r.mention_targets) != len(now.mention_targets):
+            raise AuthorError(f"{where}: the edited body would not hold the same links; rename by hand")
+        for a, b in zip(r.mention_targets, now.mention_targets):
+            same(a, b, where, r.relpath)
+        for key, targets in (r.relations or {}).items():
+            got = (now.relations or {}).get(key, [])
+            if len(got) != len(targets):
+                raise AuthorError(f"{where}: {key} would not hold the same links; rename by hand")
+            for a, b in zip(targets, got):
+                same(a.id, b.id, where, r.relpath)
+        for key, value in (r.meta or {}).items():
+            if key not in schema.relations and (now.meta or {}).get(key) != value:
+                raise AuthorError(f"{where}: {key} would change; rename by hand")
+    return captured
+
+
+__all__ = ["plan_vault_rename", "vault_naming"]

@@ -1,0 +1,187 @@
+"""``recordkit rename`` in a vault whose ids are paths or file names: the
+note moves, and every link that named it names it again, in the form it was
+written; the rest of every file is left byte for byte; a rename that would
+make any link name something else is refused with nothing written."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import REPO, run_cli, write
+
+VAULTS = REPO / "tests" / "fixtures" / "vaults"
+PRESET_ROOT = {"obsidian": ".", "foam": ".", "dendron": "notes", "madr": "docs"}
+
+
+def vault_copy(tmp_path, name):
+    base = tmp_path / name
+    shutil.copytree(VAULTS / name, base)
+    (base / "recordkit.toml").write_text(f'root = "{PRESET_ROOT[name]}"\nschema = "preset:{name}"\n')
+    return base
+
+
+def snapshot(base):
+    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*"))
+            if p.is_file() and ".recordkit" not in p.parts}
+
+
+def edges(base):
+    """Every link of the vault, as (from, to, relation, where): the graph's
+    edges, one per link (a body's links counted)."""
+    proc = run_cli("graph", "--format", "json", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    return sorted((e["source"], e["target"], e["relation"], e["origin"]) for e in json.loads(proc.stdout)["links"])
+
+
+def links_of(base):
+    """id -> its body links' targets, resolved, in order."""
+    from recordkit.config import load_config
+    from recordkit.corpus.loader import load
+    corpus = load(config=load_config(base))
+    return {rid: list(r.mention_targets) for rid, r in corpus.records.items()}
+
+
+def renamed(mapping, old, new):
+    return {(new if k == old else k): [new if t == old else t for t in v] for k, v in mapping.items()}
+
+
+@pytest.mark.parametrize("vault, old, new, new_id", [
+    ("obsidian", "Sleep spindles", "Sleep spindle bursts", "Concepts/Sleep spindle bursts"),
+    ("obsidian", "Projects/TMR replication/Index", "Plan", "Projects/TMR replication/Plan"),
+    ("obsidian", "Concepts/Slow oscillations", "Literature/Slow oscillations", "Literature/Slow oscillations"),
+    ("foam", "notes/soil-organic-carbon", "soil carbon", "notes/soil carbon"),
+    ("dendron", "proj.leaderboard-audit", "proj.leaderboard-review", "proj.leaderboard-review"),
+    ("madr", "0004-nightly-cron-for-ingestion", "0004-hourly-cron-for-ingestion", "0004-hourly-cron-for-ingestion"),
+])
+def test_a_rename_keeps_every_link_of_the_vault(tmp_path, vault, old, new, new_id):
+    base = vault_copy(tmp_path, vault)
+    links_before, edges_before = links_of(base), edges(base)
+    lint_before = run_cli("lint", "--format", "json", "--exit-zero", cwd=base).stdout
+    old_id = next(k for k in links_before if k == old or k.endswith("/" + old))
+    proc = run_cli("rename", old, new, cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{old_id} → {new_id}" in proc.stdout
+    assert links_of(base) == renamed(links_before, old_id, new_id)
+    assert edges(base) == sorted(tuple(new_id if x == old_id else x for x in e) for e in edges_before)
+    # the same diagnostics at the same places, the moved note's under its new name
+    lint_after = run_cli("lint", "--format", "json", "--exit-zero", cwd=base).stdout
+    old_file, new_file = old_id.rsplit("/", 1)[-1] + ".md", new_id.rsplit("/", 1)[-1] + ".md"
+
+    def where(out, rename=False):
+        return sorted((d["code"], d["location"]["row"], d["location"]["column"],
+                       d["filename"].rsplit("/", 1)[-1].replace(old_file, new_file) if rename
+                       else d["filename"].rsplit("/", 1)[-1]) for d in json.loads(out))
+    assert where(lint_after) == where(lint_before, rename=True)
+
+
+def test_only_link_targets_change_and_the_form_they_were_written_in_stays(tmp_path):
+    base = tmp_path / "v"
+    write(base, "Inbox/Alpha.md", "---\naliases: [The A]\n---\nAlpha. Itself: [[Alpha#Top]].\n")
+    write(base, "Inbox/Gamma.md", """\
+        ---
+        up: "[[Alpha]]"
+        related: ['[[alpha|a]]', "[[The A]]"]
+        ---
+        [[Alpha]], ![[Alpha#^b1]], [[Inbox/Alpha|label]], [[alpha]], [[The A]], [[Alpha.md]]
+        [x](Alpha.md), [y](<Alpha.md#top>), [z](/Inbox/Alpha.md), [w](./Alpha.md?q=1)
+        | a | [[Alpha\\|in a table]] |
+        |---|---|
+        `[[Alpha]]` stays: it is code.
+
+            [[Alpha]] in an indented block too.
+        """)
+    write(base, "Other/Delta.md", "[up](../Inbox/Alpha.md) and [[Alpha]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    proc = run_cli("rename", "Alpha", "New name", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (base / "Inbox" / "Alpha.md").exists()
+    assert (base / "Inbox" / "New name.md").read_text() == \
+        "---\naliases: [The A]\n---\nAlpha. Itself: [[New name#Top]].\n"
+    assert (base / "Inbox" / "Gamma.md").read_text() == """\
+---
+up: "[[New name]]"
+related: ['[[New name|a]]', "[[The A]]"]
+---
+[[New name]], ![[New name#^b1]], [[Inbox/New name|label]], [[New name]], [[The A]], [[New name.md]]
+[x](New%20name.md), [y](<New name.md#top>), [z](/Inbox/New%20name.md), [w](New%20name.md?q=1)
+| a | [[New name\\|in a table]] |
+|---|---|
+`[[Alpha]]` stays: it is code.
+
+    [[Alpha]] in an indented block too.
+"""
+    assert (base / "Other" / "Delta.md").read_text() == "[up](../Inbox/New%20name.md) and [[New name]]\n"
+
+
+def test_a_rename_that_would_make_a_link_ambiguous_is_refused(tmp_path):
+    base = vault_copy(tmp_path, "obsidian")
+    before = snapshot(base)
+    proc = run_cli("rename", "Projects/TMR replication/Index", "Analysis plan", cwd=base)
+    assert proc.returncode == 1, proc.stdout
+    assert "would be ambiguous (Projects/Spindle density study/Analysis plan, Projects/TMR replication/Analysis " \
+           "plan) after the rename" in proc.stderr
+    assert snapshot(base) == before
+
+
+def test_a_link_that_named_no_note_and_now_names_the_renamed_one_is_said(tmp_path):
+    base = tmp_path / "v"
+    write(base, "Alpha.md", "Alpha.\n")
+    write(base, "Beta.md", "[[Alpha]] and [[Gamma]], which does not exist yet.\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    proc = run_cli("rename", "Alpha", "Gamma", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: 1 link that named no single note now names Gamma: Beta.md (Gamma)" in proc.stderr
+    assert "+[[Gamma]] and [[Gamma]], which does not exist yet." in proc.stdout
+
+
+@pytest.mark.parametrize("new, message, code", [
+    ("Nowhere/Alpha", "Nowhere/ is not a folder of the vault", 1),
+    ("Beta", "Beta.md exists already", 1),
+    ("../Outside", "is not a name for a note", 2),
+    ("a//b", "is not a name for a note", 2),
+    ("Alpha", "is named Alpha already", 2),
+])
+def test_rename_refusals_in_a_vault(tmp_path, new, message, code):
+    base = tmp_path / "v"
+    write(base, "Alpha.md", "Alpha.\n")
+    write(base, "Beta.md", "[[Alpha]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    before = snapshot(base)
+    proc = run_cli("rename", "Alpha", new, cwd=tmp_path)
+    assert proc.returncode == code, proc.stderr
+    assert message in proc.stderr
+    assert snapshot(base) == before
+
+
+def test_a_file_name_vault_keeps_the_folder(tmp_path):
+    base = vault_copy(tmp_path, "dendron")
+    proc = run_cli("rename", "proj.leaderboard-audit", "other/proj.x", cwd=base)
+    assert proc.returncode == 2 and "the ids of this record are file names" in proc.stderr
+
+
+def test_a_note_moved_to_another_folder_keeps_its_own_relative_links(tmp_path):
+    base = tmp_path / "v"
+    write(base, "A/Alpha.md", "[b](../B/Beta.md), [self](Alpha.md#top), [[Beta]], [root](/B/Beta.md)\n")
+    write(base, "B/Beta.md", "[a](../A/Alpha.md)\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    proc = run_cli("rename", "A/Alpha", "B/Deep/Alpha two", cwd=tmp_path)
+    assert proc.returncode == 1 and "B/Deep/ is not a folder of the vault" in proc.stderr
+    (base / "B" / "Deep").mkdir()
+    proc = run_cli("rename", "A/Alpha", "B/Deep/Alpha two", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "B" / "Deep" / "Alpha two.md").read_text() == \
+        "[b](../Beta.md), [self](Alpha%20two.md#top), [[Beta]], [root](/B/Beta.md)\n"
+    assert (base / "B" / "Beta.md").read_text() == "[a](Deep/Alpha%20two.md)\n"
+
+
+def test_a_note_that_cannot_be_read_and_may_link_to_it_stops_the_rename(tmp_path):
+    base = tmp_path / "v"
+    write(base, "Alpha.md", "Alpha.\n")
+    write(base, "Broken.md", "---\ntitle: [unclosed\n---\nSee [[alpha]].\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    before = snapshot(base)
+    proc = run_cli("rename", "Alpha", "Omega", cwd=tmp_path)
+    assert proc.returncode == 1 and "Broken.md cannot be read as a note" in proc.stderr, proc.stderr
+    assert snapshot(base) == before
