@@ -147,8 +147,27 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     plan = Plan(root=Path(corpus.root))
     texts: dict[Path, str] = {}
     left = []
+    # a vault (ids are paths or file names): links name OLD by its file name,
+    # path, title or alias, not as an id token; they are rewritten as a
+    # rename rewrites them (author/relink), each to reach INTO
+    vault = schema.id_re is None or "kind" not in schema.id_re.groupindex
+    if vault:
+        from .relink import _body_edits, _spliced, namer_for, relink_all
+        for rec in corpus.files:
+            for rel, targets in (rec.relations or {}).items() if rec.ok and rec is not src else ():
+                ids = [t.id for t in targets]
+                if old in ids and into in ids:
+                    raise AuthorError(f"{rec.relpath}: {rel} names both {old} and {into}; remove {old} from it "
+                                      "first")
+        namer = namer_for(corpus, old, dst)
+        texts, plan.references = relink_all(corpus, src, namer, skip=(src,))
+        # OLD's body, read from INTO's file: its links to OLD reach INTO, its
+        # relative links are redone from INTO's folder
+        from ..corpus.resolve import link_settings, resolver_for
+        moved_src = _spliced(src.text, _body_edits(src, src.text, old, resolver_for(corpus), namer,
+                                                   link_settings(schema), dst.relpath, records))
     # 2. every other file: OLD -> INTO, a relation item that would repeat INTO removed
-    for rec in sorted(corpus.files, key=lambda r: r.relpath):
+    for rec in sorted(corpus.files, key=lambda r: r.relpath) if not vault else ():
         if rec is src or old not in rec.text:
             continue
         base = rec
@@ -203,13 +222,14 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if skipped:   # pragma: no cover
         raise AuthorError(f"{dst.relpath}: overlapping edits; merge by hand")
     eol = _eol(into_text)
-    body = src.body.strip("\r\n")
+    body = (moved_src[src.body_offset:] if vault else src.body).strip("\r\n")
     if body:
         if not into_text.endswith("\n"):
             into_text += eol
         heading = f"## Merged from “{src.title}”" if src.title else "## Merged"
         into_text += f"{eol}{heading}{eol}{eol}" + body.replace("\r\n", "\n").replace("\n", eol) + eol
-    into_text = retarget(parse_text(into_text, dst.path, dst.relpath, schema)[0], old, into, pattern).text
+    if not vault:
+        into_text = retarget(parse_text(into_text, dst.path, dst.relpath, schema)[0], old, into, pattern).text
     texts[dst.path] = into_text
 
     # 4. check: the graph after holds every edge before (OLD read as INTO), no new relation problem

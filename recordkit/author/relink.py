@@ -245,6 +245,46 @@ def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
     return "".join(pieces)
 
 
+def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=()) -> tuple[dict, int]:
+    """Every link of ``corpus`` that names ``rec`` rewritten to reach what
+    ``namer`` names: (path -> new text of each file that changes, how many
+    links).  ``moved_to``: where ``rec``'s own text will be read from (its
+    relative links redone from there); ``skip``: records left out."""
+    settings = link_settings(corpus.schema)
+    before = resolver_for(corpus)
+    records = corpus.records
+    old = rec.id
+    names = {n.casefold() for n in (rec.path.stem, _strip_md(rec.relpath))}
+    texts: dict = {}
+    count = 0
+    for r in corpus.files:
+        if r in skip:
+            continue
+        if not r.ok:
+            # its links are not read (its front matter does not parse): one
+            # that may name the note would be left behind
+            folded = (r.text or "").casefold()
+            if any(n in folded for n in names):
+                raise AuthorError(f"{r.relpath} cannot be read as a note (run `recordkit lint`) and may link to "
+                                  f"{old}: fix it first")
+            continue
+        edits = _front_matter_edits(r, r.text, old, before, namer, settings) + \
+            _body_edits(r, r.text, old, before, namer, settings, moved_to if r is rec else None, records)
+        if edits:
+            texts[r.path] = _spliced(r.text, edits)
+            count += len(edits)
+    return texts, count
+
+
+def namer_for(corpus, gone: str, target, target_relpath: str | None = None) -> _Namer:
+    """A namer of ``target`` (a record; ``target_relpath``: where it will
+    be) in the corpus without ``gone`` (the record renamed or merged)."""
+    after = {k: v for k, v in corpus.records.items() if k != gone}
+    after[target.id] = target
+    return _Namer(Resolver(after, link_settings(corpus.schema), root=Path(corpus.root)), target.id,
+                  target_relpath or target.relpath)
+
+
 def plan_vault_rename(corpus, old: str, new: str) -> Plan:
     """The changes that give note ``old`` (an id of ``corpus``, a vault
     whose ids are paths or file names) the name ``new``, its links with it
@@ -265,7 +305,6 @@ def plan_vault_rename(corpus, old: str, new: str) -> Plan:
     if os.path.islink(rec.path):
         raise AuthorError(f"{rec.relpath} is a symbolic link; rename its target by hand")
     schema = corpus.schema
-    settings = link_settings(schema)
     new_path, new_relpath = _new_location(corpus, rec, new)
     moved, _ = parse_text(rec.text, new_path, new_relpath, schema)
     new_id = moved.id
@@ -273,28 +312,8 @@ def plan_vault_rename(corpus, old: str, new: str) -> Plan:
         raise AuthorError(f"{new_relpath} would not read as a note; rename it by hand")
     if new_id in records and new_id != old:
         raise AuthorError(f"{new_id} exists already: {records[new_id].relpath}")
-    after_records = {k: v for k, v in records.items() if k != old}
-    after_records[new_id] = moved
-    namer = _Namer(Resolver(after_records, settings, root=Path(corpus.root)), new_id, new_relpath)
-    before = resolver_for(corpus)
-
-    names = {n.casefold() for n in (rec.path.stem, _strip_md(rec.relpath))}
-    texts: dict = {}
-    count = 0
-    for r in corpus.files:
-        if not r.ok:
-            # its links are not read (its front matter does not parse): one
-            # that may name the note would be left behind
-            folded = (r.text or "").casefold()
-            if any(n in folded for n in names):
-                raise AuthorError(f"{r.relpath} cannot be read as a note (run `recordkit lint`) and may link to "
-                                  f"{old}: fix it first")
-            continue
-        edits = _front_matter_edits(r, r.text, old, before, namer, settings) + \
-            _body_edits(r, r.text, old, before, namer, settings, new_relpath if r is rec else None, records)
-        if edits:
-            texts[r.path] = _spliced(r.text, edits)
-            count += len(edits)
+    namer = namer_for(corpus, old, moved, new_relpath)
+    texts, count = relink_all(corpus, rec, namer, moved_to=new_relpath)
     new_text = texts.pop(rec.path, rec.text)
     captured = _verify(corpus, rec, old, new_id, new_path, new_relpath, new_text, texts)
 
@@ -389,4 +408,4 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
     return captured
 
 
-__all__ = ["plan_vault_rename", "vault_naming"]
+__all__ = ["plan_vault_rename", "relink_all", "namer_for", "vault_naming"]

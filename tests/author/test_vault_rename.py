@@ -185,3 +185,22 @@ def test_a_note_that_cannot_be_read_and_may_link_to_it_stops_the_rename(tmp_path
     proc = run_cli("rename", "Alpha", "Omega", cwd=tmp_path)
     assert proc.returncode == 1 and "Broken.md cannot be read as a note" in proc.stderr, proc.stderr
     assert snapshot(base) == before
+
+
+@pytest.mark.parametrize("vault, old, into", [
+    ("obsidian", "Concepts/Targeted memory reactivation", "Concepts/Synaptic homeostasis hypothesis"),
+    ("obsidian", "Literature/Walker 2017 - Why We Sleep", "Literature/Rasch and Born 2013"),
+    ("foam", "notes/priming-effect", "notes/microbial-carbon-pump"),
+])
+def test_a_merge_in_a_vault_keeps_every_link(tmp_path, vault, old, into):
+    base = vault_copy(tmp_path, vault)
+    edges_before, links_before = edges(base), links_of(base)
+    proc = run_cli("merge", old, into, cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    want = {tuple(into if x == old else x for x in e) for e in edges_before}
+    assert {e for e in want if e[0] != e[1]} <= set(edges(base))
+    after = links_of(base)
+    for rid, targets in links_before.items():
+        if rid not in (old, into):
+            assert after[rid] == [into if t == old else t for t in targets], rid
+    assert old not in after
