@@ -105,3 +105,47 @@ def test_a_vault_rename_keeps_every_link_or_writes_nothing(tmp_path_factory, dra
     for rel, data in now.items():
         was = disk[old_path if rel == new_id + ".md" else rel]
         assert mask.sub(r"\1\2", data.decode()) == mask.sub(r"\1\2", was.decode()), rel
+
+
+PIECES = ["[[", "]]", "|", "\\|", "#", "^", "](", "(", ")", "<", ">", "%20", "`", "```\n", "    ", "\n", "\n\n",
+          "---\n", ":", '"', "'", "!", "é", "Alpha", "alpha", "A/Alpha", "Gamma", ".md", " ", "x", "[", "]", "/",
+          "../", "[a](Alpha.md)", "[[Alpha]]", "[[A/Alpha|l]]", "![[Gamma#h]]"]
+TEXT = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from(["Alpha.md", "A/Alpha.md", "Gamma.md", "A/Beta.md", "B/Gamma.md"]),
+                       st.tuples(st.sampled_from(["", "up: ", "up: \"", "related: ['", "aliases: ["]), TEXT, TEXT),
+                       min_size=2),
+       st.sampled_from(["Delta", "A/Delta", "Gamma", "new é name"]), st.booleans())
+def test_hostile_notes_are_renamed_or_merged_or_refused(tmp_path_factory, notes, new, merge):
+    """Messy notes (unclosed links, stray brackets, pipes, fences, broken
+    front matter): a rename or a merge either is refused (AuthorError,
+    nothing written) or leaves every other note's links as they were, read
+    back from disk; never an exception of another kind."""
+    from recordkit.author.merge import plan_merge
+    base = tmp_path_factory.mktemp("hostile")
+    for rel, (key, value, body) in notes.items():
+        (base / "v" / rel).parent.mkdir(parents=True, exist_ok=True)
+        head = f"---\n{key}{value}\n---\n" if key or value else ""
+        (base / "v" / rel).write_text(head + body + "\n", encoding="utf-8")
+    (base / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    corpus, before = _links(base)
+    ids = sorted(corpus.records)
+    if len(ids) < 2:
+        return
+    old, other = ids[0], ids[-1]
+    try:
+        plan = plan_merge(corpus, old, other) if merge else plan_vault_rename(corpus, old, new)
+    except AuthorError:
+        return
+    plan.apply(base / ".recordkit")
+    _, after = _links(base)
+    target = other if merge else plan.new_path.relative_to(base / "v").as_posix()[:-3]
+    for rid, (mentions, _) in before.items():
+        if rid in (old, other):
+            continue
+        got = after[rid][0]
+        want = [target if t == old else t for t in mentions]
+        assert all(g == w or (w not in before and g == target) for g, w in zip(got, want)) and \
+            len(got) == len(want), rid
