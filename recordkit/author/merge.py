@@ -152,7 +152,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     # rename rewrites them (author/relink), each to reach INTO
     vault = schema.id_re is None or "kind" not in schema.id_re.groupindex
     if vault:
-        from .relink import _body_edits, _spliced, namer_for, relink_all
+        from .relink import body_edits, spliced, namer_for, relink_all
         for rec in corpus.files:
             for rel, targets in (rec.relations or {}).items() if rec.ok and rec is not src else ():
                 ids = [t.id for t in targets]
@@ -164,7 +164,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         # OLD's body, read from INTO's file: its links to OLD reach INTO, its
         # relative links are redone from INTO's folder
         from ..corpus.resolve import link_settings, resolver_for
-        moved_src = _spliced(src.text, _body_edits(src, src.text, old, resolver_for(corpus), namer,
+        moved_src = spliced(src.text, body_edits(src, src.text, old, resolver_for(corpus), namer,
                                                    link_settings(schema), dst.relpath, records))
     # 2. every other file: OLD -> INTO, a relation item that would repeat INTO removed
     for rec in sorted(corpus.files, key=lambda r: r.relpath) if not vault else ():

@@ -146,7 +146,7 @@ class _Namer:
         return out
 
 
-def _body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settings,
+def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settings,
                 moved_to: str | None = None, records: dict | None = None) -> list[tuple[int, int, str]]:
     """(start, end, replacement) of each link target in ``rec``'s body that
     names ``old`` and must change (offsets in ``text``).  ``moved_to``: the
@@ -204,7 +204,7 @@ def _body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, setti
     return out
 
 
-def _front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
+def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
                         settings) -> list[tuple[int, int, str]]:
     """(start, end, replacement) of each front-matter link value that names
     ``old`` and must change: the target inside the value's source."""
@@ -234,7 +234,7 @@ def _front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Name
     return out
 
 
-def _spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
+def spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
     pieces, pos = [], 0
     for s, e, new in sorted(edits):
         if s < pos:                         # pragma: no cover - links do not overlap
@@ -268,10 +268,10 @@ def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=())
                 raise AuthorError(f"{r.relpath} cannot be read as a note (run `recordkit lint`) and may link to "
                                   f"{old}: fix it first")
             continue
-        edits = _front_matter_edits(r, r.text, old, before, namer, settings) + \
-            _body_edits(r, r.text, old, before, namer, settings, moved_to if r is rec else None, records)
+        edits = front_matter_edits(r, r.text, old, before, namer, settings) + \
+            body_edits(r, r.text, old, before, namer, settings, moved_to if r is rec else None, records)
         if edits:
-            texts[r.path] = _spliced(r.text, edits)
+            texts[r.path] = spliced(r.text, edits)
             count += len(edits)
     return texts, count
 
@@ -408,4 +408,4 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
     return captured
 
 
-__all__ = ["plan_vault_rename", "relink_all", "namer_for", "vault_naming"]
+__all__ = ["plan_vault_rename", "relink_all", "namer_for", "body_edits", "front_matter_edits", "spliced", "vault_naming"]
