@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import os
+import re
 from pathlib import Path
 
 import yaml
@@ -225,3 +227,117 @@ def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.d
     plan.new_path = path
     return plan
 
+
+#: characters a vault's file name may not hold: Obsidian's forbidden ones,
+#: and those that end a link's target ([[a#b]], [[a^b]], [[a|b]], [[a]]]).
+_NOT_IN_NAME = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]+')
+
+
+def vault_file_name(title: str) -> str:
+    """The file name (without ``.md``) a vault's new note of ``title`` gets:
+    the title, with what a file name or a link cannot hold made ``-``."""
+    name = " ".join(_NOT_IN_NAME.sub("-", title).split()).strip(" .")
+    if len(name.encode("utf-8")) > 200:
+        name = name.encode("utf-8")[:200].decode("utf-8", "ignore").rstrip(" .")
+    return name
+
+
+def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder: str | None = None) -> Plan:
+    """The new note of ``kind`` in a vault whose ids are paths or file
+    names: ``FOLDER/TITLE.md`` (the kind's ``dir``, else the root), with
+    the fields given and nothing else; a ``title:`` field only when the
+    title cannot be the file name, a ``type:`` only when the kind is not
+    what the note would be read as without it (raises :class:`AuthorError`)."""
+    from ..corpus.parse import parse_text
+    from ..corpus.resolve import _fold, link_settings
+    schema = corpus.schema
+    kind = resolve_kind(schema, kind)
+    k = schema.kinds[kind]
+    title = (title or "").strip()
+    if not title:
+        raise AuthorError("give the note a --title", usage=True)
+    root = Path(corpus.root).resolve()
+    # the kind's dir only when the schema names one (a vault keeps notes anywhere)
+    raw_kinds = (schema.raw.get("kinds") if isinstance(getattr(schema, "raw", None), dict) else None) or {}
+    named_dir = (raw_kinds.get(kind) or {}).get("dir") if isinstance(raw_kinds.get(kind), dict) else None
+    sub = folder if folder is not None else (named_dir or "")
+    sub = sub.strip().strip("/")
+    if any(part in ("..", ".") for part in sub.split("/")) or "\\" in sub:
+        raise AuthorError(f"--folder {folder}: a folder inside the vault, such as Concepts or Projects/Alpha",
+                          usage=True)
+    where = (root / sub) if sub else root
+    if not where.is_dir():
+        raise AuthorError(f"{sub}/ is not a folder of the vault: make it first")
+    if root != where.resolve() and root not in where.resolve().parents:
+        raise AuthorError(f"{sub}/ leads out of the vault (a symbolic link?): the note would not be read there")
+    name = vault_file_name(title)
+    if not name.strip("- "):
+        raise AuthorError(f"--title {title!r} leaves nothing for a file name", usage=True)
+    path = where / f"{name}.md"
+    relpath = path.relative_to(root).as_posix()
+    if os.path.lexists(path):
+        raise AuthorError(f"{relpath} exists already")
+    settings = link_settings(schema)
+    fold = _fold if not settings.case_sensitive else (lambda t: t)
+    same_name = [r.relpath for r in corpus.files if fold(r.path.stem) == fold(name)]
+    if same_name and "stem" in settings.resolve:
+        raise AuthorError(f"a note named {name} exists already ({same_name[0]}): a link by file name, "
+                          f"[[{name}]], would then name two notes")
+    known = schema.fields_for(kind)
+    values: dict[str, object] = {}
+    for item in fields:
+        fname, sep, raw = item.partition("=")
+        fname = fname.strip()
+        if not sep:
+            raise AuthorError(f"--field {item}: write NAME=VALUE", usage=True)
+        if fname in ("id", "title"):
+            raise AuthorError(f"--field {fname}: the {fname} is set by `new` itself", usage=True)
+        if fname not in known:
+            near = difflib.get_close_matches(fname, list(known), n=1)
+            raise AuthorError(f"--field {fname}: {a_or_an(kind)} has no field {fname}"
+                              + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
+        value = _typed(schema, kind, fname, raw.strip(), corpus.records)
+        if fname in values:
+            before = values[fname] if isinstance(values[fname], list) else [values[fname]]
+            if not (isinstance(value, (list, str)) and _is_list_field(schema, kind, fname)):
+                raise AuthorError(f"--field {fname} is given twice, and {fname} is not a list", usage=True)
+            value = before + (value if isinstance(value, list) else [value])
+        values[fname] = value
+    if "status" in values and k.statuses and values["status"] not in k.statuses:
+        near = difflib.get_close_matches(str(values["status"]), k.statuses, n=1)
+        raise AuthorError(f"--field status: {values['status']!r} is not a status of {a_or_an(kind)} "
+                          f"({', '.join(k.statuses)})" + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
+    missing = [f for f in schema.required_fields(kind) if f not in ("id", "title") and f not in values]
+    if missing:
+        raise AuthorError(f"{a_or_an(kind)} needs {', '.join(missing)}: give --field NAME=VALUE for each",
+                          usage=True)
+
+    def text_of(extra: dict) -> str:
+        fm = {**extra, **values}
+        lines = [f"{n}: {_scalar(v)}" for n, v in fm.items()]
+        body = "".join(f"\n## {sec.title}\n" for sec in k.sections)
+        return ("---\n" + "".join(line + "\n" for line in lines) + "---\n" if lines else "") + body
+
+    extra: dict = {}
+    if name != title:
+        if ("field", "title") not in schema.title_from:
+            raise AuthorError(f"--title {title!r} cannot be a file name, and the schema reads no title: field",
+                              usage=True)
+        extra["title"] = title
+    rec, _ = parse_text(text_of(extra), path, relpath, schema)
+    if rec.kind != kind:
+        # the kind from a field: the value that names it
+        src = next((ks for ks in schema.kind_from if ks.source == "field"), None)
+        if src is None:
+            raise AuthorError(f"a note in {sub or 'the vault root'}/ is {a_or_an(rec.kind)}, and nothing names "
+                              f"the kind {kind} but its folder: give --folder", usage=True)
+        value = next((v for v, kk in (src.map or {}).items() if kk == kind), kind)
+        extra = {src.arg: value, **extra}
+        rec, _ = parse_text(text_of(extra), path, relpath, schema)
+    text = text_of(extra)
+    if not rec.ok or rec.kind != kind or rec.title != title:   # pragma: no cover - made to read back
+        raise AuthorError(f"the new note {relpath} would not read back as {a_or_an(kind)} titled {title!r}")
+    plan = Plan(root=root, changes=[Change(path, None, text)])
+    plan.summary = f"{rec.id}: {plan.rel(path)}"
+    plan.new_path = path
+    return plan

@@ -14,19 +14,33 @@ from .context import not_empty, pass_ctx
 @click.option("--field", "fields", multiple=True, metavar="NAME=VALUE",
               help="A field (repeatable); lists and relations take comma-separated values, or a YAML list "
                    "(authors='[\"Park, K.\", \"Choe, Y.\"]'); a list field given again adds to it.")
+@click.option("--folder", default=None, metavar="FOLDER",
+              help="In a vault whose ids are paths or file names: the folder of the new note, inside the vault "
+                   "(default: the kind's dir, else the vault's root).")
 @click.option("--edit", is_flag=True, help="Open the new file in $EDITOR.")
 @click.option("--dry-run", is_flag=True, help="Print the file that would be written; write nothing.")
 @pass_ctx
-def command(ctx, kind, title, fields, edit, dry_run):
+def command(ctx, kind, title, fields, folder, edit, dry_run):
     """A new record of KIND with the next free id, from the kind's skeleton
-    (required fields, expected sections, a promote_when stub for a theory)."""
-    from ..author.new import plan_new
+    (required fields, expected sections, a promote_when stub for a theory).
+    In a vault whose ids are paths or file names, a note named after its
+    title (FOLDER/TITLE.md) with the fields given."""
+    from ..author.new import plan_new, plan_vault_new
+    from ..author.plan import AuthorError
     from .rename import run_plan
 
     holder = {}
 
     def make():
-        plan = plan_new(ctx.corpus, kind, title, list(fields))
+        corpus = ctx.corpus
+        rx = corpus.schema.id_re
+        if rx is None or not {"kind", "number"} <= set(rx.groupindex):
+            plan = plan_vault_new(corpus, kind, title, list(fields), folder)
+        elif folder is not None:
+            raise AuthorError("--folder is for a vault whose ids are paths or file names; a KIND-NNN record goes "
+                              "to its kind's dir", usage=True)
+        else:
+            plan = plan_new(corpus, kind, title, list(fields))
         if not dry_run:
             plan.new_path.parent.mkdir(parents=True, exist_ok=True)
         holder["plan"] = plan

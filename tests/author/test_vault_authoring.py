@@ -1,7 +1,10 @@
-"""``recordkit rename`` in a vault whose ids are paths or file names: the
-note moves, and every link that named it names it again, in the form it was
-written; the rest of every file is left byte for byte; a rename that would
-make any link name something else is refused with nothing written."""
+"""``recordkit rename``, ``merge`` and ``new`` in a vault whose ids are paths
+or file names.  A rename: the note moves, and every link that named it
+names it again, in the form it was written; the rest of every file is left
+byte for byte; a rename that would make any link name something else is
+refused with nothing written.  A merge: the links to the merged note reach
+the one it went into.  A new note: named after its title, with only the
+fields given."""
 from __future__ import annotations
 
 import json
@@ -204,3 +207,56 @@ def test_a_merge_in_a_vault_keeps_every_link(tmp_path, vault, old, into):
         if rid not in (old, into):
             assert after[rid] == [into if t == old else t for t in targets], rid
     assert old not in after
+
+
+def test_new_in_a_vault_names_the_note_after_its_title(tmp_path):
+    base = vault_copy(tmp_path, "obsidian")
+    proc = run_cli("new", "NOTE", "--title", "Sleep pressure", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Sleep pressure: Sleep pressure.md"
+    assert (base / "Sleep pressure.md").read_bytes() == b""            # a note with nothing in it, as Obsidian's
+    proc = run_cli("new", "note", "--title", "Adenosine: a sleep factor? #2", "--folder", "Concepts",
+                   "--field", "tags=sleep/pressure,molecule", "--field", "status=draft", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "Concepts" / "Adenosine- a sleep factor- -2.md").read_text() == \
+        "---\ntitle: 'Adenosine: a sleep factor? #2'\ntags: [sleep/pressure, molecule]\nstatus: draft\n---\n"
+    show = run_cli("show", "Adenosine: a sleep factor? #2", cwd=base)
+    assert show.returncode == 0 and "Concepts/Adenosine- a sleep factor- -2: Adenosine: a sleep factor? #2" \
+        in show.stdout, show.stdout + show.stderr
+    lint = run_cli("lint", "--format", "json", "--exit-zero", "Concepts/Adenosine- a sleep factor- -2.md",
+                   "Sleep pressure.md", cwd=base)
+    assert [d for d in json.loads(lint.stdout) if d["severity"] == "error"] == [], lint.stdout
+
+
+def test_new_in_a_vault_puts_a_kind_where_it_is_read_as_that_kind(tmp_path):
+    base = vault_copy(tmp_path, "foam")
+    proc = run_cli("new", "journal", "--title", "2026-12-05", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "journal" / "2026-12-05.md").exists()
+    show = run_cli("show", "journal/2026-12-05", "--format", "json", cwd=base)
+    assert json.loads(show.stdout)["kind"] == "JOURNAL"
+
+
+@pytest.mark.parametrize("args, message, code", [
+    (["--title", "sleep spindles"], "a note named sleep spindles exists already (Concepts/Sleep spindles.md)", 1),
+    (["--title", "X", "--folder", "Nowhere"], "Nowhere/ is not a folder of the vault", 1),
+    (["--title", "X", "--folder", "../out"], "a folder inside the vault", 2),
+    (["--title", "Home"], "Home.md exists already", 1),
+    (["--title", "X", "--field", "nope=1"], "NOTE has no field nope", 2),
+    (["--title", "X", "--field", "status=nonsense"], "is not a status of a NOTE", 2),
+    (["--title", "///"], "leaves nothing for a file name", 2),
+])
+def test_new_refusals_in_a_vault(tmp_path, args, message, code):
+    base = vault_copy(tmp_path, "obsidian")
+    before = snapshot(base)
+    proc = run_cli("new", "NOTE", *args, cwd=base)
+    assert proc.returncode == code, proc.stderr
+    assert message in proc.stderr, proc.stderr
+    assert snapshot(base) == before
+
+
+def test_folder_is_only_for_a_vault(tmp_path):
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    proc = run_cli("new", "NOTE", "--title", "x", "--folder", "note", cwd=tmp_path)
+    assert proc.returncode == 2 and "--folder is for a vault" in proc.stderr
