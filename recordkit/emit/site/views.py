@@ -537,34 +537,41 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
     if pos is None:
         return None
     head, tail, more_before, more_after = _around(raw if is_bytes else transient_text(rec), pos, is_bytes)
-    lines = (head + tail).split("\n")
-    last = len(lines) - 1
-    i = head.count("\n")
-    col0 = len(head) - (head.rfind("\n") + 1)
+    seg = head + tail
+    n = len(seg)
+    m = len(head)
     # the paragraph: back to a blank line, a heading or a table row, or the
     # start of a list item; on to a blank line or the start of a block.  A
     # line cut by the window's edge is taken as the paragraph's (the
-    # sentence is then cut there)
-    start = i
-    while start > 0 and not _ITEM_START.match(lines[start]):
-        prev = lines[start - 1]
-        if start - 1 == 0 and more_before:
-            start = 0
+    # sentence is then cut there).  Lines are found from the mention
+    # outwards (the window is not split into lines: most of it is not read)
+    ls = seg.rfind("\n", 0, m) + 1                 # the start of the paragraph's first line
+    le = seg.find("\n", m)
+    le = n if le < 0 else le                        # the end of its last line
+    line = seg[ls:le]
+    while ls > 0 and not _ITEM_START.match(line):
+        ps = seg.rfind("\n", 0, ls - 1) + 1
+        prev = seg[ps:ls - 1]
+        if ps == 0 and more_before:                 # the line before is cut by the window
+            ls = 0
         elif prev.strip() and not prev.lstrip().startswith(("#", "|")):
-            start -= 1
+            ls, line = ps, prev
         else:
             break
-    end = i
-    while end < last:
-        nxt = lines[end + 1]
-        if end + 1 == last and more_after:
-            end = last
+    while le < n:
+        ne = seg.find("\n", le + 1)
+        ne = n if ne < 0 else ne
+        nxt = seg[le + 1:ne]
+        if ne == n and more_after:                  # the line after is cut by the window
+            le = n
         elif nxt.strip() and not _BLOCK_START.match(nxt):
-            end += 1
+            le = ne
         else:
             break
-    offset = sum(len(x) + 1 for x in lines[start:i]) + col0
-    text = "\n".join(lines[start:end + 1])
+    start_cut = ls == 0 and more_before
+    end_cut = le == n and more_after
+    offset = m - ls
+    text = seg[ls:le]
     s0 = 0
     for sm in _SENTENCE_END.finditer(text):
         if sm.end() <= offset:
@@ -575,8 +582,8 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
     # is one character before the break
     em = _SENTENCE_END.search(text, max(offset, s0, 1) - 1)
     sentence = text[s0: em.start() + 1 if em else len(text)]
-    open_before = s0 == 0 and start == 0 and more_before
-    open_after = em is None and end == last and more_after
+    open_before = s0 == 0 and start_cut
+    open_after = em is None and end_cut
     sentence = " ".join(plain_text(sentence, label_first).split())
     if len(sentence) > limit:
         k = sentence.find(target)
