@@ -159,7 +159,15 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
                 if old in ids and into in ids:
                     raise AuthorError(f"{rec.relpath}: {rel} names both {old} and {into}; remove {old} from it "
                                       "first")
-        namer = namer_for(corpus, old, dst)
+        # INTO as it will be: OLD's aliases join its own (a link by one of
+        # them then reaches INTO as it is, and is left as written)
+        target = dst
+        theirs = src.aliases
+        if theirs and isinstance(dst.meta, dict):
+            import copy
+            target = copy.copy(dst)
+            target.meta = {**dst.meta, "aliases": dst.aliases + [a for a in theirs if a not in dst.aliases]}
+        namer = namer_for(corpus, old, target)
         texts, plan.references = relink_all(corpus, src, namer, skip=(src,))
         # OLD's body, read from INTO's file: its links to OLD reach INTO, its
         # relative links are redone from INTO's folder

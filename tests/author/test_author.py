@@ -630,14 +630,14 @@ def test_a_merge_in_a_vault_rewrites_the_links_to_the_merged_note(tmp_path):
     # note, and its check of the links did not see it (building the corpus
     # after resolved the records it shares with the corpus before again,
     # without Alpha, which changed the corpus before as well).  They are now
-    # rewritten as a vault's rename rewrites them (the alias is copied to
-    # Beta too, but the link by it is rewritten all the same)
+    # rewritten as a vault's rename rewrites them; Alpha's alias moves to
+    # Beta, so [[The A]] reaches Beta as it is written
     root = _vault(tmp_path)
     proc = run_cli("merge", "Alpha", "Beta", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "4 references now name Inbox/Beta" in proc.stdout
+    assert "3 references now name Inbox/Beta" in proc.stdout
     assert (root / "Inbox" / "Gamma.md").read_text() == \
-        "See [[Beta]], [[Beta|the alpha]], [[Beta]] and [A](Beta.md).\n"
+        "See [[Beta]], [[Beta|the alpha]], [[The A]] and [A](Beta.md).\n"
     assert not (root / "Inbox" / "Alpha.md").exists()
     assert "aliases: [The A]" in (root / "Inbox" / "Beta.md").read_text()
     lint = run_cli("lint", cwd=tmp_path)
