@@ -22,7 +22,7 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
     """Read-only SQL over the record (tables: docs/query.md), or a named
     query of [tool.recordkit.queries].  The database is cached until the
     record changes.  Exit status 2 on an SQL error."""
-    from ..sql.query import QueryError, format_csv, format_json, format_table, named_queries, query
+    from ..sql.query import QueryError, format_table, named_queries, query, query_stream, write_csv, write_json
     config = ctx.config
     named = named_queries(config)
     if list_named or not sql:
@@ -46,10 +46,19 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
         # the store of parsed records is saved while the tables are filled (by this
         # process and the helper, each a share: write_database)
         store = ctx.deferred_store()
-        result = query(config, sql, values,
-                       corpus_loader=lambda: ctx.load_corpus(**row_analysis(config),
-                                                             store=store if store is not None else False),
-                       store=store, timeout=timeout or None)
+        # JSON and CSV are written as the rows come (millions of rows are
+        # not held); the table's widths need every row first
+        run = query if fmt == "table" else query_stream
+        result = run(config, sql, values,
+                     corpus_loader=lambda: ctx.load_corpus(**row_analysis(config),
+                                                           store=store if store is not None else False),
+                     store=store, timeout=timeout or None)
+        if fmt != "table":
+            out = click.get_text_stream("stdout")
+            (write_json if fmt == "json" else write_csv)(*result, out.write)
+            if fmt == "json":
+                out.write("\n")
+            out.flush()
     except QueryError as exc:
         hint = ""
         if sql not in named and " " not in sql.strip():
@@ -58,11 +67,7 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
             hint = f" ({sql!r} is not a named query" + (f"; did you mean {near[0]}?)" if near else ")")
         click.echo(f"recordkit: SQL error: {exc}{hint}", err=True)
         sys.exit(2)
-    if fmt == "json":
-        click.echo(format_json(result))
-    elif fmt == "csv":
-        click.echo(format_csv(result), nl=False)
-    else:
+    if fmt == "table":
         if result.columns:
             click.echo(format_table(result, width or None))
         n = len(result.rows)

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -330,12 +331,12 @@ def _seconds(t: float) -> str:
     return f"{t:g} s"
 
 
-def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None, timeout: float | None = None,
-            max_length: int | None = None) -> Result:
-    """Run ``sql`` read-only against the database at ``path``; raises
-    :class:`QueryError` with SQLite's message.  ``timeout``: seconds after
-    which the query is interrupted (a recursive CTE can run forever);
-    ``max_length``: the longest string or blob the query may make."""
+def _open_query(path: str | Path, sql: str, params=(), timeout: float | None = None,
+                max_length: int | None = None):
+    """(connection, cursor, tables read) of ``sql`` run read-only against
+    the database at ``path``; raises :class:`QueryError` with SQLite's
+    message (the full-text index is made and the query run again when it
+    is the one thing missing)."""
     import time
     for attempt in (0, 1):
         tables: set = set()
@@ -347,29 +348,70 @@ def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None, tim
         if max_length:
             conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_length)
         try:
-            cur = conn.execute(sql, params)
-            cols = [d[0] for d in cur.description or ()]
-            rows = cur.fetchmany(limit) if limit else cur.fetchall()
-            return Result(cols, [tuple(r) for r in rows], tables)
+            return conn, conn.execute(sql, params), tables
         except sqlite3.Warning as exc:   # "You can only execute one statement at a time."
+            conn.close()
             raise QueryError(str(exc)) from None
         except sqlite3.Error as exc:
+            conn.close()
             if attempt == 0 and _NO_FTS.search(str(exc)):
-                conn.close()
                 _ensure_fts(Path(path))
                 continue
-            msg = str(exc)
-            if msg == "not authorized":
-                msg = ("not authorized: a query only reads (ATTACH, DETACH and pragmas that change "
-                       "settings are refused)")
-            elif msg == "interrupted" and timeout:
-                msg = f"the query ran longer than its time limit ({_seconds(timeout)}) and was stopped"
-            elif msg == "string or blob too big" and max_length:
-                msg = f"string or blob too big: a query block may make values of up to {max_length >> 20} MB"
-            raise QueryError(msg) from None
+            raise _query_error(exc, timeout, max_length) from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _query_error(exc: sqlite3.Error, timeout, max_length) -> "QueryError":
+    msg = str(exc)
+    if msg == "not authorized":
+        msg = ("not authorized: a query only reads (ATTACH, DETACH and pragmas that change "
+               "settings are refused)")
+    elif msg == "interrupted" and timeout:
+        msg = f"the query ran longer than its time limit ({_seconds(timeout)}) and was stopped"
+    elif msg == "string or blob too big" and max_length:
+        msg = f"string or blob too big: a query block may make values of up to {max_length >> 20} MB"
+    return QueryError(msg)
+
+
+def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None, timeout: float | None = None,
+            max_length: int | None = None) -> Result:
+    """Run ``sql`` read-only against the database at ``path``; raises
+    :class:`QueryError` with SQLite's message.  ``timeout``: seconds after
+    which the query is interrupted (a recursive CTE can run forever);
+    ``max_length``: the longest string or blob the query may make."""
+    conn, cur, tables = _open_query(path, sql, params, timeout, max_length)
+    try:
+        cols = [d[0] for d in cur.description or ()]
+        rows = cur.fetchmany(limit) if limit else cur.fetchall()
+        return Result(cols, [tuple(r) for r in rows], tables)
+    except sqlite3.Error as exc:
+        raise _query_error(exc, timeout, max_length) from None
+    finally:
+        conn.close()
+
+
+def stream_sql(path: str | Path, sql: str, params=(), timeout: float | None = None,
+               chunk: int = 1000) -> tuple[list[str], Iterator[tuple]]:
+    """(columns, rows) of ``sql`` as :func:`run_sql` runs it, the rows
+    read from SQLite ``chunk`` at a time as they are asked for, so that a
+    result of millions of rows is written out without being held (the
+    connection closes when the rows are done; a failure on the way, the
+    time limit, raises :class:`QueryError` then)."""
+    conn, cur, _ = _open_query(path, sql, params, timeout)
+    cols = [d[0] for d in cur.description or ()]
+
+    def rows():
+        try:
+            while True:
+                got = cur.fetchmany(chunk)
+                if not got:
+                    return
+                yield from got
+        except sqlite3.Error as exc:
+            raise _query_error(exc, timeout, None) from None
         finally:
             conn.close()
-    raise AssertionError("unreachable")  # pragma: no cover
+    return cols, rows()
 
 
 def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None, store=None,
@@ -380,6 +422,14 @@ def query(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile
     sql = named_queries(config).get(sql, {}).get("sql", sql)
     path, _ = cached_database(config, files, corpus_loader, meanwhile, store)
     return run_sql(path, sql, params, timeout=timeout)
+
+
+def query_stream(config, sql: str, params=(), files=None, corpus_loader=None, meanwhile=None, store=None,
+                 timeout: float | None = QUERY_TIME_LIMIT):
+    """:func:`query`, its rows as they come (:func:`stream_sql`)."""
+    sql = named_queries(config).get(sql, {}).get("sql", sql)
+    path, _ = cached_database(config, files, corpus_loader, meanwhile, store)
+    return stream_sql(path, sql, params, timeout=timeout)
 
 
 def named_queries(config) -> dict[str, dict]:
@@ -531,6 +581,50 @@ def _json_value(v):
     if isinstance(v, bytes):   # a BLOB: as hexadecimal text
         return v.hex()
     raise TypeError(f"{type(v).__name__} is not JSON")
+
+
+def _json_row(columns, row) -> dict:
+    import math
+    return {k: (("nan" if math.isnan(v) else "inf" if v > 0 else "-inf")
+                if isinstance(v, float) and not math.isfinite(v) else v) for k, v in zip(columns, row)}
+
+
+def _chunks(rows, n: int = 1000):
+    from itertools import islice
+    it = iter(rows)
+    while True:
+        got = list(islice(it, n))
+        if not got:
+            return
+        yield got
+
+
+def write_json(columns, rows, write) -> None:
+    """What :func:`format_json` gives for ``rows``, written a thousand rows
+    at a time through ``write`` (only those are held)."""
+    enc = json.JSONEncoder(indent=2, ensure_ascii=False, default=_json_value, allow_nan=False)
+    first = True
+    for chunk in _chunks(rows):
+        text = enc.encode([_json_row(columns, r) for r in chunk])     # "[\n  {...},\n  {...}\n]"
+        write(("[\n" if first else ",\n") + text[2:-2])
+        first = False
+    write("[]" if first else "\n]")
+
+
+def write_csv(columns, rows, write) -> None:
+    """What :func:`format_csv` gives for ``rows``, written a thousand rows
+    at a time."""
+    import csv
+    import io
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for chunk in _chunks(rows):
+        w.writerows(chunk)
+        write(buf.getvalue())
+        buf.seek(0)
+        buf.truncate()
+    write(buf.getvalue())
 
 
 def format_json(result: Result) -> str:
