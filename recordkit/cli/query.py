@@ -54,11 +54,11 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
                                                            store=store if store is not None else False),
                      store=store, timeout=timeout or None)
         if fmt != "table":
-            out = click.get_text_stream("stdout")
-            (write_json if fmt == "json" else write_csv)(*result, out.write)
+            def write(text: str) -> None:
+                click.echo(text, nl=False)
+            (write_json if fmt == "json" else write_csv)(*result, write)
             if fmt == "json":
-                out.write("\n")
-            out.flush()
+                click.echo("")
     except QueryError as exc:
         hint = ""
         if sql not in named and " " not in sql.strip():
