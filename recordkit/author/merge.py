@@ -116,8 +116,12 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if old == into:
         raise AuthorError(f"cannot merge {old} into itself", usage=True)
     src, dst = records[old], records[into]
+    schema = corpus.schema
+    # a vault (ids are paths or file names, front matter optional): a note
+    # without front matter is merged too (INTO gets one when OLD brings fields)
+    vault = schema.id_re is None or "kind" not in schema.id_re.groupindex
     for rid, r in ((old, src), (into, dst)):
-        if not r.has_front_matter:
+        if not r.has_front_matter and not vault:
             raise AuthorError(f"{rid} ({r.relpath}) has no front matter, which a merge edits: add one "
                               "(a '---' line, its fields, a '---' line) first", usage=True)
     if src.kind != dst.kind:
@@ -129,7 +133,6 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         dup = [r.relpath for r in corpus.files if r.ok and r.id == rid]
         if len(dup) > 1:
             raise AuthorError(f"{rid} is the id of {len(dup)} files ({', '.join(dup)}); make it unique first")
-    schema = corpus.schema
     pattern = token_re(old)
 
     # 1. INTO may not name OLD in its front matter: that would become a self-relation
@@ -150,7 +153,6 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     # a vault (ids are paths or file names): links name OLD by its file name,
     # path, title or alias, not as an id token; they are rewritten as a
     # rename rewrites them (author/relink), each to reach INTO
-    vault = schema.id_re is None or "kind" not in schema.id_re.groupindex
     if vault:
         from .relink import body_edits, spliced, namer_for, relink_all
         for rec in corpus.files:
@@ -199,10 +201,13 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
 
     # 3. INTO gains OLD's relations, list fields, missing fields and body
     into_text = texts.get(dst.path, dst.text)
+    bare = not dst.has_front_matter            # (a vault's note: an empty front matter to edit, gone if still empty)
+    if bare:
+        into_text = "---\n---\n" + into_text
     cur, _ = parse_text(into_text, dst.path, dst.relpath, schema)
     fixes = []
     copied, differing = [], []
-    for key in src.meta:
+    for key in src.meta or {}:
         if key in _OWN or key in schema.relations and key not in src.relations:
             continue
         theirs = src.meta[key]
@@ -227,6 +232,8 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     tail = [f for f in fixes if f.start == f.end == close]
     fixes = [f for f in fixes if f not in tail] + ([Fix(close, close, "".join(f.content for f in tail))] if tail else [])
     into_text, skipped = apply_fixes(cur.text, fixes)
+    if bare and into_text.startswith("---\n---\n"):
+        into_text = into_text[len("---\n---\n"):]
     if skipped:   # pragma: no cover
         raise AuthorError(f"{dst.relpath}: overlapping edits; merge by hand")
     eol = _eol(into_text)

@@ -260,3 +260,21 @@ def test_folder_is_only_for_a_vault(tmp_path):
     (tmp_path / "recordkit.toml").write_text('root = "records"\n')
     proc = run_cli("new", "NOTE", "--title", "x", "--folder", "note", cwd=tmp_path)
     assert proc.returncode == 2 and "--folder is for a vault" in proc.stderr
+
+
+def test_a_merge_in_a_vault_takes_notes_without_front_matter(tmp_path):
+    # a vault's notes often have none; a merge refused them ("add one first")
+    base = tmp_path / "v"
+    write(base, "Alpha.md", "---\ntags: [x]\n---\nAlpha text.\n")
+    write(base, "Beta.md", "Beta text.\n")
+    write(base, "Gamma.md", "Gamma text.\n")
+    write(base, "Delta.md", "[[Alpha]] [[Gamma]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    proc = run_cli("merge", "Alpha", "Beta", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "Beta.md").read_text() == \
+        "---\ntags: [x]\n---\nBeta text.\n\n## Merged from “Alpha”\n\nAlpha text.\n"
+    proc = run_cli("merge", "Gamma", "Beta", cwd=tmp_path)          # neither brings a field
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "Beta.md").read_text().endswith("Alpha text.\n\n## Merged from “Gamma”\n\nGamma text.\n")
+    assert (base / "Delta.md").read_text() == "[[Beta]] [[Beta]]\n"
