@@ -233,10 +233,16 @@ def test_a_note_without_front_matter_is_a_record_when_ids_come_from_file_names(t
         "bare": ("NOTE", "Bare note"), "empty": ("NOTE", "empty"), "other": ("NOTE", "other")}
     codes = {d["code"] for d in _lint(folder)}
     assert not codes & {"RK101", "RK104", "RK301"}
-    # a merge edits front matter: refused, with a reason, for a note that has none
+    # a note without front matter may be merged in a vault (INTO gets one
+    # only when OLD brings fields); this one is refused for another reason
     p = run_cli("merge", "bare", "other", cwd=folder)
-    assert p.returncode == 2 and "bare (bare.md) has no front matter" in p.stderr, p.stderr
+    assert p.returncode == 1 and "other names bare in related (line 3): merging would make other relate to " \
+        "itself" in p.stderr, p.stderr
     assert (folder / "vault" / "bare.md").read_text() == "# Bare note\n\nLinks to [[other]].\n"
+    p = run_cli("merge", "empty", "bare", cwd=folder)
+    assert p.returncode == 0, p.stderr
+    assert (folder / "vault" / "bare.md").read_text() == \
+        "# Bare note\n\nLinks to [[other]].\n\n## Merged from “empty”\n\nNothing.\n"
 
 
 def test_front_matter_required_is_a_schema_setting(tmp_path):
