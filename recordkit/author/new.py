@@ -148,13 +148,11 @@ def _typed(schema, kind: str, name: str, raw: str, records) -> object:
     return raw
 
 
-def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.date | None = None) -> Plan:
-    """The new file of a record of ``kind`` (raises :class:`AuthorError`)."""
+def field_values(corpus, kind: str, fields) -> dict:
+    """``--field NAME=VALUE`` items as the schema types them (a list field
+    given again adds to it); raises :class:`AuthorError` for an unknown or
+    malformed one."""
     schema = corpus.schema
-    kind = resolve_kind(schema, kind)
-    k = schema.kinds[kind]
-    if not title or not title.strip():
-        raise AuthorError("give the record a --title", usage=True)
     known = schema.fields_for(kind)
     values: dict[str, object] = {}
     for item in fields:
@@ -176,6 +174,18 @@ def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.d
                 raise AuthorError(f"--field {name} is given twice, and {name} is not a list", usage=True)
             value = before + (value if isinstance(value, list) else [value])
         values[name] = value
+    return values
+
+
+def plan_new(corpus, kind: str, title: str, fields: list[str] = (), today: _dt.date | None = None) -> Plan:
+    """The new file of a record of ``kind`` (raises :class:`AuthorError`)."""
+    schema = corpus.schema
+    kind = resolve_kind(schema, kind)
+    k = schema.kinds[kind]
+    if not title or not title.strip():
+        raise AuthorError("give the record a --title", usage=True)
+    known = schema.fields_for(kind)
+    values = field_values(corpus, kind, fields)
     status = values.pop("status", k.statuses[0])
     if status not in k.statuses:
         near = difflib.get_close_matches(str(status), k.statuses, n=1)
@@ -283,26 +293,7 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
     if same_name and "stem" in settings.resolve:
         raise AuthorError(f"a note named {name} exists already ({same_name[0]}): a link by file name, "
                           f"[[{name}]], would then name two notes")
-    known = schema.fields_for(kind)
-    values: dict[str, object] = {}
-    for item in fields:
-        fname, sep, raw = item.partition("=")
-        fname = fname.strip()
-        if not sep:
-            raise AuthorError(f"--field {item}: write NAME=VALUE", usage=True)
-        if fname in ("id", "title"):
-            raise AuthorError(f"--field {fname}: the {fname} is set by `new` itself", usage=True)
-        if fname not in known:
-            near = difflib.get_close_matches(fname, list(known), n=1)
-            raise AuthorError(f"--field {fname}: {a_or_an(kind)} has no field {fname}"
-                              + (f" (did you mean {near[0]}?)" if near else ""), usage=True)
-        value = _typed(schema, kind, fname, raw.strip(), corpus.records)
-        if fname in values:
-            before = values[fname] if isinstance(values[fname], list) else [values[fname]]
-            if not (isinstance(value, (list, str)) and _is_list_field(schema, kind, fname)):
-                raise AuthorError(f"--field {fname} is given twice, and {fname} is not a list", usage=True)
-            value = before + (value if isinstance(value, list) else [value])
-        values[fname] = value
+    values = field_values(corpus, kind, fields)
     if "status" in values and k.statuses and values["status"] not in k.statuses:
         near = difflib.get_close_matches(str(values["status"]), k.statuses, n=1)
         raise AuthorError(f"--field status: {values['status']!r} is not a status of {a_or_an(kind)} "
