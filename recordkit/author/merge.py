@@ -119,7 +119,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     schema = corpus.schema
     # a vault (ids are paths or file names, front matter optional): a note
     # without front matter is merged too (INTO gets one when OLD brings fields)
-    vault = schema.id_re is None or "kind" not in schema.id_re.groupindex
+    vault = not schema.kind_ids
     for rid, r in ((old, src), (into, dst)):
         if not r.has_front_matter and not vault:
             raise AuthorError(f"{rid} ({r.relpath}) has no front matter, which a merge edits: add one "
@@ -269,29 +269,14 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
 
 
 def _corpus_after(corpus, texts: dict, removed):
-    from ..corpus.loader import Corpus
-    from ..corpus.resolve import detached, link_settings
-    settings = link_settings(corpus.schema)
-    c = Corpus(root=corpus.root, schema=corpus.schema, config=corpus.config)
-    for rec in corpus.files:
-        if rec is removed:
-            continue
-        if rec.path in texts and texts[rec.path] != rec.text:
-            new, diags = parse_text(texts[rec.path], rec.path, rec.relpath, corpus.schema)
-            if rec.ok and not new.ok:
-                raise AuthorError(f"{rec.relpath}: the merged front matter would not parse; merge by hand")
-            c.diagnostics.extend(diags)
-            rec = new
-        else:
-            c.diagnostics.extend(d for d in corpus.diagnostics if d.path == rec.path)
-            # resolved again below, without OLD: the corpus before keeps its links
-            rec = detached(rec, settings)
-        c.files.append(rec)
-        if rec.ok and rec.id not in c.records:
-            c.records[rec.id] = rec
-    from ..corpus.resolve import resolve_links
-    resolve_links(c)     # links by path, title or alias, as the loader resolves them
-    return c
+    """The corpus as it would be after the merge (``removed``: OLD)."""
+    from ..corpus.loader import with_texts
+    after = with_texts(corpus, {**texts, removed.path: None})
+    kept = [r for r in corpus.files if r is not removed]
+    for rec, now in zip(kept, after.files):
+        if rec.ok and not now.ok:
+            raise AuthorError(f"{rec.relpath}: the merged front matter would not parse; merge by hand")
+    return after
 
 
 def _edges(corpus, old=None, into=None) -> set:

@@ -29,8 +29,7 @@ from ..common.text import some_of
 from ..corpus.mentions import (_MD_DEST_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _links, code_ranges,
                                markdown_target)
 from ..corpus.parse import parse_text
-from ..corpus.resolve import (Resolver, _form, _strip_md, detached, link_settings, resolve_links, resolver_for,
-                              value_link)
+from ..corpus.resolve import Resolver, _form, _strip_md, link_settings, resolver_for, value_link
 from .plan import PLACES_SHOWN, AuthorError, Change, Plan
 
 
@@ -342,25 +341,13 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
     link of every note names what it named before (``old`` read as
     ``new_id``).  Returns the links (``file: text``) that named no note and
     now name ``new_id``."""
-    from ..corpus.loader import Corpus
+    from ..corpus.loader import with_texts
     schema = corpus.schema
-    settings = link_settings(schema)
-    c = Corpus(root=corpus.root, schema=schema, config=corpus.config)
-    pairs = []
-    for r in corpus.files:
-        if r is rec:
-            now, _ = parse_text(new_text, new_path, new_relpath, schema)
-        elif r.path in texts:
-            now, _ = parse_text(texts[r.path], r.path, r.relpath, schema)
-        else:
-            now = detached(r, settings)
+    c = with_texts(corpus, {**texts, rec.path: new_text}, {rec.path: (new_path, new_relpath)})
+    pairs = list(zip(corpus.files, c.files))
+    for r, now in pairs:
         if r.ok and not now.ok:
             raise AuthorError(f"{r.relpath}: the edited front matter would not parse; rename by hand")
-        c.files.append(now)
-        if now.ok and now.id not in c.records:
-            c.records[now.id] = now
-        pairs.append((r, now))
-    resolve_links(c)
     records = corpus.records
     captured = []
 

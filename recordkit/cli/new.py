@@ -33,8 +33,7 @@ def command(ctx, kind, title, fields, folder, edit, dry_run):
 
     def make():
         corpus = ctx.corpus
-        rx = corpus.schema.id_re
-        if rx is None or not {"kind", "number"} <= set(rx.groupindex):
+        if not corpus.schema.kind_ids:
             plan = plan_vault_new(corpus, kind, title, list(fields), folder)
         elif folder is not None:
             raise AuthorError("--folder is for a vault whose ids are paths or file names; a KIND-NNN record goes "

@@ -56,7 +56,7 @@ def command(ctx, old, new, dry_run):
     from ..author.rename import plan_rename
     from ..schema import load_schema
     schema = load_schema(ctx.config.schema)
-    if schema.id_re is None or "kind" not in schema.id_re.groupindex:
+    if not schema.kind_ids:
         # a vault: ids are paths or file names, and a rename moves the note
         from ..author.relink import plan_vault_rename
         from .show import record_argument

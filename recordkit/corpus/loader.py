@@ -201,24 +201,32 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     return corpus
 
 
-def with_texts(base: Corpus, texts: dict[Path, str]) -> Corpus:
+def with_texts(base: Corpus, texts: dict, moves: dict | None = None) -> Corpus:
     """A copy of ``base`` in which the given files hold the given texts
-    (parsed again; every other record is shared with ``base``, or copied
-    where resolving its links again could change them): what
-    ``lint --fix`` and ``promote --apply`` re-read after an edit."""
+    (``path -> text``, parsed again; ``None``: the file is gone) and the
+    files of ``moves`` (``path -> (new path, new root-relative path)``) are
+    read where they move to; every other record is shared with ``base``, or
+    copied where resolving its links again could change them.  What ``lint
+    --fix`` and ``promote --apply`` re-read after an edit, and what
+    ``merge`` and a vault's ``rename`` check their links against.  Its
+    files are ``base``'s in order, less the ones gone."""
     from .resolve import detached, link_settings
     settings = link_settings(base.schema)
+    moves = moves or {}
     c = Corpus(root=base.root, schema=base.schema, config=base.config)
     for rec in base.files:
-        if rec.path in texts and texts[rec.path] != rec.text:
-            new, diags = parse_text(texts[rec.path], rec.path, rec.relpath, base.schema)
-            c.files.append(new)
+        edited = rec.path in texts
+        if edited and texts[rec.path] is None:
+            continue
+        if rec.path in moves or edited and texts[rec.path] != rec.text:   # (a text only read when edited)
+            path, relpath = moves.get(rec.path, (rec.path, rec.relpath))
+            new, diags = parse_text(texts[rec.path] if edited else rec.text, path, relpath, base.schema)
             c.diagnostics.extend(diags)
             rec = new
         else:
             c.diagnostics.extend(d for d in base.diagnostics if d.path == rec.path)
             rec = detached(rec, settings)       # (resolved again below: base keeps its links)
-            c.files.append(rec)
+        c.files.append(rec)
         if rec.ok and rec.id not in c.records:
             c.records[rec.id] = rec
     resolve_links(c)

@@ -322,6 +322,14 @@ class Schema:
             self.mention_targets_re = re.compile(r"(?<![\w-])-([0-9]{3,})(?![\w-])")
 
     # -- lookups -----------------------------------------------------------
+    @property
+    def kind_ids(self) -> bool:
+        """Whether ids are ``KIND-NNN`` tokens (an ``id_pattern`` with a
+        ``kind`` group), as in the research record; else a vault's, whose
+        ids are paths or file names (``rename`` moves a note, ``new`` names
+        it after its title)."""
+        return self.id_re is not None and "kind" in self.id_re.groupindex
+
     def kind_of(self, record_id: str) -> str | None:
         """The kind named by the ``kind`` group of ``id_pattern`` in an id, or
         None (a malformed id, no pattern, or a pattern without that group)."""
