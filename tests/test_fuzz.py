@@ -78,6 +78,7 @@ VALUES = [
     "[THEORY-001, THEORY-001]", "[THEORY-002]", "THEORY-002", "NOTE-001", "LIT-001", "[LIT-001, 3, null]",
     "{THEORY-001: x}", "!!set {a, b}", "!!binary aGVsbG8=", "!!python/object:os.system {}",
     "!!python/name:os.system", "!!str 12", "!!int '7'", "!!float x", "!!timestamp 2026-99-99", "!!omap [a: 1]",
+    "!!bool abc", "!!timestamp abc", "!!int ''", "!!int 0x", "!!seq x", "!!map x", "!!set x",
     "!custom x", "&a [1, 2]", "*a", "*nosuch", "|\n  block\n  text", ">-\n  folded", "'it''s'",
     '"\\u2028\\x00\\ud800"', "`code`", "[`a`, b]", "9" * 5000, "-" + "9" * 30, "1" * 400 + ".5",
     "x" * 20000, "NOTE-" + "9" * 3000, "[" * 60 + "]" * 60, "{a: " * 40 + "1" + "}" * 40,
@@ -544,6 +545,11 @@ FOUND = [
     # `rename` (fuzzed since 2026-12-05): the diff and the summary named such a file as it was, which
     # no UTF-8 output can carry (UnicodeEncodeError in-process, after the files were written)
     ("misc/\udcff-name.md", b"---\nid: CLAIM-082\ntitle: A claim\nstatus: asserted\n---\nSee NOTE-001.\n"),
+    # every command (a hunt, 2026-12-05): a scalar its explicit tag cannot read raised the
+    # constructor's own error (!!bool abc: KeyError; !!timestamp abc: AttributeError; !!int '':
+    # IndexError), a traceback; !!seq on a scalar kept a generator, which the cache cannot pickle
+    ("note/NOTE-010.md", b"---\nid: NOTE-010\ntitle: Tagged\nstatus: draft\nx: !!bool abc\n---\nText.\n"),
+    ("note/NOTE-011.md", b"---\nid: NOTE-011\ntitle: Tagged\nstatus: draft\nx: [!!seq x]\n---\nText.\n"),
 ]
 
 

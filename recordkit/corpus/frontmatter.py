@@ -95,6 +95,34 @@ _TIMESTAMPS: dict = {}
 
 Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
 
+#: the tags of scalars whose constructor :func:`build` calls at once (the
+#: others, ``!!seq x`` say, go through PyYAML's ``construct_object``, which
+#: runs a collection's generator constructor to its end)
+_SCALAR_TAGS = frozenset("tag:yaml.org,2002:" + t for t in ("bool", "int", "float", "null", "timestamp"))
+
+
+def _refusing(tag: str, construct):
+    """``construct`` that raises a marked error for a scalar it cannot read
+    (``!!bool abc`` was a KeyError, ``!!timestamp abc`` an AttributeError,
+    ``!!int ''`` an IndexError: tracebacks, not diagnostics)."""
+    name = tag.rsplit(":", 1)[-1]
+
+    def constructor(loader, node):
+        try:
+            return construct(loader, node)
+        except yaml.YAMLError:
+            raise
+        except Exception:
+            shown = node.value if isinstance(node.value, str) else ""
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{shown!r} is not a valid !!{name}", node.start_mark) from None
+    return constructor
+
+
+for _tag in _SCALAR_TAGS:
+    Loader.add_constructor(_tag, _refusing(_tag, Loader.yaml_constructors[_tag]))
+
 OPEN_RE = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 # a line break before a closing line: the same lines, found by a search a
@@ -136,7 +164,7 @@ def build(loader, node, path, line0, keys, values, merge=True):
         tag = node.tag
         if tag == _STR:
             return node.value
-        return loader.yaml_constructors[tag](loader, node) if tag in loader.yaml_constructors \
+        return loader.yaml_constructors[tag](loader, node) if tag in _SCALAR_TAGS \
             else loader.construct_object(node, deep=True)
     if cls is _MAPPING_NODE or isinstance(node, _MAPPING_NODE):
         if node.tag != _MAP or merge and any(k.tag == _MERGE for k, _ in node.value):

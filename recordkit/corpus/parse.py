@@ -69,6 +69,10 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         diags.append(Diagnostic("RK102", f"front matter cannot be read: {exc}", path, line0, 1))
         return rec, diags
+    except Exception as exc:    # a constructor's own error: a diagnostic, never a traceback
+        diags.append(Diagnostic("RK102", f"front matter cannot be read: {type(exc).__name__}: {exc}"[:300],
+                                path, line0, 1))
+        return rec, diags
     if data is None and not schema.front_matter_required:
         data = {}
     if not isinstance(data, dict):

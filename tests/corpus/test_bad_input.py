@@ -283,3 +283,26 @@ def test_an_empty_argument_is_a_usage_error(tmp_path, args, what):
     if args == ["lint", ""]:
         proc = run_cli("lint", " ", cwd=tmp_path)
         assert proc.returncode in (0, 1) and "does not exist" in proc.stderr, proc.stderr
+
+
+TAGGED = {"!!bool abc": (5, 4), "!!timestamp abc": (5, 4), "!!int ''": (5, 4), "!!float ''": (5, 4),
+          "!!int 0x": (5, 4), "!!seq x": (5, 4), "!!map x": (5, 4), "!!set x": (5, 4),
+          "!!map {a: !!bool abc}": (5, 14), "[1, !!timestamp 2026-02-30x]": (5, 8)}
+
+
+def test_a_scalar_its_tag_cannot_read_is_rk102_at_the_value(make_record):
+    """``x: !!bool abc`` (and the like) was PyYAML's own KeyError, a
+    traceback from every command; ``!!seq x`` kept a generator the cache
+    could not pickle.  Each is RK102 at the value; the other records are
+    read."""
+    files = {f"note/NOTE-{i:03d}.md": f"---\nid: NOTE-{i:03d}\ntitle: T{i}\nstatus: draft\nx: {v}\n---\nb\n"
+             for i, v in enumerate(TAGGED, 1)}
+    files["note/NOTE-099.md"] = "---\nid: NOTE-099\ntitle: Fine\nstatus: draft\n---\nSee NOTE-001.\n"
+    root = make_record(files)
+    for cache in ([], ["--no-cache"]):
+        proc = _ok(run_cli("--root", str(root), "lint", "--format", "json", *cache))
+        got = {d["filename"].rsplit("/", 1)[-1]: (d["location"]["row"], d["location"]["column"])
+               for d in json.loads(proc.stdout) if d["code"] == "RK102"}
+        assert got == {f"NOTE-{i:03d}.md": pos for i, pos in enumerate(TAGGED.values(), 1)}
+    for cmd in (["show", "NOTE-099"], ["graph", "--format", "json"], ["query", "select count(*) from records"]):
+        _ok(run_cli("--root", str(root), *cmd), codes=(0,))

@@ -147,8 +147,13 @@ def _read(mod, text):
 @given(front_matter())
 def test_front_matter_is_the_front_matter_before(text):
     """Values (with their types, and dates as dates), the positions of
-    every key and value, exactness, and the errors raised."""
-    assert _read(fm_now, text) == _read(fm_before, text), text
+    every key and value, exactness, and the errors raised (but one: a
+    scalar its explicit tag cannot read, ``!!float x``, raised the
+    constructor's own error, and is now a marked YAML error at the value)."""
+    now, before = _read(fm_now, text), _read(fm_before, text)
+    if before[0] == "error" and now[0] == "yaml" and "is not a valid !!" in now[2]:
+        return
+    assert now == before, text
 
 
 def test_equal_timestamps_give_equal_values_of_the_same_type():
