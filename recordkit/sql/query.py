@@ -341,24 +341,84 @@ def _open_query(path: str | Path, sql: str, params=(), timeout: float | None = N
     for attempt in (0, 1):
         tables: set = set()
         conn = connect_readonly(path, tables)
-        if timeout:
-            deadline = time.monotonic() + timeout
-            # called every 10,000 virtual machine steps: a non-zero answer interrupts
-            conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        stop = _CtrlC()
+        deadline = time.monotonic() + timeout if timeout else None
+        # called every 10,000 virtual machine steps: a non-zero answer
+        # interrupts.  Always there: it is also where Python gets to run
+        # the Ctrl-C handler while SQLite works (without it a query with no
+        # time limit could not be stopped)
+        conn.set_progress_handler(lambda: stop.pressed or (deadline is not None and time.monotonic() > deadline),
+                                  10_000)
         if max_length:
             conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_length)
+        stop.install()
         try:
-            return conn, conn.execute(sql, params), tables
+            return _Closing(conn, stop), conn.execute(sql, params), tables
         except sqlite3.Warning as exc:   # "You can only execute one statement at a time."
+            stop.restore()
             conn.close()
             raise QueryError(str(exc)) from None
         except sqlite3.Error as exc:
+            stop.restore()
             conn.close()
+            stop.check()
             if attempt == 0 and _NO_FTS.search(str(exc)):
                 _ensure_fts(Path(path))
                 continue
             raise _query_error(exc, timeout, max_length) from None
+        except BaseException:
+            stop.restore()
+            conn.close()
+            raise
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _CtrlC:
+    """While a query runs (in the main thread), Ctrl-C sets ``pressed``
+    (the progress handler then stops SQLite) instead of raising
+    KeyboardInterrupt inside the handler, where sqlite3 would swallow it
+    and the stop would read as the time limit.  :meth:`check` raises the
+    KeyboardInterrupt once SQLite has stopped."""
+
+    def __init__(self):
+        self.pressed = False
+        self._old = None
+
+    def install(self) -> None:
+        import signal
+        import threading
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._old = signal.signal(signal.SIGINT, self._press)
+            except (ValueError, OSError):     # pragma: no cover - no signals here
+                self._old = None
+
+    def _press(self, signum, frame) -> None:
+        self.pressed = True
+
+    def restore(self) -> None:
+        if self._old is not None:
+            import signal
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+
+    def check(self) -> None:
+        if self.pressed:
+            raise KeyboardInterrupt
+
+
+class _Closing:
+    """A query's connection whose ``close`` also gives Ctrl-C back."""
+
+    def __init__(self, conn, stop: _CtrlC):
+        self._conn, self.stop = conn, stop
+
+    def close(self) -> None:
+        self.stop.restore()
+        self._conn.close()
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
 
 
 def _query_error(exc: sqlite3.Error, timeout, max_length) -> "QueryError":
@@ -385,9 +445,11 @@ def run_sql(path: str | Path, sql: str, params=(), limit: int | None = None, tim
         rows = cur.fetchmany(limit) if limit else cur.fetchall()
         return Result(cols, [tuple(r) for r in rows], tables)
     except sqlite3.Error as exc:
+        conn.stop.check()
         raise _query_error(exc, timeout, max_length) from None
     finally:
         conn.close()
+        conn.stop.check()
 
 
 def stream_sql(path: str | Path, sql: str, params=(), timeout: float | None = None,
@@ -407,7 +469,9 @@ def stream_sql(path: str | Path, sql: str, params=(), timeout: float | None = No
                 if not got:
                     return
                 yield from got
+                conn.stop.check()
         except sqlite3.Error as exc:
+            conn.stop.check()
             raise _query_error(exc, timeout, None) from None
         finally:
             conn.close()

@@ -791,3 +791,28 @@ def test_millions_of_rows_are_written_as_they_come(record_copy):
                    cwd=record_copy.parent)
     assert proc.returncode == 2 and "ran longer than its time limit (1 s)" in proc.stderr
     assert proc.stdout.startswith("x\n1\n2\n")
+
+
+FOREVER = "with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c"
+
+
+@pytest.mark.parametrize("args", [["--timeout", "0"], [], ["--format", "csv", "--timeout", "0"], ["--format", "json"]])
+def test_ctrl_c_stops_a_query_and_says_so(args, tmp_path):
+    """Ctrl-C (a real SIGINT) while SQLite runs: the query stops at once,
+    exit 130 "interrupted".  With no time limit it could not be stopped (no
+    progress handler, so Python never ran); with one, sqlite3 swallowed the
+    KeyboardInterrupt and the stop was reported as the time limit."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, "-m", "recordkit", "--root", str(REPO / "records"), "query", FOREVER,
+                             *args], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)             # (loading, then SQLite's long loop)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in err and "time limit" not in err and "Traceback" not in err, err
