@@ -285,6 +285,11 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
         raise AuthorError(f"--title {title!r} leaves nothing for a file name", usage=True)
     path = where / f"{name}.md"
     relpath = path.relative_to(root).as_posix()
+    from ..corpus.loader import would_walk
+    config = getattr(corpus, "config", None)
+    if not would_walk(root, relpath, getattr(config, "exclude", None), getattr(config, "skip_dirs", None)):
+        raise AuthorError(f"{relpath} would not be read (a hidden folder, or one the configuration's exclude or "
+                          "skip_dirs leaves out): put the note in another folder", usage=True)
     if os.path.lexists(path):
         raise AuthorError(f"{relpath} exists already")
     settings = link_settings(schema)

@@ -22,15 +22,21 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from pathlib import Path
 from urllib.parse import quote
 
 from ..common.text import some_of
-from ..corpus.mentions import (_MD_DEST_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _links, code_ranges,
-                               markdown_target)
+from ..corpus.mentions import (_MD_DEF_AT_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _links, code_ranges,
+                               markdown_destination, markdown_target)
 from ..corpus.parse import parse_text
 from ..corpus.resolve import Resolver, _form, _strip_md, link_settings, resolver_for, value_link
 from .plan import PLACES_SHOWN, AuthorError, Change, Plan
+
+
+#: the longest file name a rename or new note gets: 255 bytes less room for
+#: the temporary names of an atomic write (``.NAME.rk-1234abcd.new``)
+MAX_NAME_BYTES = 255 - 16
 
 
 def vault_naming(rec, schema) -> str | None:
@@ -69,6 +75,15 @@ def _new_location(corpus, rec, new: str) -> tuple[Path, str]:
         folder = posixpath.dirname(rec.relpath)
         relpath = posixpath.join(folder, new + ".md") if folder else new + ".md"
     path = root / relpath
+    if len(os.fsencode(posixpath.basename(relpath))) > MAX_NAME_BYTES:
+        shown = new if len(new) <= 60 else new[:57] + "…"
+        raise AuthorError(f"{shown}: a file name of at most {MAX_NAME_BYTES - 3} bytes, please (file systems allow "
+                          "255, and a safe write needs room for a temporary name beside it)", usage=True)
+    config = getattr(corpus, "config", None)
+    from ..corpus.loader import would_walk
+    if not would_walk(root, relpath, getattr(config, "exclude", None), getattr(config, "skip_dirs", None)):
+        raise AuthorError(f"{relpath} would not be read (a hidden file or folder, or one the configuration's "
+                          "exclude or skip_dirs leaves out): every link to the note would break", usage=True)
     if not path.parent.is_dir():
         raise AuthorError(f"{posixpath.dirname(relpath)}/ is not a folder of the vault: make it first")
     if relpath == rec.relpath:
@@ -171,8 +186,8 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
             was = before.resolve(target, from_path=rec.relpath, form="markdown").target
             if was != old and (moved_to is None or was is None or was == rec.id):
                 continue
-            d = _MD_DEST_RE.search(body, ws, we)
-            if d is None or d.end() != we:      # pragma: no cover - _links found it there
+            d = markdown_destination(body, ws, we)
+            if d is None:                       # pragma: no cover - _links found it there
                 continue
             raw = d.group(1)
             was_relpath = records[was].relpath
@@ -181,6 +196,9 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
                 namer.markdown(raw, after_path, was, was_relpath, was_exact=exact)
             if new is not None:
                 out.append((base + d.start(1), base + d.end(1), new))
+                if d.re is _MD_DEF_AT_RE and was == old:
+                    out.extend((base + s, base + e, *rest) for s, e, *rest in
+                               _definition_label(body, ws, _label, rec.relpath, after_path, old, before, namer))
             continue
         if before.resolve(target, from_path=rec.relpath, form=_form(target)).target != old:
             continue
@@ -200,7 +218,75 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
         new = namer.wikilink(body[s:e], after_path)
         if new is not None:
             out.append((base + s, base + e, new))
+    if "]:" in body:
+        out += _extensionless_definitions(body, base, code, old, rec.relpath, after_path, before, namer)
     return out
+
+
+def _extensionless_definitions(body: str, base: int, code: list, old: str, from_path: str, after_path: str,
+                               before: Resolver, namer: _Namer) -> list[tuple]:
+    """The edits of the link reference definitions outside code whose
+    destination names the renamed note without ``.md``, as Foam writes
+    them by default (``[note-b]: note-b "Note B"``, one per wikilink, so
+    that ``[[note-b]]`` works in other Markdown tools).  They are not links
+    recordkit reads, but a rename that left them would break that link
+    (and any ``[text][note-b]``): the destination is given the new path
+    (still without ``.md``) and, when it is one of Foam's, the label the
+    new name."""
+    from urllib.parse import unquote
+    from ..corpus.mentions import _inside, definitions
+    out = []
+    for ws, we, target, label, _form_ in definitions(body, md_only=False):
+        if target is not None or (code and _inside(code, ws)):
+            continue                    # a .md destination is a link, done above
+        d = markdown_destination(body, ws, we)
+        if d is None:                   # pragma: no cover - definitions found it there
+            continue
+        raw = d.group(1)
+        angle = raw.startswith("<") and raw.endswith(">")
+        inner = raw[1:-1] if angle else raw
+        cut = min([k for k in (inner.find("#"), inner.find("?")) if k >= 0], default=len(inner))
+        path, rest = inner[:cut], inner[cut:]
+        if not path or posixpath.splitext(path)[1] or markdown_target(path + ".md") is None:
+            continue                    # an extension of its own, an address, a same-page anchor
+        with_md = f"<{path}.md{rest}>" if angle else f"{path}.md{rest}"
+        if before.resolve(unquote(path) + ".md", from_path=from_path, form="markdown").target != old:
+            continue
+        new = namer.markdown(with_md, after_path)
+        if new is None:
+            continue
+        k = new.rfind(".md", 0, len(new) - len(rest) - (1 if angle else 0))
+        if k < 0:                       # pragma: no cover - the new path is a .md file's
+            continue
+        out.append((base + d.start(1), base + d.end(1), new[:k] + new[k + 3:]))
+        out.extend((base + s, base + e, *more) for s, e, *more in
+                   _definition_label(body, ws, label, from_path, after_path, old, before, namer))
+    return out
+
+
+def _definition_label(body: str, ws: int, label: str, from_path: str, after_path: str, old: str,
+                      before: Resolver, namer: _Namer) -> list[tuple[int, int, str]]:
+    """The label of the link reference definition at ``body[ws:]`` whose
+    destination a rename rewrites, given the note's new name when it is
+    one of Foam's (``[note-b]: note-b.md "Note B"``, which lets
+    ``[[note-b]]`` work in other Markdown tools: the wikilink is rewritten,
+    so must its definition's label be) and no ``[text][label]`` link of
+    the body uses it (that link would lose its definition)."""
+    name = re.split(r"[#^]", label.strip(), maxsplit=1)[0].rstrip()    # (Foam's ``[note#Section]``)
+    if not name or before.resolve(name, from_path=from_path, form=_form(name)).target != old:
+        return []
+    for m in re.finditer(re.escape("[" + label + "]"), body, re.I):
+        s, e = m.span()
+        if s == ws:
+            continue                                    # the definition itself
+        if body[s - 1:s] == "[" and body[e:e + 1] == "]":
+            continue                                    # a wikilink, [[label]]
+        return []
+    new = namer.wikilink(name, after_path)
+    if new is None:
+        return []
+    k = ws + 1 + (len(label) - len(label.lstrip()))
+    return [(k, k + len(name), new, "label")]      # (not a link: not counted as one)
 
 
 def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
@@ -233,9 +319,10 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
     return out
 
 
-def spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
+def spliced(text: str, edits: list[tuple]) -> str:
+    """``text`` with each (start, end, replacement, ...) edit made."""
     pieces, pos = [], 0
-    for s, e, new in sorted(edits):
+    for s, e, new, *_ in sorted(edits):
         if s < pos:                         # pragma: no cover - links do not overlap
             raise AuthorError("overlapping edits; rename by hand")
         pieces += [text[pos:s], new]
@@ -271,7 +358,7 @@ def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=())
             body_edits(r, r.text, old, before, namer, settings, moved_to if r is rec else None, records)
         if edits:
             texts[r.path] = spliced(r.text, edits)
-            count += len(edits)
+            count += sum(len(e) == 3 for e in edits)
     return texts, count
 
 

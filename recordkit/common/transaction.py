@@ -27,6 +27,7 @@ they replace.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -99,11 +100,18 @@ class Transaction:
         or :class:`TransactionConflict`, with every file as it was)."""
         if not self.entries:
             return
-        seen = set()
+        seen: dict = {}
+        kept = []
         for e in self.entries:
-            if e.path in seen:
-                raise ValueError(f"{e.path} is changed twice in one transaction")
-            seen.add(e.path)
+            was = seen.get(e.path)
+            if was is None:
+                seen[e.path] = e
+                kept.append(e)
+            elif (was.op, was.data, was.expect) != (e.op, e.data, e.expect):
+                # two names of one file (a symbolic link and its target) changed two ways
+                raise TransactionError(f"{e.path} is reached by two names (a symbolic link) and would be "
+                                       "changed in two ways; change it by hand")
+        self.entries = kept         # (the same change through two names: made once)
         self.journal_dir.mkdir(parents=True, exist_ok=True)
         with _lock_file(self.journal_dir / LOCK):
             recover(self.journal_dir, locked=True)
@@ -193,8 +201,7 @@ class Transaction:
         for e in self.entries:
             for p in (e.tmp, e.backup):
                 if p:
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(p)
+                    _remove_if_there(p)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.journal_dir / JOURNAL)
 
@@ -266,8 +273,7 @@ def recover(journal_dir: str | Path, locked: bool = False) -> str | None:
         for d in entries:
             for p in (d.get("tmp"), d.get("backup")):
                 if p:
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(p)
+                    _remove_if_there(p)
         done = "completed" if state == "committed" else "rolled back"
     for folder in {str(Path(d["path"]).parent) for d in entries}:
         fsync_dir(folder)
@@ -276,6 +282,20 @@ def recover(journal_dir: str | Path, locked: bool = False) -> str | None:
 
 
 # -- helpers -----------------------------------------------------------------
+
+def _remove_if_there(path: str) -> None:
+    """Remove a temporary file or backup: one that is not there (never
+    made, or a name too long to have been made) is no error, else a
+    transaction that failed to stage would leave its journal behind and
+    stop every later write."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno not in (errno.ENAMETOOLONG, errno.ENOENT, errno.ENOTDIR):
+            raise
+
 
 def _real(path) -> str:
     p = os.path.abspath(path)

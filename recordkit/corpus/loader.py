@@ -141,6 +141,25 @@ def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
     return out
 
 
+def would_walk(root: Path, relpath: str, exclude: list[str] | None = None, skip_dirs=None) -> bool:
+    """Whether :func:`iter_files` would list the file at the root-relative
+    ``relpath`` (a ``.md`` file, not hidden, in no folder ``skip_dirs``
+    keeps out, not excluded): where a command may put a note it means to
+    be read."""
+    import fnmatch
+    parts = relpath.split("/")
+    name = parts[-1]
+    if not name.endswith(".md") or name.startswith("."):
+        return False
+    skip = skip_matcher(root, skip_dirs)
+    folder = str(root)
+    for part in parts[:-1]:
+        if skip(folder, part):
+            return False
+        folder = os.path.join(folder, part)
+    return not any(fnmatch.fnmatch(relpath, pat) for pat in exclude or ())
+
+
 def load(root: str | Path | None = None, *, config: Config | None = None,
          schema: Schema | None = None, jobs: int | None = None,
          files: list[Path] | None = None, analyze=None, store=None) -> Corpus:

@@ -51,6 +51,16 @@ _WIKI_LABEL_FIRST_RE = re.compile(r"\[\[(?:([^\[\]|\n]*)\|)?([^\[\]|#^\n]+?)(?:[
 # the destination of a Markdown link or image, ``](dest "title")``; bounded
 # lengths keep a line of unclosed ``](`` linear
 _MD_DEST_RE = re.compile(r"\]\([ \t]*(<[^<>\n]{0,2048}>|[^()\s]{1,2048})(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'))?[ \t]*\)")
+# a link reference definition, ``[label]: dest "title"`` (Foam writes one per
+# wikilink at the end of a note; ``[text][label]`` links use them): group 1
+# the label (not ``^``: a footnote), 2 the destination
+_MD_DEF_RE = re.compile(r"^ {0,3}\[([^\[\]\n^][^\[\]\n]{0,998})\]:[ \t]*(<[^<>\n]{0,2048}>|[^\s<>]{1,2048})"
+                        r"(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'|\([^()\n]{0,2048}\)))?[ \t]*$", re.M)
+# a line after which a definition may start (a fence, a thematic break)
+_CLOSES_BLOCK_RE = re.compile(r" {0,3}(?:`{3,}|~{3,}|(?:[-*_][ \t]*){3,})[ \t]*\Z")
+# the same from its ``[``, group 1 the destination (what a rename rewrites)
+_MD_DEF_AT_RE = re.compile(r"\[(?:[^\[\]\n^][^\[\]\n]{0,998})\]:[ \t]*(<[^<>\n]{0,2048}>|[^\s<>]{1,2048})"
+                           r"(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'|\([^()\n]{0,2048}\)))?")
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _MD_TEXT_BACK = 1024   # how far back the link text's ``[`` is looked for
 #: how far a fence may be indented (CommonMark allows 3 spaces; more inside
@@ -462,7 +472,57 @@ def _links(body: str, links) -> list[tuple]:
             md.append((k, d.end(), target, label, "markdown"))
         if md:
             out = sorted(out + md) if out else md
+    if links is not None and links.markdown_links and "]:" in body:
+        defs = definitions(body)
+        if defs:
+            out = sorted(out + defs) if out else defs
     return out
+
+
+def definitions(body: str, md_only: bool = True) -> list[tuple]:
+    """(start, end, target, label, "markdown") of each link reference
+    definition in ``body`` whose destination is a ``.md`` file, code or
+    not: a line ``[label]: dest "title"`` that starts the body, follows a
+    blank line, a heading or another definition (one cannot interrupt a
+    paragraph), the first of its label (CommonMark keeps the first).
+    ``start`` is the ``[``, ``end`` the end of the line's last part.
+    ``md_only=False``: every definition, ``target`` None where the
+    destination is not a ``.md`` file."""
+    out: list[tuple] = []
+    seen: set = set()
+    prev_end = -2               # the end of the last definition line
+    for d in _MD_DEF_RE.finditer(body):
+        s = d.start()
+        if s:
+            p = body.rfind("\n", 0, s - 1) + 1       # the line before
+            line = body[p:s - 1]
+            if line.strip() and prev_end != s - 1 and not _HEADING_LINE_RE.match(line + "\n") \
+                    and not _CLOSES_BLOCK_RE.match(line):
+                continue
+        prev_end = d.end()
+        key = " ".join(d.group(1).split()).casefold()
+        if key in seen:
+            continue
+        seen.add(key)
+        target = markdown_target(d.group(2))
+        if target is not None or not md_only:
+            out.append((d.start(1) - 1, s + len(d.group(0).rstrip(" \t")), target, d.group(1), "markdown"))
+    return out
+
+
+def markdown_destination(text: str, start: int, end: int) -> "re.Match | None":
+    """The match whose group 1 is the destination of the Markdown link or
+    link reference definition at ``text[start:end]`` (as :func:`_links`
+    gives them), or None."""
+    if text.startswith("[", start):
+        d = _MD_DEF_AT_RE.match(text, start, end)
+        if d is not None and d.end() == end and text.rfind("\n", 0, start) + 1 >= start - 3:
+            return d
+    d = None
+    for m in _MD_DEST_RE.finditer(text, start, end):
+        if m.end() == end:          # (the link's own destination: its text may hold another)
+            d = m
+    return d
 
 
 def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None) -> list[str]:

@@ -81,16 +81,19 @@ def test_rename_dry_run_prints_a_diff_and_writes_nothing(record_copy):
     assert snapshot(root) == before
     assert "--- a/theory/THEORY-175.md\n+++ b/theory/THEORY-176.md\n" in proc.stdout
     assert "-grounds: [THEORY-175, LIT-849]\n+grounds: [THEORY-176, LIT-849]\n" in proc.stdout
-    # the diff applies with patch and gives what the rename gives
-    if shutil.which("patch"):
-        work = record_copy / "patched"
+    assert "diff --git a/theory/THEORY-175.md b/theory/THEORY-176.md\nrename from theory/THEORY-175.md\n" \
+        "rename to theory/THEORY-176.md\n" in proc.stdout
+    # the diff applies with git apply and with patch, the rename included,
+    # and gives what the rename gives
+    tools = [t for t in (["git", "apply"], ["patch", "-p1", "-s"]) if shutil.which(t[0])]
+    for tool in tools:
+        work = record_copy / f"patched-{tool[0]}"
         shutil.copytree(root, work)
-        p = subprocess.run(["patch", "-p1", "-s"], input=proc.stdout, text=True, cwd=work, capture_output=True)
+        p = subprocess.run(tool, input=proc.stdout, text=True, cwd=work, capture_output=True)
         assert p.returncode == 0, p.stderr
-        os.replace(work / "theory" / "THEORY-175.md", work / "theory" / "THEORY-176.md") \
-            if (work / "theory" / "THEORY-175.md").exists() else None
-        run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy, check=True)
-        assert snapshot(work) == snapshot(root)
+    run_cli("rename", "THEORY-175", "THEORY-176", cwd=record_copy, check=True)
+    for tool in tools:
+        assert snapshot(record_copy / f"patched-{tool[0]}") == snapshot(root), tool
 
 
 LOSSLESS = {

@@ -405,3 +405,63 @@ def test_a_schema_without_kinds_gives_the_scanners_targets():
     assert want == ["-123", "-1011"]
     assert mention_targets(body, schema.mention_targets_re, code) == want
     assert mention_spots(body, schema.mention_targets_re, code)[0] == want
+
+
+@st.composite
+def definition_blocks(draw):
+    """Lines of link reference definitions, paragraphs, headings and
+    fences, with or without blank lines between."""
+    lines = []
+    for _ in range(draw(st.integers(1, 10))):
+        kind = draw(st.sampled_from(["def", "def", "def", "para", "heading", "fence", "blank", "foot"]))
+        if kind == "def":
+            label = draw(st.sampled_from(["a", "A", "note-b", "x y", "  a  ", "n#Sec", "//begin"]))
+            dest = draw(st.sampled_from(["x.md", "sub/y.md#h", "<a b.md>", "c%20d.md", "noext", "#top",
+                                         "http://e.org/z.md", "../up.md?q=1"]))
+            title = draw(st.sampled_from(["", ' "T"', " 'T'", " (T)", ' "T" junk']))
+            lines.append(f"{draw(st.sampled_from(['', ' ', '   ']))}[{label}]: {dest}{title}")
+        elif kind == "para":
+            lines.append(draw(words) + " " + draw(words))
+        elif kind == "heading":
+            lines.append("## " + draw(words))
+        elif kind == "fence":
+            lines += ["```", "[f]: in-code.md", "```"]
+        elif kind == "foot":
+            lines.append("[^1]: foot.md")
+        else:
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=400, deadline=None)
+@given(definition_blocks())
+def test_link_reference_definitions_agree_with_markdown_it(body):
+    """The definitions to .md files the scanner reads as links (outside
+    code, one per label) are those markdown-it-py keeps as references."""
+    from urllib.parse import unquote
+    from mdit_py_plugins.footnote import footnote_plugin
+    env: dict = {}
+    MarkdownIt("commonmark").use(footnote_plugin).parse(body, env)     # ([^1]: is a footnote, as on the site)
+    want = Counter()
+    for ref in env.get("references", {}).values():
+        href = unquote(ref["href"]).split("#")[0].split("?")[0]
+        if href.endswith(".md") and "://" not in href:
+            want[href] += 1
+    got = Counter(m.target for m in scan_mentions(body, None, 1, None, VAULT) if m.form == "markdown")
+    assert got == want
+
+
+def test_definitions_stay_linear():
+    """Lines made to be slow for the definition pattern (a subprocess with
+    a generous limit: a hang test, not a speed test)."""
+    import subprocess
+    import sys
+    code = ("from recordkit.corpus.mentions import scan_mentions\n"
+            "from recordkit.corpus.resolve import LinkSettings\n"
+            "t = LinkSettings(markdown_links=True)\n"
+            "for body in ['[a]: ' * 200000, '[a]: ' + 'b' * 400000 + ' \"', '\\n[' + 'a' * 400000,\n"
+            "             '[a]: b.md\\n' * 100000, '[a]:\\n' * 200000, '[' * 400000 + ']: x.md']:\n"
+            "    scan_mentions(body, None, 1, None, t)\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr

@@ -919,13 +919,15 @@ class _Builder:
         file with a ``#heading`` (``[text](other.md#a-heading)``) in
         ``body``, read from the text as :meth:`_fragment_links` reads
         wikilinks."""
-        if "](" not in body or ".md#" not in body.lower():
+        if ("](" not in body and "]:" not in body) or ".md#" not in body.lower():
             return []
-        from ...corpus.mentions import _MD_DEST_RE, markdown_target
+        from ...corpus.mentions import _MD_DEST_RE, definitions, markdown_destination, markdown_target
         from ...corpus.anchors import markdown_fragment
         out = []
-        for d in _MD_DEST_RE.finditer(body):
-            href = d.group(1)
+        hrefs = [d.group(1) for d in _MD_DEST_RE.finditer(body)]
+        if "]:" in body:        # [text][label] links, by their definitions
+            hrefs += [markdown_destination(body, s, e).group(1) for s, e, *_ in definitions(body)]
+        for href in hrefs:
             path = markdown_target(href)
             fragment = markdown_fragment(href) if path is not None else None
             if not fragment:

@@ -230,8 +230,10 @@ def dangling_mention(ctx, rec):
     comments) names an existing record: `KIND-NNN` tokens (when
     `links.mentions` is on), `[[ID]]` wikilinks with their `#heading`,
     `^block` and `|label`, `![[embeds]]`, and with `links.markdown_links`
-    Markdown links to `.md` files.  A link names a record by its id, or by
-    what `links.resolve` adds (path, file name, title, aliases); one that
+    Markdown links to `.md` files (inline, and link reference definitions
+    `[label]: file.md`, which `[text][label]` links use).  A link names a
+    record by its id, or by what `links.resolve` adds (path, file name,
+    title, aliases); one that
     matches several records is reported by RK308, and links to attachments
     (`![[figure.png]]`) are not checked.
 
@@ -425,12 +427,9 @@ def _markdown_fragment(written: str) -> str | None:
     """The ``#fragment`` of a Markdown link (``[text](other.md#heading)``),
     URL-decoded, as the site reads it, or None."""
     from ...corpus.anchors import markdown_fragment
-    from ...corpus.mentions import _MD_DEST_RE
-    dest = None
-    for d in _MD_DEST_RE.finditer(written):
-        if d.end() == len(written):      # (the link's own destination: its text may hold another)
-            dest = d.group(1)
-    return None if dest is None else markdown_fragment(dest)
+    from ...corpus.mentions import markdown_destination
+    d = markdown_destination(written, 0, len(written))
+    return None if d is None else markdown_fragment(d.group(1))
 
 
 def _missing_part(written: str, target: str, frag: str) -> str:
