@@ -1,11 +1,11 @@
 """A set of file changes, shown as a diff or made all at once."""
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..common.splice import unified_diff
 from ..common.text import path_text
 from ..common.transaction import Transaction, digest, recover
 
@@ -50,38 +50,20 @@ class Plan:
             return path_text(str(path))
 
     def diff(self) -> str:
-        """A unified diff of every change, with git's headers: a rename as
-        one diff from the old name to the new (``rename from``/``rename
-        to``), a new file and a removed one marked so, names with spaces
-        or quotes quoted.  ``git apply`` (or GNU ``patch -p1``) in the
-        root makes the changes, renames included."""
+        """A unified diff of every change (:func:`~recordkit.common.splice.unified_diff`:
+        git's headers, so ``git apply`` or GNU ``patch -p1`` in the root
+        makes the changes, a rename as one diff from the old name to the
+        new)."""
         out = []
         renamed = {c.renamed_from for c in self.changes if c.renamed_from is not None}
         for c in self.changes:
             if c.after is None and c.path in renamed:
                 continue   # shown with its new name
-            head = []
             if c.renamed_from is not None:
                 old = next(x for x in self.changes if x.path == c.renamed_from)
-                a, b = old.before or "", c.after or ""
-                ra, rb = self.rel(old.path), self.rel(c.path)
-                head = [f"rename from {_quoted(ra)}\n", f"rename to {_quoted(rb)}\n"]
-                fa, fb = _quoted("a/" + ra), _quoted("b/" + rb)
+                out.append(unified_diff(self.rel(old.path), old.before, c.after, self.rel(c.path)))
             else:
-                ra = rb = self.rel(c.path)
-                a, b = c.before or "", c.after or ""
-                fa = _quoted("a/" + ra) if c.before is not None else "/dev/null"
-                fb = _quoted("b/" + rb) if c.after is not None else "/dev/null"
-                if c.before is None:
-                    head = ["new file mode 100644\n"]
-                elif c.after is None:
-                    head = ["deleted file mode 100644\n"]
-            lines = list(difflib.unified_diff(_lines(a), _lines(b), fromfile=fa, tofile=fb))
-            if not lines and not head:
-                continue
-            out.append(f"diff --git {_quoted('a/' + ra)} {_quoted('b/' + rb)}\n")
-            out.extend(head)
-            out.extend(lines)
+                out.append(unified_diff(self.rel(c.path), c.before, c.after))
         return "".join(out)
 
     def apply(self, journal_dir: str | Path) -> None:
@@ -94,24 +76,6 @@ class Plan:
             else:
                 tx.write(c.path, c.after, expect=expect)
         tx.commit()
-
-
-def _quoted(name: str) -> str:
-    """A file name in a diff header as git writes it: quoted, with C
-    escapes, when it holds a space, a quote, a backslash or a control
-    character (which would end it or be misread)."""
-    if not any(c in ' "\\' or ord(c) < 32 or ord(c) == 127 for c in name):
-        return name
-    esc = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-    return '"' + "".join(esc.get(c) or (f"\\{ord(c):03o}" if ord(c) < 32 or ord(c) == 127 else c)
-                         for c in name) + '"'
-
-
-def _lines(text: str) -> list[str]:
-    out = text.splitlines(True)
-    if out and not out[-1].endswith(("\n", "\r")):
-        out[-1] += "\n\\ No newline at end of file\n"
-    return out
 
 
 def recover_journal(config) -> str | None:

@@ -98,6 +98,18 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
+def echo_data(text: str, nl: bool = False) -> None:
+    """Data a command prints (a diff, CSV, JSON): to a pipe or a file its
+    exact text (``click.echo`` strips ANSI escape sequences there: an
+    escape in a record's title or body was lost from a patch or a CSV); to
+    a terminal, nothing in it that acts on the terminal."""
+    if sys.stdout.isatty():
+        from ..common.text import terminal_safe
+        click.echo(terminal_safe(text), nl=nl)
+    else:
+        click.echo(text, nl=nl, color=True)     # (color=True: nothing stripped)
+
+
 def fast_exit(code: int = 0) -> None:
     """Exit without tearing down the loaded record: freeing millions of small
     objects one by one takes half a second on a large record, and every file

@@ -91,10 +91,12 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
         diags = filter_paths(diags, targets, keys)
     info = FormatInfo(rules=all_rules(), files=result.files, cached=result.cached, quiet=quiet,
                       text_of=_text_reader(), unsafe_fixes=unsafe_fixes)
+    # with --diff, standard output is the patch alone (git apply reads it): the
+    # diagnostics left go to standard error
     if statistics:
-        click.echo(format_statistics(diags, info.rule_info, unsafe_fixes))
+        click.echo(format_statistics(diags, info.rule_info, unsafe_fixes), err=diff)
     else:
-        click.echo(render(fmt, diags, info), nl=False)
+        click.echo(render(fmt, diags, info), nl=False, err=diff)
     errors = sum(d.severity == "error" for d in diags)
     fast_exit(0 if exit_zero or errors == 0 else 1)
 
@@ -165,11 +167,9 @@ def _fix(ctx, diags, *, diff: bool, select, ignore, unsafe: bool = False):
     left = (f" ({k} unsafe fix{'es' if k != 1 else ''} not applied: "
             f"{'they are' if k != 1 else 'it is'} enabled with the `--unsafe-fixes` option)") if k else ""
     if diff:
-        from ..common.text import terminal_safe
-        tty = sys.stdout.isatty()    # (a pipe or a file gets the exact text, as promote --diff)
+        from .context import echo_data
         for path, before in report.originals.items():
-            text = unified_diff(display_path(path), before, report.texts[path])
-            click.echo(terminal_safe(text) if tty else text, nl=False)
+            echo_data(unified_diff(display_path(path), before, report.texts[path]))
         click.echo(f"Would fix {n} diagnostic{'s' if n != 1 else ''}{left}.", err=True)
         return diags
     if n or k:

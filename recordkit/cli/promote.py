@@ -165,9 +165,8 @@ def command(ctx, record_id, apply_, by, show_diff, fmt):
         if fmt == "json":
             click.echo(json_text({"id": record_id, "promoted": False, "promoted_by": by, "diff": diff}, indent=2))
         else:
-            # a patch piped to a file keeps the record's bytes; on a terminal
-            # nothing in it acts on the terminal
-            click.echo(terminal_safe(diff) if sys.stdout.isatty() else diff, nl=False)
+            from .context import echo_data
+            echo_data(diff)     # (a patch piped to a file keeps the record's bytes)
         return
     if fmt == "json":
         click.echo(json_text({"id": record_id, "promoted": True, "promoted_by": by, "path": path_text(rec.relpath),

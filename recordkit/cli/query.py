@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from .context import fast_exit, pass_ctx
+from .context import echo_data, fast_exit, pass_ctx
 
 
 @click.command("query")
@@ -54,9 +54,7 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
                                                            store=store if store is not None else False),
                      store=store, timeout=timeout or None)
         if fmt != "table":
-            def write(text: str) -> None:
-                click.echo(text, nl=False)
-            (write_json if fmt == "json" else write_csv)(*result, write)
+            (write_json if fmt == "json" else write_csv)(*result, echo_data)
             if fmt == "json":
                 click.echo("")
     except QueryError as exc:

@@ -326,6 +326,7 @@ def test_lint_diff_on_a_terminal_shows_escapes_not_raw_controls(rec):
     assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[31mred" in shown, shown
     piped = cli(rec, "lint", "--diff")
     assert "\x1b]0;pwned\x07" in piped.stdout       # the exact text, for `| git apply`
+    assert "\x1b[31mred" in piped.stdout             # (click.echo stripped CSI sequences into a pipe)
 
 
 def test_promote_and_show_json_of_a_non_utf8_file_name_are_utf8(rec):

@@ -555,3 +555,35 @@ def test_paths_a_fifo_given_as_a_path_is_not_read(tmp_path):
     os.mkfifo(root / "pipe.md")   # outside the record root: the loader does not read it, nor may lint PATHS
     proc = run_cli("lint", "--no-cache", "pipe.md", cwd=root, env=git_env(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_lint_diff_is_a_patch_git_applies(tmp_path):
+    """``lint --diff > p; git apply p`` gives what ``lint --fix`` gives, on
+    lines holding a U+2028, a U+0085, a lone CR and an escape, and a last
+    line without a line break (splitlines cut those lines in two, and the
+    missing line break had no marker: a corrupt patch); standard output is
+    the patch alone, the diagnostics go to standard error."""
+    import shutil
+    import subprocess
+    text = ("---\nid: LIT-001\ntitle: t\nstatus: queued\nauthors: Someone\nyear: 2020\n---\n"
+            "a \u2028 b \u0085 c\rd \x1b[31mred\nlast")
+    write(tmp_path, "records/LIT-001.md", text)
+    import os
+    import sys
+    env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)
+    # bytes: text mode would turn the lone CR into a line break
+    diff = subprocess.run([sys.executable, "-m", "recordkit", "lint", "--diff"], cwd=tmp_path, capture_output=True,
+                          env=env, timeout=300)
+    assert diff.stdout.startswith(b"diff --git a/records/LIT-001.md b/records/LIT-001.md\n"), diff.stdout
+    assert b"\\ No newline at end of file\n" in diff.stdout and b"RK208" in diff.stderr
+    assert b"\rd \x1b[31mred" in diff.stdout
+    if shutil.which("git"):
+        work = tmp_path / "applied"
+        shutil.copytree(tmp_path / "records", work / "records")
+        p = subprocess.run(["git", "apply"], input=diff.stdout, cwd=work, capture_output=True)
+        assert p.returncode == 0, p.stderr
+        run_cli("lint", "--fix", cwd=tmp_path)
+        assert (work / "records" / "LIT-001.md").read_bytes() == (tmp_path / "records" / "LIT-001.md").read_bytes()
+        fixed = (tmp_path / "records" / "LIT-001.md").read_bytes()
+        assert fixed.endswith("a \u2028 b \u0085 c\rd \x1b[31mred\nlast\n".encode("utf-8")) and b"[Someone]" in fixed

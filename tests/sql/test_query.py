@@ -816,3 +816,13 @@ def test_ctrl_c_stops_a_query_and_says_so(args, tmp_path):
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in err and "time limit" not in err and "Traceback" not in err, err
+
+
+def test_csv_into_a_pipe_keeps_escape_sequences(tmp_path):
+    """CSV is data: click.echo stripped ANSI CSI sequences from it when
+    standard output is not a terminal (a title holding ESC[31m was
+    exported without it)."""
+    sql = "select char(27) || '[31mX' || char(27) || '[0m' as v, length(char(27) || '[31mX' || char(27) || '[0m') as n"
+    proc = run_cli("--root", str(REPO / "records"), "query", sql, "--format", "csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "v,n\n\x1b[31mX\x1b[0m,10\n"
