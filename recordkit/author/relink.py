@@ -319,11 +319,60 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
     return out
 
 
+def derived_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
+                  settings, schema) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of each link that names ``old`` in a field
+    a ``derive`` pattern reads (MADR's ``status: superseded by
+    [ADR-0002](0002-use-duckdb.md)``): its target inside the value's source
+    (a Markdown link's destination worked out again, a wikilink's or a
+    name's text)."""
+    from ..common.textpos import offset_of
+    out = []
+    md_settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
+                                 settings.mentions)
+    for rule in schema.derive_patterns:
+        values = (rec.meta or {}).get(rule.field)
+        listed = isinstance(values, list)
+        for i, value in enumerate(values if listed else [values]):
+            if not isinstance(value, str):
+                continue
+            for m in rule.regex.finditer(value):
+                ref = (m.group("target") or "").strip()
+                if not ref:
+                    continue
+                target, form = value_link(ref, md_settings)
+                if before.resolve(target, from_path=rec.relpath, form=form).target != old:
+                    continue
+                if form == "markdown":
+                    d = markdown_destination(ref, 0, len(ref))
+                    new = namer.markdown(d.group(1), rec.relpath) if d is not None else None
+                    span = (d.start(1), d.end(1)) if d is not None else None
+                else:
+                    new = namer.wikilink(target, rec.relpath)
+                    k = ref.find(target)
+                    span = (k, k + len(target)) if k >= 0 else None
+                if new is None:
+                    continue
+                pos = rec.value_pos(*((rule.field, i) if listed else (rule.field,)))
+                line, col, end_line, end_col = pos
+                vs = offset_of(text, line, col)
+                ve = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", vs)
+                raw = text[vs:ve]
+                k = raw.find(ref)
+                if span is None or k < 0 or raw.find(ref, k + 1) >= 0:
+                    raise AuthorError(f"{rec.relpath}:{line}: the link to {old} in {rule.field} is written in a way a "
+                                      "rename cannot rewrite (escaped, or twice); change it by hand first")
+                out.append((vs + k + span[0], vs + k + span[1], new))
+    return out
+
+
 def spliced(text: str, edits: list[tuple]) -> str:
     """``text`` with each (start, end, replacement, ...) edit made."""
     pieces, pos = [], 0
-    for s, e, new, *_ in sorted(edits):
-        if s < pos:                         # pragma: no cover - links do not overlap
+    # (the same edit twice is made once: a YAML alias, ``down: *x``, reads
+    # as a second link at the anchor's value)
+    for s, e, new, *_ in sorted(set(edits)):
+        if s < pos:
             raise AuthorError("overlapping edits; rename by hand")
         pieces += [text[pos:s], new]
         pos = e
@@ -341,6 +390,7 @@ def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=())
     records = corpus.records
     old = rec.id
     names = {n.casefold() for n in (rec.path.stem, _strip_md(rec.relpath))}
+    derive = bool(corpus.schema.derive_patterns)
     texts: dict = {}
     count = 0
     for r in corpus.files:
@@ -356,9 +406,14 @@ def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=())
             continue
         edits = front_matter_edits(r, r.text, old, before, namer, settings) + \
             body_edits(r, r.text, old, before, namer, settings, moved_to if r is rec else None, records)
+        if derive:
+            edits += derived_edits(r, r.text, old, before, namer, settings, corpus.schema)
         if edits:
-            texts[r.path] = spliced(r.text, edits)
-            count += sum(len(e) == 3 for e in edits)
+            try:
+                texts[r.path] = spliced(r.text, edits)
+            except AuthorError as exc:
+                raise AuthorError(f"{r.relpath}: {exc}") from None
+            count += sum(len(e) == 3 for e in set(edits))
     return texts, count
 
 
@@ -437,6 +492,7 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
             raise AuthorError(f"{r.relpath}: the edited front matter would not parse; rename by hand")
     records = corpus.records
     captured = []
+    derived_fields = {rule.field for rule in schema.derive_patterns}
 
     before = resolver_for(corpus)
 
@@ -477,8 +533,19 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
             for a, b in zip(targets, got):
                 same(a.id, b.id, where, r.relpath)
         for key, value in (r.meta or {}).items():
-            if key not in schema.relations and (now.meta or {}).get(key) != value:
+            if key not in schema.relations and key not in derived_fields and (now.meta or {}).get(key) != value:
                 raise AuthorError(f"{where}: {key} would change; rename by hand")
+    if derived_fields:
+        from ..graph.edges import _derived_by_pattern
+        moved = {old: new_id}
+        for rule in schema.derive_patterns:
+            was_edges = sorted((moved.get(a, a), moved.get(b, b)) for a, b, *_ in _derived_by_pattern(corpus, rule))
+            now_edges = sorted((a, b) for a, b, *_ in _derived_by_pattern(c, rule))
+            if was_edges != now_edges:
+                lost = sorted(set(was_edges) - set(now_edges))
+                where = c.records[lost[0][0]].relpath if lost and lost[0][0] in c.records else rule.field
+                raise AuthorError(f"{where}: the {rule.relation} link in {rule.field} would not name what it "
+                                  "named; rename by hand")
     return captured
 
 

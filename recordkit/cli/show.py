@@ -59,7 +59,8 @@ def format_text(info: dict, width: int = 100) -> str:
 def _format_text(info: dict, width: int) -> str:
     import textwrap
     lines = [f"{info['id']}: {_one_line(info['title'] or '')}"]
-    status = (info["status"] or "?").title()
+    status = str(info["status"] or "?")
+    status = status[:1].upper() + status[1:]     # (as written: .title() made "Superseded By [Adr-0002](0002-Use.Md)")
     note = info["fields"].get("status_note")
     if note is not None and not isinstance(note, str):
         note = yaml_text(note)

@@ -405,3 +405,40 @@ def test_a_dry_run_diff_applies_with_git_and_patch(tmp_path):
     run_cli("rename", "Al pha", "Om ega", cwd=tmp_path, check=True)
     for tool in tools:
         assert snapshot(tmp_path / f"patched-{tool[0]}") == snapshot(base), tool
+
+
+def test_a_front_matter_alias_of_a_link_is_renamed_once(tmp_path):
+    """``down: *x`` reads as a second link at the anchor's value: the rename
+    was refused ("overlapping edits", no file named); the value is now
+    rewritten once and the alias stays."""
+    base = tmp_path / "v"
+    write(base, "Alpha.md", "# A\n")
+    write(base, "B.md", '---\nup: &x "[[Alpha]]"\ndown: *x\n---\nbody [[Alpha]]\n')
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    proc = run_cli("rename", "Alpha", "Omega", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 links rewritten in 1 other file" in proc.stdout
+    assert (base / "B.md").read_text() == '---\nup: &x "[[Omega]]"\ndown: *x\n---\nbody [[Omega]]\n'
+
+
+def test_a_madr_superseded_by_link_follows_a_rename(tmp_path):
+    """``status: superseded by [ADR-0002](0002-use-duckdb.md)`` makes the
+    superseded_by edge (a derive pattern): a rename of 0002 left it naming
+    the old file, the edge gone, nothing said.  Its destination is
+    rewritten; the status stays as written otherwise."""
+    base = tmp_path / "d"
+    write(base, "0001-use-markdown.md", "---\nstatus: superseded by [ADR-0002](0002-use-duckdb.md)\n"
+          "date: 2024-01-01\n---\n# Use Markdown\n\nBody.\n")
+    write(base, "0002-use-duckdb.md", "---\nstatus: accepted\ndate: 2024-02-01\n---\n# Use DuckDB\n\n"
+          "See [0001](0001-use-markdown.md).\n")
+    (tmp_path / "recordkit.toml").write_text('root = "d"\nschema = "preset:madr"\n')
+    edges_before = edges(tmp_path)
+    proc = run_cli("rename", "0002-use-duckdb", "0002-use-duckdb-now", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "0001-use-markdown.md").read_text().startswith(
+        "---\nstatus: superseded by [ADR-0002](0002-use-duckdb-now.md)\n")
+    rename = {"0002-use-duckdb": "0002-use-duckdb-now"}
+    assert edges(tmp_path) == sorted(tuple(rename.get(x, x) for x in e) for e in edges_before)
+    assert any(e[2] == "superseded_by" for e in edges_before)
+    show = run_cli("show", "0001-use-markdown", cwd=tmp_path).stdout
+    assert "Status: Superseded by [ADR-0002](0002-use-duckdb-now.md)" in show
