@@ -145,6 +145,17 @@ def find_close(text: str, pos: int):
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+class KeyPositions(dict):
+    """Key path -> position, and ``duplicates``: (path, the first key's
+    position, the repeated key's) of each string key a mapping repeats
+    (YAML wants keys unique; PyYAML keeps the last value: RK112)."""
+    __slots__ = ("duplicates",)
+
+    def __init__(self):
+        super().__init__()
+        self.duplicates: list = []
+
+
 def build(loader, node, path, line0, keys, values, merge=True):
     """Construct ``node``'s value and record the position of every key and
     value below it, in one pass.
@@ -178,6 +189,9 @@ def build(loader, node, path, line0, keys, values, merge=True):
                     key = k.value
                     p = path + (key,)
                     sm, em = k.start_mark, k.end_mark
+                    if key in out and keys.__class__ is KeyPositions:
+                        keys.duplicates.append((p, keys[p], (sm.line + line0, sm.column + 1, em.line + line0,
+                                                              em.column + 1)))
                     keys[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
                     sm, em = v.start_mark, v.end_mark
                     values[p] = (sm.line + line0, sm.column + 1, em.line + line0, em.column + 1)
@@ -326,7 +340,7 @@ def read_front_matter(fm_text: str, line0: int):
     a diagnostic (:func:`mark_position` places a mark)."""
     loader, node = compose(fm_text, Loader)
     try:
-        keys: dict = {}
+        keys = KeyPositions()
         values: dict = {}
         data = build(loader, node, (), line0, keys, values, "<<" in fm_text or "!" in fm_text) \
             if node is not None else None

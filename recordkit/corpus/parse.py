@@ -84,6 +84,10 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
                       "(it holds a line break other than \\n or \\r\\n)")
     rec.meta = data
     rec.keys, rec.values = keys, values
+    for where, first, again in getattr(keys, "duplicates", ()):
+        name = ".".join(str(k) for k in where)
+        diags.append(Diagnostic("RK112", f"duplicate key `{name}`: its value at line {first[0]} is lost (YAML keys "
+                                f"must be unique; this one wins)", path, *again))
     _identify(rec, data, schema)
     _collect_relations(rec, schema)
     return rec, diags

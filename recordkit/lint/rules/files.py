@@ -117,6 +117,42 @@ def file_not_read(ctx):
     """
 
 
+@rule("RK112", "duplicate-key", "error", scope="load")
+def duplicate_key(ctx):
+    """A key is written twice in one mapping of the front matter.
+
+    ## What it does
+    Reports the second (and any later) occurrence of a key in the same
+    mapping, at its position, naming the line of the first.  The record is
+    read with the last value, as YAML libraries read it.
+
+    ## Why is this bad
+    YAML wants the keys of a mapping unique, but most parsers keep the last
+    value without a word: the first is lost.  A relation added at the top
+    of a long front matter and again at the bottom keeps only one of its
+    lists, and a dangling target in the lost one is never reported.
+
+    ## Example
+    ```yaml
+    ---
+    id: NOTE-001
+    title: A
+    bears_on: [THEORY-999]
+    title: B
+    ---
+    ```
+
+    ## Use instead
+    ```yaml
+    ---
+    id: NOTE-001
+    title: B
+    bears_on: [THEORY-999]
+    ---
+    ```
+    """
+
+
 @rule("RK104", "front-matter-not-mapping", "error", scope="load")
 def front_matter_not_mapping(ctx):
     """The front matter is empty, or a list or scalar instead of a mapping.
