@@ -90,6 +90,9 @@ def _number(x, what: str) -> float:
         raise TypeError(f"{what} is a bool ({x}); a check returns a discrepancy, e.g. abs(a - b), not a comparison")
     if x is None:
         raise TypeError(f"{what} is None; a check must return its discrepancy")
+    if isinstance(x, (str, bytes, np.str_, np.bytes_)):
+        # float("0") is 0.0: a check returning the text "0" passed
+        raise TypeError(f"{what} is a {type(x).__name__} ({str(x)[:40]!r}), not a number; return a float")
     if isinstance(x, np.ndarray):
         if x.size != 1:
             raise TypeError(f"{what} is an array of shape {x.shape}; return a float, or a dict name -> float")

@@ -922,3 +922,15 @@ def test_an_empty_check_id_is_a_usage_error_not_every_check(tmp_path):
     proc = run_cli("check", "", cwd=REPO)
     assert proc.returncode == 2 and "an empty id" in proc.stderr, proc.stderr
     assert "passed" not in proc.stdout + proc.stderr
+
+
+def test_a_check_returning_text_is_an_error_not_a_number():
+    """float("0") is 0.0: a check returning the text "0" passed, "1e9"
+    failed as if it were measured.  Text is refused as a bool is."""
+    import numpy as np
+    import pytest
+    from recordkit.numeric.worker import normalize
+    for value in ("0", "1e9", b"0", np.str_("0"), {"a": "0"}):
+        with pytest.raises(TypeError, match="not a number"):
+            normalize(value)
+    assert normalize(np.float32(0.5)) == 0.5 and normalize({"a": 1}) == {"a": 1.0}
