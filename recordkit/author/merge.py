@@ -264,7 +264,8 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if differing:
         plan.notes.append(f"{old} and {into} differ in {', '.join(differing)}: {into}'s values kept")
     if left:
-        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + some_of(left, shown=PLACES_SHOWN))
+        plan.notes.append(f"{old} inside code or a link's address (not a reference, left as it is): "
+                          + some_of(left, shown=PLACES_SHOWN))
     return plan
 
 

@@ -144,7 +144,7 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     plan.summary = (f"{old} → {new}: {plan.rel(rec.path)} → {plan.rel(new_path)}, "
                     f"{others} reference{'s' if others != 1 else ''} in {files_n} other file{'s' if files_n != 1 else ''}")
     if left:
-        plan.notes.append(f"{old} inside code (not a reference, left as it is): " + some_of(left, shown=PLACES_SHOWN))
+        plan.notes.append(f"{old} inside code or a link's address (not a reference, left as it is): " + some_of(left, shown=PLACES_SHOWN))
     plan.notes.extend(_outside_notes(config, old))
     return plan
 

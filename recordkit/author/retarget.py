@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..corpus.mentions import code_ranges
+from ..corpus.mentions import code_ranges, with_addresses
 
 
 class EditRefused(Exception):
@@ -80,7 +80,7 @@ def retarget(rec, old: str, new: str, pattern: re.Pattern | None = None) -> Reta
         count += 1
     body = text[cut:]
     if old in body:
-        code = code_ranges(body)
+        code = with_addresses(body, code_ranges(body))      # (an id in a link's address is no reference)
         ci = 0
         lines_before, counted = 1, 0    # the line of offset ``counted``, counted on as we go
         for m in pattern.finditer(body):

@@ -253,6 +253,47 @@ def _merged(ranges) -> list:
     return out
 
 
+
+# a link's destination or a definition may follow
+_ADDRESS_HINT_RE = re.compile(r"\][(:]")
+# an autolink, ``<https://example.org/LIT-001>``: a scheme of 2 to 32 characters
+_AUTOLINK_RE = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]{0,2048}>")
+
+
+def address_ranges(body: str, code: list) -> list[tuple[int, int]]:
+    """(start, end) of each link's address outside code: an inline link's
+    or image's destination (``[t](../figures/LIT-001.png)``), an autolink
+    (``<https://x.org/LIT-001>``), a link reference definition's
+    destination.  An id in one is part of an address, not a mention (the
+    site shows no text there, and a rename must not change a file's path)."""
+    out: list = []
+    hint = _ADDRESS_HINT_RE.search(body)      # (one search: two ``in`` tests of two characters cost 4x)
+    if hint is not None and "](" in body:
+        for d in _MD_DEST_RE.finditer(body):
+            s = d.start()
+            k = body.rfind("[", max(0, s - _MD_TEXT_BACK), s)
+            if k < 0 or body.find("\n\n", k, s) >= 0 or (code and _inside(code, s)):
+                continue
+            out.append(d.span(1))
+    if "<" in body and ":" in body:
+        for m in _AUTOLINK_RE.finditer(body):
+            if not (code and _inside(code, m.start())):
+                out.append(m.span())
+    if hint is not None and "]:" in body:
+        for ws, we, *_ in definitions(body, md_only=False):
+            if not (code and _inside(code, ws)):
+                d = markdown_destination(body, ws, we)
+                if d is not None:
+                    out.append(d.span(1))
+    return out
+
+
+def with_addresses(body: str, code: list) -> list:
+    """``code`` (:func:`code_ranges`) and :func:`address_ranges`, joined:
+    where no mention is looked for."""
+    extra = address_ranges(body, code)
+    return _merged(sorted(code + extra)) if extra else code
+
 def _code_spans(body: str, ranges: list, ticks=None) -> None:
     """CommonMark code spans: a run of n backticks up to the next run of
     exactly n backticks in the same paragraph; a run with no such closer is
@@ -363,6 +404,7 @@ def scan_mentions(body: str, id_re: "re.Pattern | LinkScan | None", first_line: 
     wikis = _links(body, links)
     if code is None:
         code = code_ranges(body)
+    code = with_addresses(body, code)
     nc = len(code)
     nw = len(wikis)
     ci = wi = 0
@@ -539,6 +581,7 @@ def mention_targets(body: str, targets_re: re.Pattern, code: list | None = None)
     """
     if code is None:
         code = code_ranges(body)
+    code = with_addresses(body, code)
     skips = code
     wikis = None
     if "[[" in body:
@@ -640,6 +683,7 @@ def mention_spots(body: str, targets_re: re.Pattern, code: list | None = None) -
     line's start looked for only when the line changed)."""
     if code is None:
         code = code_ranges(body)
+    code = with_addresses(body, code)
     # (no test for "[[" first: a two-character ``in`` reads the whole body,
     # a third of what the search costs, and most bodies hold a wikilink)
     wikis = _wikilinks_outside(body, code)
@@ -789,6 +833,7 @@ def mention_links(body: str, targets_re: re.Pattern | None, code: list | None, l
     mentions do not count."""
     if code is None:
         code = code_ranges(body)
+    code = with_addresses(body, code)
     nc = len(code)
     ci = 0
     kept = []

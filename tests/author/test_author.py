@@ -611,7 +611,7 @@ def test_an_id_left_in_many_code_blocks_is_noted_briefly_in_linear_time(make_rec
     took = time.perf_counter() - t0
     assert proc.returncode == 0, proc.stderr
     assert took < 6, took           # ~1 s
-    assert proc.stderr.startswith("note: NOTE-001 inside code (not a reference, left as it is): "
+    assert proc.stderr.startswith("note: NOTE-001 inside code or a link's address (not a reference, left as it is): "
                                   "note/NOTE-002.md:7, note/NOTE-002.md:10, ")
     assert "note/NOTE-002.md:34 and 74,990 more\n" in proc.stderr and len(proc.stderr) < 500
     text = (root / "note" / "NOTE-002.md").read_text(encoding="utf-8")
@@ -669,3 +669,28 @@ def test_a_corpus_re_read_after_an_edit_leaves_the_one_before_as_it_was(tmp_path
     assert after.records["Inbox/Gamma"].mention_targets == ["Inbox/Alpha", "Inbox/Alpha", "The A", "Inbox/Alpha"]
     assert gamma.mention_targets == ["Inbox/Alpha"] * 4      # (was re-pointed along with the copy)
     assert ("Inbox/Gamma", "Inbox/Alpha") in base.graph.edges
+
+
+def test_an_id_in_a_links_address_is_not_renamed(make_record, tmp_path):
+    """``![p](../figures/LIT-001.png)`` names a file, ``<https://x.org/LIT-001>``
+    an address: the rename changed both (a broken image, another URL), and
+    lint counted them as mentions.  They are left, and said; the id in a
+    link's text is still a mention and renamed."""
+    root = make_record({
+        "lit/LIT-001.md": "---\nid: LIT-001\ntitle: A\nstatus: queued\nauthors: [X]\nyear: 2020\n---\nb\n",
+        "note/NOTE-001.md": "---\nid: NOTE-001\ntitle: N\nstatus: draft\n---\nSee LIT-001 and "
+                            "![p](../figures/LIT-001.png), <https://x.org/LIT-001>, [the LIT-001 page](http://y/LIT-001)."
+                            "\n\n[fig]: ../figs/LIT-001.png\n",
+    })
+    from recordkit.corpus.parse import parse_text
+    from recordkit.schema import load_schema
+    note = root / "note" / "NOTE-001.md"
+    rec, _ = parse_text(note.read_text(), note, "note/NOTE-001.md", load_schema())
+    assert rec.mention_targets == ["LIT-001", "LIT-001"]      # the bare one and the link text's
+    proc = run_cli("--root", str(root), "rename", "LIT-001", "LIT-005", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "note" / "NOTE-001.md").read_text().split("---\n", 2)[2] == (
+        "See LIT-005 and ![p](../figures/LIT-001.png), <https://x.org/LIT-001>, [the LIT-005 page](http://y/LIT-001)."
+        "\n\n[fig]: ../figs/LIT-001.png\n")
+    assert "inside code or a link's address" in proc.stderr and "note/NOTE-001.md:6" in proc.stderr \
+        and "note/NOTE-001.md:8" in proc.stderr

@@ -22,11 +22,17 @@ words = st.sampled_from(["the", "map", "is", "angle-preserving", "see", "and", "
 def inline(draw):
     parts = []
     for _ in range(draw(st.integers(1, 8))):
-        kind = draw(st.sampled_from(["word", "id", "wiki", "code", "code2"]))
+        kind = draw(st.sampled_from(["word", "id", "wiki", "code", "code2", "link"]))
         if kind == "word":
             parts.append(draw(words))
         elif kind == "id":
             parts.append(draw(ids))
+        elif kind == "link":
+            # an id in a link's address is no mention (in its text it is)
+            i = draw(ids)
+            parts.append(draw(st.sampled_from([
+                f"[see {i}](../figures/{i}.png)", f"[a]({i}.md#x)", f"![fig](../f/{i}.svg)", f"<https://e.org/{i}>",
+                f"[t](<a {i}.png> 'T')", f"[t](http://e.org/?q={i})"])))
         elif kind == "wiki":
             parts.append(f"[[{draw(ids)}]]")
         elif kind == "code":
@@ -56,12 +62,18 @@ def block(draw):
 
 
 def reference(body: str) -> Counter:
-    """Ids markdown-it sees in text (not code, not HTML)."""
+    """Ids markdown-it sees in text (not code, not HTML, not the address an
+    autolink shows as its text)."""
     out = Counter()
     for tok in MD.parse(body):
         if tok.type == "inline":
+            auto = False
             for child in tok.children or []:
-                if child.type == "text":
+                if child.type == "link_open":
+                    auto = child.markup == "autolink"
+                elif child.type == "link_close":
+                    auto = False
+                elif child.type == "text" and not auto:
                     out.update(ID_RE.findall(child.content))
     return out
 

@@ -226,8 +226,8 @@ def dangling_mention(ctx, rec):
     """The body mentions an id that does not exist.
 
     ## What it does
-    Checks every link in the body (outside code spans, code blocks and HTML
-    comments) names an existing record: `KIND-NNN` tokens (when
+    Checks every link in the body (outside code spans, code blocks, HTML
+    comments and links' addresses) names an existing record: `KIND-NNN` tokens (when
     `links.mentions` is on), `[[ID]]` wikilinks with their `#heading`,
     `^block` and `|label`, `![[embeds]]`, and with `links.markdown_links`
     Markdown links to `.md` files (inline, and link reference definitions
