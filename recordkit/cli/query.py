@@ -13,7 +13,7 @@ from .context import echo_data, fast_exit, pass_ctx
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="A value for :NAME in the SQL.")
 @click.option("--list", "list_named", is_flag=True, help="List the named queries of the configuration.")
-@click.option("--width", type=int, default=60, show_default=True,
+@click.option("--width", type=click.IntRange(min=0), default=60, show_default=True,
               help="Cut table cells at this many characters (0: never).")
 @click.option("--timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="Stop the query after this many seconds (0: never).")

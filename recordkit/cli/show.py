@@ -22,8 +22,13 @@ def command(ctx, record_id, fmt):
     info = describe(corpus, record_id)
     if info is None:
         from ..common.didyoumean import hint
-        click.echo(f"recordkit: no record {record_id} under {corpus.root}{hint(corpus.near_ids(record_id, n=3))}",
-                   err=True)
+        from ..common.text import terminal_safe
+        unread = _unreadable(corpus, record_id)
+        if unread:
+            click.echo(terminal_safe(f"recordkit: {unread}"), err=True)
+        else:
+            click.echo(terminal_safe(f"recordkit: no record {record_id} under {corpus.root}"
+                                     f"{hint(corpus.near_ids(record_id, n=3))}"), err=True)
         sys.exit(2)
     from ..sql.query import evaluate_blocks, format_query_blocks
     blocks = evaluate_blocks(corpus, corpus.get(record_id))
@@ -33,6 +38,25 @@ def command(ctx, record_id, fmt):
         click.echo(json_text(info, indent=2))
     else:
         click.echo(format_text(info) + format_query_blocks(blocks))
+
+
+def _unreadable(corpus, name: str) -> str | None:
+    """What to say when ``name`` names no record but a file that could not
+    be read would be it (its file name or path): which file, and why."""
+    import os
+    for r in corpus.files:
+        if r.ok:
+            continue
+        rel = r.relpath[:-3] if r.relpath.endswith(".md") else r.relpath
+        if name in (r.path.stem, rel, r.relpath):
+            why = next((d for d in corpus.diagnostics if os.path.abspath(d.path) == os.path.abspath(r.path)), None)
+            said = f": {d_text(why)}" if why is not None else ""
+            return f"{r.relpath} would be {name}, but it cannot be read{said} (run `recordkit lint`)"
+    return None
+
+
+def d_text(d) -> str:
+    return f"{d.code} {d.message} (line {d.line}, column {d.col})"
 
 
 def record_argument(corpus, text: str, prog: str, option: str = "") -> str:

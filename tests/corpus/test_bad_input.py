@@ -306,3 +306,15 @@ def test_a_scalar_its_tag_cannot_read_is_rk102_at_the_value(make_record):
         assert got == {f"NOTE-{i:03d}.md": pos for i, pos in enumerate(TAGGED.values(), 1)}
     for cmd in (["show", "NOTE-099"], ["graph", "--format", "json"], ["query", "select count(*) from records"]):
         _ok(run_cli("--root", str(root), *cmd), codes=(0,))
+
+
+def test_show_says_why_a_record_is_missing(make_record):
+    """``show`` of a record whose file does not parse said only "no record";
+    an escape sequence in the argument was stripped from the message (so
+    the id shown looked like one that exists)."""
+    root = make_record({"note/NOTE-001.md": "---\nid: NOTE-001\ntitle: [x\n---\nb\n",
+                        "note/NOTE-002.md": "---\nid: NOTE-002\ntitle: ok\nstatus: draft\n---\nb\n"})
+    proc = _ok(run_cli("--root", str(root), "show", "NOTE-001"), codes=(2,))
+    assert "note/NOTE-001.md would be NOTE-001, but it cannot be read: RK102" in proc.stderr, proc.stderr
+    proc = _ok(run_cli("--root", str(root), "show", "NOTE-\x1b[31m002"), codes=(2,))
+    assert "no record NOTE-\\x1b[31m002" in proc.stderr, proc.stderr

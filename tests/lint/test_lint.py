@@ -587,3 +587,34 @@ def test_lint_diff_is_a_patch_git_applies(tmp_path):
         assert (work / "records" / "LIT-001.md").read_bytes() == (tmp_path / "records" / "LIT-001.md").read_bytes()
         fixed = (tmp_path / "records" / "LIT-001.md").read_bytes()
         assert fixed.endswith("a \u2028 b \u0085 c\rd \x1b[31mred\nlast\n".encode("utf-8")) and b"[Someone]" in fixed
+
+
+def test_sarif_uris_are_percent_encoded(tmp_path):
+    """A SARIF uri is a URI reference: ``my note#1?.md`` was written as is
+    (``#`` and ``?`` then read as a fragment and a query), a name that is
+    not UTF-8 as ``\\xff`` text."""
+    import os
+    write(tmp_path, "records/note/my note#1?.md", "---\nid: NOTE-001\ntitle: t\nstatus: draft\n---\nSee NOTE-999.\n")
+    names = ["note/my note#1?.md"]
+    try:
+        (tmp_path / "records" / "note" / os.fsdecode(b"\xff.md")).write_text(
+            "---\nid: NOTE-002\ntitle: t\nstatus: draft\n---\nSee NOTE-999.\n")
+        names.append(os.fsdecode(b"note/\xff.md"))
+    except (OSError, UnicodeEncodeError):     # pragma: no cover - a file system that refuses the name
+        pass
+    proc = run_cli("lint", "--no-cache", "--format", "sarif", "--select", "RK305", "--exit-zero", cwd=tmp_path)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(proc.stdout)["runs"][0]["results"]}
+    want = {"records/note/my%20note%231%3F.md", "records/note/%FF.md"}
+    assert uris == {u for u in want if len(names) > 1 or "%FF" not in u}, uris
+
+
+def test_tag_fixes_never_repeat_a_tag(tmp_path):
+    """--unsafe-fixes made [foo-bar, Foo_Bar, foo_bar] three equal tags: a
+    fix that would repeat a tag is not offered, and the message says to
+    remove it."""
+    write(tmp_path, "records/note/NOTE-001.md",
+          "---\nid: NOTE-001\ntitle: t\nstatus: draft\ntags: [foo-bar, Foo_Bar, foo_bar, Baz_Q, baz_q]\n---\nb\n")
+    proc = run_cli("lint", "--no-cache", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert "tags: [foo-bar, Foo_Bar, foo_bar, baz-q, baz_q]\n" in (tmp_path / "records/note/NOTE-001.md").read_text()
+    assert proc.stdout.count("it would repeat a tag (remove it)") == 3, proc.stdout

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-from ...common.paths import display_path
 from ...common.text import path_text
 from ...common.textpos import line_col
 from ...version import __version__
@@ -29,10 +28,24 @@ def _fixes(d, text_of) -> list[dict]:
         sl, sc = line_col(text, f.start)
         el, ec = line_col(text, f.end)
         fix["artifactChanges"].append({
-            "artifactLocation": {"uri": display_path(d.path)},
+            "artifactLocation": {"uri": _uri(d.path)},
             "replacements": [{"deletedRegion": {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec},
                               "insertedContent": {"text": f.content}}]})
     return [fix]
+
+
+def _uri(path) -> str:
+    """A file as a SARIF ``uri``: a relative URI reference, its path
+    percent-encoded from the file name's bytes (``my note#1?.md`` read as
+    a fragment and a query otherwise; a name that is not UTF-8 keeps its
+    bytes, ``%FF``)."""
+    import os
+    from urllib.parse import quote
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        rel = str(path)
+    return quote(os.fsencode(rel.replace(os.sep, "/")), safe="/")
 
 
 def format_sarif(diags, rules: dict, text_of=lambda path: None) -> str:
@@ -59,7 +72,7 @@ def format_sarif(diags, rules: dict, text_of=lambda path: None) -> str:
             "level": SARIF_LEVEL.get(d.severity, "error"),
             "message": {"text": path_text(d.message)},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": display_path(d.path)},
+                "artifactLocation": {"uri": _uri(d.path)},
                 "region": {"startLine": d.line, "startColumn": d.col,
                            "endLine": d.end_line or d.line, "endColumn": d.end_col or d.col}}}],
             **({"fixes": fixes} if fixes else {}),

@@ -481,7 +481,8 @@ def tag_not_kebab_case(ctx, rec):
     other rewrite (`Representation_Learning` or `representationLearning` →
     `representation-learning`) is unsafe, applied only with
     `--unsafe-fixes`; a nested or dotted tag keeps its `/` and `.` when the
-    pattern allows them.
+    pattern allows them.  A rewrite that would repeat a tag of the list
+    (`[foo-bar, Foo_Bar]`) is not offered: the message says to remove it.
 
     ## Why is this bad
     Tags are matched as strings: `Representation Learning` and
@@ -509,12 +510,21 @@ def tag_not_kebab_case(ctx, rec):
     pattern = tag_re(ctx.schema)
     kebab_only = pattern.pattern == KEBAB_RE.pattern   # (the research wording)
     out = []
+    # the tags the list will hold: a fix that would repeat one is not offered
+    # ([foo-bar, Foo_Bar] became [foo-bar, foo-bar]); the message says so
+    taken = {t for _, t in items if isinstance(t, str) and pattern.fullmatch(t)}
     for path, t in items:
         if not isinstance(t, str) or pattern.fullmatch(t):
             continue
         got = tag_fix(t, pattern)
-        fix = _scalar_fix(rec, path, got[0], f"tag {t} → {got[0]}", got[1]) if got else None
         what = "is not kebab-case" if kebab_only else f"does not match the tag pattern `{pattern.pattern}`"
+        if got and got[0] in taken:
+            out.append(ctx.diag("RK206", f"tag {shown(t)} {what}, and as `{got[0]}` it would repeat a tag "
+                                f"(remove it)", rec, rec.value_pos(*path)))
+            continue
+        fix = _scalar_fix(rec, path, got[0], f"tag {t} → {got[0]}", got[1]) if got else None
+        if got:
+            taken.add(got[0])
         out.append(ctx.diag("RK206", f"tag {shown(t)} {what}" + (f" (use `{got[0]}`)" if fix else ""),
                             rec, rec.value_pos(*path), fix=fix))
     return out
