@@ -212,7 +212,8 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
             continue
         theirs = src.meta[key]
         if key not in cur.meta:
-            fixes.append(Fix(*(2 * [offset_of(cur.text, cur.fm_end_line, 1)]), _field_block(src, key)))
+            block = _field_block(src, key).replace("\r\n", "\n")       # (in INTO's line endings)
+            fixes.append(Fix(*(2 * [offset_of(cur.text, cur.fm_end_line, 1)]), block.replace("\n", _eol(cur.text))))
             copied.append(key)
         elif key in schema.relations or isinstance(theirs, list):
             items = theirs if isinstance(theirs, list) else [theirs]
@@ -251,7 +252,11 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     after = _corpus_after(corpus, texts, src)
     _check_graph(corpus, after, old, into)
     _check_mentions(corpus, after, old, into)
+    _check_fragments(corpus, old, into)
     _check_lint(corpus, after, old, into)
+    if after.records.get(into) is not None and after.records[into].title != dst.title:
+        raise AuthorError(f"{into}'s title would become “{after.records[into].title}” (taken from the merged text's "
+                          f"first heading, as {into} has no title of its own): give {into} a title first")
 
     for rec in corpus.files:
         if rec.path in texts and texts[rec.path] != rec.text:
@@ -322,6 +327,43 @@ def _check_mentions(before, after, old: str, into: str) -> None:
                           + some_of([f"{rid} ({k})" for rid, k in lost], shown=PLACES_SHOWN, last=" and ")
                           + f": links to {old} by a name that is not its id (a title, an alias, a path) are not "
                           "rewritten; change them by hand first")
+
+
+def _check_fragments(before, old: str, into: str) -> None:
+    """A link to a heading or block of OLD (``[[Alpha#Sec]]``, ``[[Alpha#^b1]]``)
+    reaches INTO's after the merge: when INTO has one of that name
+    already, the link would land on INTO's own section, not the merged
+    text (the first of two headings of one name wins; a block id twice is
+    no block).  Refused, naming the link."""
+    from ..common.textpos import offset_of as at
+    from ..corpus.anchors import body_anchors, markdown_fragment, markdown_parser, wikilink_fragment
+    from ..corpus.mentions import markdown_destination
+    from ..corpus.resolve import link_settings
+    dst = before.records[into]
+    order = link_settings(before.schema).wikilink_order
+    anchors = None
+    for rec in before.files:
+        if not rec.ok or old not in rec.mention_targets:
+            continue
+        body = rec.body
+        for m in rec.mentions:
+            if m.target != old or m.form == "bare":
+                continue
+            s = at(body, m.line - rec.body_line + 1, m.col)
+            written = body[s:s + (m.end_col - m.col)]
+            if m.form == "markdown":
+                d = markdown_destination(written, 0, len(written))
+                frag = markdown_fragment(d.group(1)) if d is not None else None
+            else:
+                frag = wikilink_fragment(written.lstrip("!")[2:-2], order)
+            if not frag:
+                continue
+            if anchors is None:
+                anchors = body_anchors(dst.body, markdown_parser(before.schema.mention_re, order))
+            if anchors.has(frag):
+                raise AuthorError(f"{rec.relpath}:{m.line}: {written} would reach {into}'s own "
+                                  f"{'block' if frag.startswith('^') else 'heading'} “{frag}” after the merge, "
+                                  "not the merged text: rename one of the two first")
 
 
 def _check_lint(before, after, old: str, into: str) -> None:

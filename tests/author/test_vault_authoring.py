@@ -442,3 +442,42 @@ def test_a_madr_superseded_by_link_follows_a_rename(tmp_path):
     assert any(e[2] == "superseded_by" for e in edges_before)
     show = run_cli("show", "0001-use-markdown", cwd=tmp_path).stdout
     assert "Status: Superseded by [ADR-0002](0002-use-duckdb-now.md)" in show
+
+
+def test_a_merge_that_would_send_a_section_link_to_the_other_notes_section_is_refused(tmp_path):
+    """Alpha and Beta both have ``## Sec`` and a ``^blk`` block: after Alpha
+    is merged into Beta, ``[[Beta#Sec]]`` (was ``[[Alpha#Sec]]``) lands on
+    Beta's own section, and ``^blk`` is twice in one note.  It went through
+    with nothing said; it is refused now, naming the link."""
+    base = tmp_path / "v"
+    write(base, "Alpha.md", "# Alpha\n\n## Sec\n\nAlpha's text. ^blk\n")
+    write(base, "Beta.md", "# Beta\n\n## Sec\n\nBeta's text. ^blk\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    for link in ("[[Alpha#Sec]]", "![[Alpha#^blk]]", "[x](Alpha.md#sec)", "[x]: Alpha.md#sec"):
+        write(base, "Gamma.md", f"See {link}.\n" if "]:" not in link else f"See [x].\n\n{link}\n")
+        before = snapshot(base)
+        proc = run_cli("merge", "Alpha", "Beta", cwd=tmp_path)
+        line = 3 if "]:" in link else 1
+        assert proc.returncode == 1 and f"Gamma.md:{line}: {link} would reach Beta's own" in proc.stderr, proc.stderr
+        assert snapshot(base) == before
+    write(base, "Gamma.md", "See [[Alpha#Other]] and [[Alpha]].\n")
+    proc = run_cli("merge", "Alpha", "Beta", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_merge_keeps_the_notes_title_and_line_endings(tmp_path):
+    """Foam takes a note's title from its first # heading: a note without
+    one took the merged note's as its title.  Refused now, saying why.
+    A field copied into a CRLF note is written with CRLF (it was LF)."""
+    base = tmp_path / "w"
+    write(base, "notes/soil.md", "Soil text, no heading.\n")
+    write(base, "notes/biochar.md", "# Biochar title\n\nBiochar text.\n")
+    (tmp_path / "recordkit.toml").write_text('root = "w"\nschema = "preset:foam"\n')
+    proc = run_cli("merge", "notes/biochar", "notes/soil", cwd=tmp_path)
+    assert proc.returncode == 1 and "notes/soil's title would become “Biochar title”" in proc.stderr, proc.stderr
+    (base / "notes" / "soil.md").write_bytes(b"---\r\ntitle: Soil\r\n---\r\n# Soil\r\n\r\nText.\r\n")
+    (base / "notes" / "biochar.md").write_bytes(b"---\nextra: 1\n---\n# Biochar\n\nText.\n")
+    proc = run_cli("merge", "notes/biochar", "notes/soil", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = (base / "notes" / "soil.md").read_bytes()
+    assert data.startswith(b"---\r\ntitle: Soil\r\nextra: 1\r\n---\r\n") and b"\n" not in data.replace(b"\r\n", b""), data
