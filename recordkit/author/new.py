@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import unicodedata
 import os
+import posixpath
 import re
 from pathlib import Path
 
@@ -252,6 +254,28 @@ def vault_file_name(title: str) -> str:
     return name
 
 
+def numbered_file_name(corpus, title: str) -> str | None:
+    """For a schema whose ids are numbered file names (an ``id_pattern``
+    with a ``number`` group, as MADR's ``0007-use-duckdb``): the next
+    number, as wide as the record's, then the title in kebab case; None
+    for any other schema (the file is named after the title)."""
+    schema = corpus.schema
+    rx = schema.id_re
+    if rx is None or "number" not in rx.groupindex or schema.kind_ids:
+        return None
+    numbers = []
+    for rid in corpus.records:
+        m = rx.fullmatch(rid.rsplit("/", 1)[-1])
+        if m and m.group("number") and m.group("number").isdigit():
+            numbers.append(m.group("number"))
+    width = max((len(n) for n in numbers), default=4)
+    nxt = max((int(n) for n in numbers), default=0) + 1
+    slug = "-".join(re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", title).encode("ascii", "ignore")
+                               .decode().lower()))[:80].strip("-")
+    name = f"{nxt:0{width}d}-{slug}" if slug else None
+    return name if name and rx.fullmatch(name) else None
+
+
 def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder: str | None = None) -> Plan:
     """The new note of ``kind`` in a vault whose ids are paths or file
     names: ``FOLDER/TITLE.md`` (the kind's ``dir``, else the root), with
@@ -270,6 +294,14 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
     # the kind's dir only when the schema names one (a vault keeps notes anywhere)
     raw_kinds = (schema.raw.get("kinds") if isinstance(getattr(schema, "raw", None), dict) else None) or {}
     named_dir = (raw_kinds.get(kind) or {}).get("dir") if isinstance(raw_kinds.get(kind), dict) else None
+    if folder is None and not named_dir:
+        # where every note of the kind is, when they are all in one folder
+        # (MADR's docs/decisions/); else the root, as the apps do
+        rx = schema.id_re               # (of a schema with an id pattern, the well-named ones)
+        homes = {posixpath.dirname(r.relpath) for r in corpus.files if r.ok and r.kind == kind
+                 and (rx is None or rx.fullmatch(str(r.id).rsplit("/", 1)[-1]))}
+        if len(homes) == 1:
+            named_dir = homes.pop()
     sub = folder if folder is not None else (named_dir or "")
     sub = sub.strip().strip("/")
     if any(part in ("..", ".") for part in sub.split("/")) or "\\" in sub:
@@ -280,7 +312,7 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
         raise AuthorError(f"{sub}/ is not a folder of the vault: make it first")
     if root != where.resolve() and root not in where.resolve().parents:
         raise AuthorError(f"{sub}/ leads out of the vault (a symbolic link?): the note would not be read there")
-    name = vault_file_name(title)
+    name = numbered_file_name(corpus, title) or vault_file_name(title)
     if not name.strip("- "):
         raise AuthorError(f"--title {title!r} leaves nothing for a file name", usage=True)
     path = where / f"{name}.md"
@@ -308,18 +340,25 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
         raise AuthorError(f"{a_or_an(kind)} needs {', '.join(missing)}: give --field NAME=VALUE for each",
                           usage=True)
 
+    heading = ""
+
     def text_of(extra: dict) -> str:
         fm = {**extra, **values}
         lines = [f"{n}: {_scalar(v)}" for n, v in fm.items()]
-        body = "".join(f"\n## {sec.title}\n" for sec in k.sections)
+        body = heading + "".join(f"\n## {sec.title}\n" for sec in k.sections)
         return ("---\n" + "".join(line + "\n" for line in lines) + "---\n" if lines else "") + body
 
     extra: dict = {}
     if name != title:
-        if ("field", "title") not in schema.title_from:
+        # the title as the first # heading where the schema reads one (MADR's
+        # way), else as a title: field
+        if ("h1", None) in schema.title_from:
+            heading = f"# {title}\n"
+        elif ("field", "title") in schema.title_from:
+            extra["title"] = title
+        else:
             raise AuthorError(f"--title {title!r} cannot be a file name, and the schema reads no title: field",
                               usage=True)
-        extra["title"] = title
     rec, _ = parse_text(text_of(extra), path, relpath, schema)
     if rec.kind != kind:
         # the kind from a field: the value that names it

@@ -113,11 +113,14 @@ class _Namer:
         md = ".md" if written.lower().endswith(".md") else ""
         k = len(_strip_md(written).strip("/").split("/"))
         n = len(self.parts)
+        # a path from the vault's root (``[[/Sub/Alpha]]``) stays one
+        lead = "/" if written.startswith("/") else ""
         # as many parts as the link had, then more (to tell the note apart), then fewer
         for size in [*range(min(k, n), n + 1), *range(min(k, n) - 1, 0, -1)]:
-            text = "/".join(self.parts[n - size:]) + md
-            if self.reaches(text, from_path):
-                return text
+            for text in ([lead + "/".join(self.parts[n - size:]) + md] if not lead or size == n else []) + \
+                    ["/".join(self.parts[n - size:]) + md]:
+                if self.reaches(text, from_path):
+                    return text
         raise AuthorError(f"{from_path}: no name of {self.new_id} reaches it from there (a link to it would be "
                           "ambiguous); rename it by hand")
 

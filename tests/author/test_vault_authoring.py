@@ -481,3 +481,29 @@ def test_a_merge_keeps_the_notes_title_and_line_endings(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = (base / "notes" / "soil.md").read_bytes()
     assert data.startswith(b"---\r\ntitle: Soil\r\nextra: 1\r\n---\r\n") and b"\n" not in data.replace(b"\r\n", b""), data
+
+
+def test_new_in_a_madr_log_numbers_the_decision(tmp_path):
+    """MADR names a decision NNNN-title-in-kebab-case.md and titles it by
+    its # heading: `new ADR` wrote "Use SQLite instead.md" (RK105 at once)."""
+    base = vault_copy(tmp_path, "madr")
+    docs = base / "docs"
+    numbers = sorted(int(p.name[:4]) for p in docs.rglob("[0-9][0-9][0-9][0-9]-*.md"))
+    proc = run_cli("new", "ADR", "--title", "Use SQLite instead", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    made = docs / "decisions" / f"{numbers[-1] + 1:04d}-use-sqlite-instead.md"     # (where the others are)
+    assert made.exists(), proc.stdout
+    assert made.read_text().startswith("# Use SQLite instead\n")
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=base)
+    assert not [d for d in json.loads(lint.stdout) if made.name in d["filename"] and d["severity"] == "error"]
+
+
+def test_a_link_from_the_vault_root_stays_one(tmp_path):
+    """[[/Sub/Alpha]] became [[Sub/Omega]]: the leading / is kept."""
+    base = tmp_path / "v"
+    write(base, "Sub/Alpha.md", "# A\n")
+    write(base, "B.md", "[[/Sub/Alpha]] and [[Sub/Alpha]] and [[Alpha]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    proc = run_cli("rename", "Sub/Alpha", "Omega", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "B.md").read_text() == "[[/Sub/Omega]] and [[Sub/Omega]] and [[Omega]]\n"
