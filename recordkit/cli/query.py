@@ -22,7 +22,7 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
     """Read-only SQL over the record (tables: docs/query.md), or a named
     query of [tool.recordkit.queries].  The database is cached until the
     record changes.  Exit status 2 on an SQL error."""
-    from ..sql.query import QueryError, format_table, named_queries, query, query_stream, write_csv, write_json
+    from ..sql.query import QueryError, named_queries, query_stream, write_csv, write_json, write_table
     config = ctx.config
     named = named_queries(config)
     if list_named or not sql:
@@ -46,14 +46,20 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
         # the store of parsed records is saved while the tables are filled (by this
         # process and the helper, each a share: write_database)
         store = ctx.deferred_store()
-        # JSON and CSV are written as the rows come (millions of rows are
-        # not held); the table's widths need every row first
-        run = query if fmt == "table" else query_stream
-        result = run(config, sql, values,
+        # written as the rows come (millions of rows are not held; the
+        # table's cells wait in a temporary file for its widths)
+        result = query_stream(config, sql, values,
                      corpus_loader=lambda: ctx.load_corpus(**row_analysis(config),
                                                            store=store if store is not None else False),
                      store=store, timeout=timeout or None)
-        if fmt != "table":
+        if fmt == "table":
+            columns, rows = result
+            if columns:
+                n = write_table(columns, rows, lambda text: click.echo(text, nl=False), width or None)
+            else:
+                n = sum(1 for _ in rows)
+            click.echo(f"({n} row{'s' if n != 1 else ''})")
+        else:
             (write_json if fmt == "json" else write_csv)(*result, echo_data)
             if fmt == "json":
                 click.echo("")
@@ -65,9 +71,4 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
             hint = f" ({sql!r} is not a named query" + (f"; did you mean {near[0]}?)" if near else ")")
         click.echo(f"recordkit: SQL error: {exc}{hint}", err=True)
         sys.exit(2)
-    if fmt == "table":
-        if result.columns:
-            click.echo(format_table(result, width or None))
-        n = len(result.rows)
-        click.echo(f"({n} row{'s' if n != 1 else ''})")
     fast_exit(0)

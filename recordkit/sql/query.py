@@ -641,6 +641,51 @@ def format_table(result: Result, width: int | None = 60) -> str:
     return "\n".join(lines)
 
 
+def write_table(columns, rows, write, width: int | None = 60) -> int:
+    """What :func:`format_table` gives for ``rows`` (and a final line
+    break), written through ``write`` without holding the rows: a first
+    pass keeps the cells in a temporary file (in memory up to 16 MB) while
+    the columns' widths are found, a second writes the lines.  (The table
+    held every row: 1.35 GB for 3 million.)  Returns the number of rows."""
+    import tempfile
+    cols = [terminal_safe(str(c), keep_newlines=False) for c in columns]
+    w = [len(c) for c in cols]
+    numeric = [True] * len(cols)
+    n = 0
+    # cells are shown text (terminal_safe: no raw control character), so
+    # NUL and LF cannot be in one
+    with tempfile.SpooledTemporaryFile(max_size=16 << 20, mode="w+", encoding="utf-8",
+                                       errors="surrogatepass", newline="\n") as spool:
+        for chunk in _chunks(rows):
+            lines = []
+            for r in chunk:
+                cells = [_cell(v, width) for v in r]
+                for i, c in enumerate(cells):
+                    if len(c) > w[i]:
+                        w[i] = len(c)
+                    if numeric[i] and not (isinstance(r[i], (int, float)) or r[i] is None):
+                        numeric[i] = False
+                lines.append("\x00".join(cells))
+            n += len(chunk)
+            spool.write("\n".join(lines) + "\n")
+        if not n:
+            numeric = [False] * len(cols)
+        write("  ".join(c.ljust(w[i]) for i, c in enumerate(cols)).rstrip() + "\n"
+              + "  ".join("-" * w[i] for i in range(len(cols))) + "\n")
+        spool.seek(0)
+        out = []
+        for line in spool:
+            cells = line[:-1].split("\x00") if cols else []
+            out.append("  ".join(c.rjust(w[i]) if numeric[i] else c.ljust(w[i])
+                                 for i, c in enumerate(cells)).rstrip())
+            if len(out) >= 1000:
+                write("\n".join(out) + "\n")
+                out = []
+        if out:
+            write("\n".join(out) + "\n")
+    return n
+
+
 def _json_value(v):
     if isinstance(v, bytes):   # a BLOB: as hexadecimal text
         return v.hex()

@@ -826,3 +826,26 @@ def test_csv_into_a_pipe_keeps_escape_sequences(tmp_path):
     proc = run_cli("--root", str(REPO / "records"), "query", sql, "--format", "csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "v,n\n\x1b[31mX\x1b[0m,10\n"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_values = st.one_of(st.none(), st.integers(-10**12, 10**12), st.floats(allow_nan=True),
+                    st.text(max_size=80), st.binary(max_size=8),
+                    st.sampled_from(["\x1b[31mred", "a\nb", "tab\there", "\u202eevil", "é" * 70, ""]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda k: st.tuples(
+    st.lists(st.text(min_size=1, max_size=12), min_size=k, max_size=k),
+    st.lists(st.lists(_values, min_size=k, max_size=k), max_size=30))),
+    st.sampled_from([None, 60, 5, 1]))
+def test_the_streamed_table_is_the_table(table, width):
+    """``write_table`` (the CLI's table: rows not held) writes what
+    ``format_table`` makes of the whole result."""
+    from recordkit.sql.query import Result, format_table, write_table
+    columns, rows = table
+    out = []
+    n = write_table(columns, iter([tuple(r) for r in rows]), out.append, width)
+    assert n == len(rows)
+    assert "".join(out) == format_table(Result(columns, [tuple(r) for r in rows], set()), width) + "\n"
