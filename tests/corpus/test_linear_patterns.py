@@ -77,3 +77,29 @@ def test_a_long_row_takes_linear_time(line):
     t0 = time.perf_counter()
     sections._DELIM_RE.match(line)
     assert time.perf_counter() - t0 < 3.0
+
+
+# -- the pre-filter for links to a heading (corpus/anchors.may_name_part) ---------
+
+MD_TEXT = st.lists(st.sampled_from(["](", "[a", "#", "<", ">", " ", "(", ")", "x", "\n", "\t", ".md", "]"]),
+                   max_size=30).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(MD_TEXT)
+def test_the_heading_link_prefilter_misses_no_markdown_link(text):
+    """False means no Markdown link of the text (as the link scanner reads
+    one) has a ``#`` in its destination."""
+    from recordkit.corpus.mentions import _MD_DEST_RE
+    if any("#" in m.group(1) for m in _MD_DEST_RE.finditer(text)):
+        assert anchors.may_name_part(text) and anchors.may_name_part(text.encode())
+
+
+@pytest.mark.parametrize("text", ["](x " * 100_000, "[a](x " * 100_000, "](<x " * 100_000],
+                         ids=["unclosed", "unclosed-with-text", "unclosed-angle"])
+def test_the_heading_link_prefilter_is_linear(text):
+    # (a line of 80,000 unclosed "](" took 40 s: each scanned to the line's end)
+    t0 = time.perf_counter()
+    anchors.may_name_part(text)
+    anchors.may_name_part(text.encode())
+    assert time.perf_counter() - t0 < 3.0
