@@ -41,11 +41,11 @@ from ...corpus.anchors import may_name_part
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "8"     # 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
+RENDER_VERSION = "9"     # 9: HTML comments are not shown; 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
-SEARCH_VERSION = "2"     # 2: block ids (^b1) are not indexed
+SEARCH_VERSION = "3"     # 2: block ids (^b1) are not indexed; 3: nor HTML comments
 _ENVIRONMENTS: dict = {}
 #: record id -> fnv1a32 of it (serve's rebuilds hash each id once)
 _FNV: dict = {}
@@ -248,6 +248,10 @@ class _Builder:
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                               str(len(site.ids)),       # every page's footer shows the count
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
+                              # the schema whole: a relation's label, a kind's description, a status's
+                              # meaning show on pages that no record edit changes (a label edit left
+                              # every page with the old one)
+                              _schema_digest(site.corpus.schema),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode("utf-8", "surrogatepass"))))
         from ...corpus.resolve import link_settings
         order = link_settings(site.corpus.schema).wikilink_order
@@ -1587,6 +1591,14 @@ def _keep_bytes_only(corpus) -> None:
             rec._text = None
             rec._body = None
             rec._line_starts = None
+
+
+def _schema_digest(schema) -> str:
+    """A digest of everything the schema says (its raw form, extends
+    resolved), for the build's salt."""
+    import json
+    raw = getattr(schema, "raw", None)
+    return digest(json.dumps(raw, sort_keys=True, default=repr).encode("utf-8", "surrogatepass"))
 
 
 def _kind_css(kinds: dict) -> str:

@@ -445,10 +445,37 @@ def transient_text(rec) -> str:
 
 
 def transient_body(rec) -> str:
-    """``rec.body`` without keeping it (or the text) on the record."""
-    if rec._body is not None:
-        return rec._body
-    return transient_text(rec)[rec.body_offset:]
+    """``rec.body`` as the site shows it (:func:`shown_body`), without
+    keeping it (or the text) on the record."""
+    body = rec._body if rec._body is not None else transient_text(rec)[rec.body_offset:]
+    return shown_body(body, getattr(rec, "code", None))
+
+
+def shown_body(body: str, code: list | None = None) -> str:
+    """``body`` without its HTML comments (``<!-- … -->`` outside code, an
+    unclosed one to the end, as CommonMark reads one).  Markdown readers
+    hide them, and the lint reads no link in them; with raw HTML escaped,
+    the pages showed them as text, a note to oneself published.  A comment
+    on lines of its own leaves a blank line (it ended the paragraph).
+    ``code``: :func:`~recordkit.corpus.mentions.code_ranges` of ``body``
+    (which holds the comments), when known."""
+    if "<!--" not in body:
+        return body
+    if code is None:
+        from ...corpus.mentions import code_ranges
+        code = code_ranges(body)
+    pieces, pos = [], 0
+    for s, e in code:
+        if body.startswith("<!--", s) and s >= pos:
+            pieces.append(body[pos:s])
+            pos = e
+    if not pieces:
+        return body
+    pieces.append(body[pos:])
+    return "".join(pieces)
+
+
+_COMMENT_IN_SENTENCE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 
 
 def _first_mentions(rec, text: str) -> dict:
@@ -498,23 +525,41 @@ def _mention_offsets(rec, text: str, raw: bytes | None) -> dict:
     return out
 
 
-def _around(src, pos: int, is_bytes: bool) -> tuple[str, str, bool, bool]:
+def _around(src, pos: int, is_bytes: bool, floor: int = 0) -> tuple[str, str, bool, bool]:
     """The text before and after offset ``pos`` of ``src`` (a text, or
     UTF-8 bytes and a byte offset), at most ``SENTENCE_WINDOW`` characters
-    each, and whether ``src`` goes on before / after them."""
+    each and nothing before ``floor`` (the body's start), and whether
+    ``src`` goes on before / after them."""
     w = SENTENCE_WINDOW
     if is_bytes:
-        lo, hi = max(0, pos - 4 * w), min(len(src), pos + 4 * w)
+        lo, hi = max(floor, pos - 4 * w), min(len(src), pos + 4 * w)
         while lo < pos and 0x80 <= src[lo] < 0xC0:      # not inside a character
             lo += 1
         while hi > pos and hi < len(src) and 0x80 <= src[hi] < 0xC0:
             hi -= 1
         head, tail = src[lo:pos].decode("utf-8"), src[pos:hi].decode("utf-8")
-        more_before, more_after = lo > 0 or len(head) > w, hi < len(src) or len(tail) > w
+        more_before, more_after = lo > floor or len(head) > w, hi < len(src) or len(tail) > w
     else:
-        head, tail = src[max(0, pos - w):pos], src[pos:pos + w]
-        more_before, more_after = pos - w > 0, pos + w < len(src)
+        head, tail = src[max(floor, pos - w):pos], src[pos:pos + w]
+        more_before, more_after = pos - w > floor, pos + w < len(src)
     return head[-w:], tail[:w], more_before, more_after
+
+
+def _body_start(rec, raw: bytes | None) -> int:
+    """Where ``rec``'s body begins: in ``raw`` (bytes) when given, else in
+    its text.  A sentence is looked for from there, never in the front
+    matter (the first paragraph's sentence took in the fields above it,
+    YAML comments included)."""
+    if not rec.body_offset:
+        return 0
+    if raw is None:
+        return rec.body_offset
+    idx = -1
+    for _ in range(rec.fm_end_line or 0):       # (the body starts after the closing line)
+        idx = raw.find(b"\n", idx + 1)
+        if idx < 0:
+            return len(raw)
+    return idx + 1
 
 
 def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None,
@@ -531,12 +576,13 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
     raw = rec._raw if rec._text is None else None
     cached = lines_cache.get(rec.id)
     if cached is None or (cached[1] and raw is None):
-        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw), raw is not None)
-    offsets, is_bytes = cached
+        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw), raw is not None,
+                                        _body_start(rec, raw))
+    offsets, is_bytes, floor = cached
     pos = offsets.get(target)
     if pos is None:
         return None
-    head, tail, more_before, more_after = _around(raw if is_bytes else transient_text(rec), pos, is_bytes)
+    head, tail, more_before, more_after = _around(raw if is_bytes else transient_text(rec), pos, is_bytes, floor)
     seg = head + tail
     n = len(seg)
     m = len(head)
@@ -582,6 +628,8 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
     # is one character before the break
     em = _SENTENCE_END.search(text, max(offset, s0, 1) - 1)
     sentence = text[s0: em.start() + 1 if em else len(text)]
+    if "--" in sentence:        # (a comment beside the mention: not shown)
+        sentence = _COMMENT_IN_SENTENCE.sub("", sentence)
     open_before = s0 == 0 and start_cut
     open_after = em is None and end_cut
     sentence = " ".join(plain_text(sentence, label_first).split())

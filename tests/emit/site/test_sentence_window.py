@@ -84,3 +84,25 @@ def test_a_paragraph_naming_thousands_of_records_builds_in_linear_time(tmp_path)
     assert took < 20, took       # 4.5 s; the paragraph walk took 48 s
     page = (tmp_path / "site" / "note" / "NOTE-06000.html").read_text(encoding="utf-8")
     assert "NOTE-05999 and NOTE-06000 and NOTE-06001" in re.sub(r"<[^>]+>", "", page)
+
+
+class _FmRec(_Rec):
+    """A record with front matter: its body starts after the closing line."""
+    def __init__(self, rid, front, body, as_bytes=False):
+        text = front + body
+        super().__init__(rid, text, as_bytes)
+        self.body_offset = len(front)
+        self.fm_end_line = front.count("\n")
+        self.body_line = self.fm_end_line + 1
+
+
+def test_a_sentence_never_reaches_into_the_front_matter():
+    """The body's first paragraph has no line before it but the front
+    matter's closing ``---``: the walk back took the fields in, YAML
+    comments included (``id: NOTE-1 title: … # reviewer comment … This
+    note relies on NOTE-2``)."""
+    front = "---\nid: NOTE-1\ntitle: Fïrst\ntags: [a]   # reviewer comment SECRET\n---\n"
+    for body in ("This note relies on NOTE-2 for its claim.\n", "Relies on NOTE-2", "NOTE-2 first.\nNext line.\n"):
+        for as_bytes in (False, True):
+            s = views.mention_sentence(_FmRec("NOTE-1", front, body, as_bytes), "NOTE-2")
+            assert "SECRET" not in s and "title" not in s and s.startswith(body.split()[0]), (s, as_bytes)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, write
 from site_fixtures import XSS_ID, XSS_RECORD, copy_example, crawl
 
 EXCLUDED = "NOTE-811"
@@ -400,6 +400,11 @@ def test_fresh_builds_after_each_kind_of_edit_equal_a_cold_build(tmp_path):
         ("derived", lambda: edit("lit/LIT-874.md", lambda t: t.replace("---\n", "---\nreferences: [\"2209.15430\"]\n", 1)
                                  if "references:" not in t else t)),
         ("delete", lambda: (recs / "question" / "QUESTION-215.md").unlink()),
+        # the schema: a relation's label shows on pages no record edit changes
+        ("schema", lambda: ((base / "schema.yaml").write_text("relations:\n  extends:\n    label: Built upon by\n"),
+                            (base / "recordkit.toml").write_text((base / "recordkit.toml").read_text()
+                                                                 + 'schema = "schema.yaml"\n'))),
+        ("schema label", lambda: (base / "schema.yaml").write_text("relations:\n  extends:\n    label: Grown from\n")),
     ]
     for n, (what, step) in enumerate(steps):
         step()
@@ -414,6 +419,7 @@ def test_fresh_builds_after_each_kind_of_edit_equal_a_cold_build(tmp_path):
         before = after
     assert not (out / "question" / "QUESTION-215.html").exists()
     assert "CLAIM-300.html" in (out / "note" / "NOTE-652.html").read_text(encoding="utf-8")
+    assert any("Grown from" in p.read_text(encoding="utf-8") for p in (out / "theory").glob("*.html"))
 
 
 # -- query blocks -------------------------------------------------------------------
@@ -661,3 +667,42 @@ def test_a_huge_title_is_shown_whole_only_on_its_own_page(tmp_path):
     for p in (tmp_path / "site" / "note").glob("NOTE-*.html"):
         page = p.read_text(encoding="utf-8")
         assert len(page) < 30_000 and "word word" in page and "zyzzyva" not in page, p.name
+
+
+def test_a_backlink_sentence_is_the_bodys_and_marks_nothing_empty(tmp_path):
+    """A mention in the body's first paragraph: the sentence took in the
+    front matter above it (YAML comments included: published nowhere else).
+    A labelled link's sentence shows the label: it ended with an empty
+    <mark></mark>."""
+    base = tmp_path / "p"
+    write(base, "records/note/NOTE-001.md", "---\nid: NOTE-001\ntitle: First note\nstatus: draft\n"
+          "tags: [a]   # reviewer comment SECRETCOMMENT\n---\nThis note relies on NOTE-002 for its claim.\n")
+    write(base, "records/note/NOTE-003.md", "---\nid: NOTE-003\ntitle: Third\nstatus: draft\n---\n## Body\n\n"
+          "See [[NOTE-002|the second]] here.\n")
+    write(base, "records/note/NOTE-002.md", "---\nid: NOTE-002\ntitle: Second note\nstatus: draft\n---\nBody.\n")
+    (base / "recordkit.toml").write_text('root = "records"\n')
+    assert run_cli("build", "-o", str(base / "out"), "-q", cwd=base).returncode == 0
+    page = (base / "out" / "note" / "NOTE-002.html").read_text(encoding="utf-8")
+    assert '<blockquote class="rk-sentence">This note relies on <mark>NOTE-002</mark> for its claim.</blockquote>' in page
+    assert '<blockquote class="rk-sentence">See the second here.</blockquote>' in page
+    assert "<mark></mark>" not in page
+    assert not [p for p in (base / "out").rglob("*") if p.is_file() and b"SECRETCOMMENT" in p.read_bytes()]
+
+
+def test_html_comments_are_not_published(tmp_path):
+    """With raw HTML escaped, ``<!-- a note to oneself -->`` showed on the
+    page as text (and in the search index, the preview, a backlink's
+    sentence); the lint reads no link in one.  Comments are left out of
+    every output; one inside code is code, shown."""
+    base = tmp_path / "p"
+    write(base, "records/note/NOTE-001.md", "---\nid: NOTE-001\ntitle: One\nstatus: draft\n---\n"
+          "See NOTE-002 <!-- PRIVATE1 --> here.\n\nPara <!-- PRIVATE2\nmulti [[NOTE-404]] line\n--> after.\n\n"
+          "```\n<!-- kept in code -->\n```\n\n<!-- PRIVATE3 unclosed\n")
+    write(base, "records/note/NOTE-002.md", "---\nid: NOTE-002\ntitle: Two\nstatus: draft\n---\n"
+          "<!-- PRIVATE4 --> Body first.\n")
+    (base / "recordkit.toml").write_text('root = "records"\n')
+    assert run_cli("build", "-o", str(base / "out"), "-q", cwd=base).returncode == 0
+    leaked = [p for p in (base / "out").rglob("*") if p.is_file() and b"PRIVATE" in p.read_bytes()]
+    assert not leaked, leaked
+    page = (base / "out" / "note" / "NOTE-001.html").read_text(encoding="utf-8")
+    assert "<p>Para  after.</p>" in page and "&lt;!-- kept in code --&gt;" in page and "NOTE-404" not in page
