@@ -288,6 +288,31 @@ def address_ranges(body: str, code: list) -> list[tuple[int, int]]:
     return out
 
 
+# ``#tag`` as Obsidian and Foam read one in a body: after a line's start or a
+# blank, letters, digits, ``_``, ``-`` and ``/`` (nesting), at least one of
+# them no digit (``#123`` is none), not a heading's ``# `` nor ``##``
+_BODY_TAG_RE = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.M)
+
+
+def body_tags(body: str, code: list | None = None) -> list[str]:
+    """The ``#tags`` of ``body`` outside code, comments and links'
+    addresses, in order, each once, without the ``#`` (and without a ``/``
+    or ``-`` it ends with)."""
+    if "#" not in body:
+        return []
+    if code is None:
+        code = code_ranges(body)
+    skips = with_addresses(body, code)
+    out: list = []
+    for m in _BODY_TAG_RE.finditer(body):
+        if skips and _inside(skips, m.start()):
+            continue
+        tag = m.group(1).rstrip("/-")
+        if tag and tag not in out and any(not c.isdigit() for c in tag if c not in "/-"):
+            out.append(tag)
+    return out
+
+
 def with_addresses(body: str, code: list) -> list:
     """``code`` (:func:`code_ranges`) and :func:`address_ranges`, joined:
     where no mention is looked for."""

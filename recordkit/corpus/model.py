@@ -17,6 +17,14 @@ from .mentions import Mention, scan_mentions
 Pos = tuple  # (line, col, end_line, end_col), 1-based
 
 
+def split_tags(text: str) -> list[str]:
+    """The tags of a ``tags:`` written as one string: its comma-separated
+    parts, trimmed (one part: the string itself)."""
+    if "," not in text:
+        return [text]
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
 @dataclass(slots=True)
 class Target:
     """One target of a front-matter relation, with the position of its item.
@@ -82,6 +90,10 @@ class Record:
     fence_infos: list[str] | None = field(default=None, repr=False)
     #: the schema's ``mention_re``, for working out the mentions' positions
     mention_re: Any = field(default=None, repr=False)
+    #: set (True) by the loader when the schema reads a body's ``#tags``
+    #: (``tags.inline``); ``_inline_tags``: those tags, found on first use
+    inline_tags: bool = field(default=False, repr=False)
+    _inline_tags: list | None = field(default=None, repr=False)
     #: what the loader's ``analyze`` function returned for this record
     #: (the lint's local rules' findings), None when it did not run
     analysis: Any = field(default=None, repr=False)
@@ -213,10 +225,22 @@ class Record:
 
     @property
     def tags(self) -> list[str]:
+        """The ``tags`` field's strings; one string is a list of tags split
+        at commas (``tags: soil, carbon``, as Obsidian and Foam read it)."""
         t = self.get("tags")
         if isinstance(t, str):
-            return [t]
-        return [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+            got = split_tags(t)
+        else:
+            got = [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+        if self.inline_tags:
+            inline = self._inline_tags
+            if inline is None:
+                from .mentions import body_tags
+                inline = self._inline_tags = body_tags(self.body, self.code)
+            if inline:
+                seen = set(got)
+                got = got + [x for x in inline if not (x in seen or seen.add(x))]
+        return got
 
     def key_pos(self, *path) -> Pos:
         """Position of the key at ``path``; falls back to the nearest parent,

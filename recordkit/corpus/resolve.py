@@ -417,9 +417,12 @@ def resolve_links(corpus: "Corpus") -> None:
     resolver = resolver_for(corpus)
     schema = corpus.schema
     id_re = schema.mention_re if settings.mentions else None
+    inline_tags = getattr(schema, "inline_tags", False)
     for rec in corpus.files:
         if not rec.ok:
             continue
+        if inline_tags and not rec.inline_tags:
+            rec.inline_tags, rec._inline_tags = True, None
         rels = rec.relations
         if rels:
             for targets in rels.values():

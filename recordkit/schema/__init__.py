@@ -290,6 +290,8 @@ class Schema:
         self.page_globs = _pages(raw.get("pages"))
         self.unique = _unique(raw.get("unique"), self.id_re)
         self.tag_re = _tag_pattern(raw.get("tags"))
+        #: ``tags.inline``: a body's ``#tags`` are its note's tags too
+        self.inline_tags = _inline_tags(raw.get("tags"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
         mention = _mapping("mention", raw.get("mention"), "relation, label")
@@ -854,11 +856,19 @@ def _tag_pattern(value) -> re.Pattern:
     if value is None:
         return re.compile(DEFAULT_TAG_PATTERN)
     if not isinstance(value, dict):
-        raise SchemaError(f"tags must be a mapping (pattern), not {_show(value)}")
-    extra = sorted(str(k) for k in value if k != "pattern")
+        raise SchemaError(f"tags must be a mapping (pattern, inline), not {_show(value)}")
+    extra = sorted(str(k) for k in value if k not in ("pattern", "inline"))
     if extra:
-        raise SchemaError(f"tags: unknown key(s) {', '.join(extra)} (known: pattern)")
+        raise SchemaError(f"tags: unknown key(s) {', '.join(extra)} (known: pattern, inline)")
+    if not isinstance(value.get("inline", False), bool):
+        raise SchemaError(f"tags.inline must be true or false, not {_show(value.get('inline'))}")
     return _regex("tags.pattern", value.get("pattern", DEFAULT_TAG_PATTERN))
+
+
+def _inline_tags(value) -> bool:
+    """``tags.inline``: whether ``#tag`` in a body is a tag of its note (as
+    Obsidian and Foam read one)."""
+    return bool(value.get("inline")) if isinstance(value, dict) else False
 
 
 @dataclass(frozen=True)

@@ -337,3 +337,27 @@ def test_init_infer_over_a_preset(tmp_path):
     extra = [d["message"] for d in diags if d["severity"] == "error"
              and (rel("obsidian", d["filename"]), d["code"]) not in allowed]
     assert not extra, extra
+
+
+def test_tags_as_obsidian_and_foam_read_them(tmp_path):
+    """A body's ``#tags`` are its note's (they were never read: the tag
+    pages, the graph and the tags table lacked them), outside code,
+    comments, headings and links' addresses, not ``#123``; ``tags: soil,
+    carbon`` is two tags and ``tags: one`` is valid (it was one tag
+    "soil, carbon" and an RK202 error)."""
+    from conftest import write
+    for preset in ("obsidian", "foam"):
+        base = tmp_path / preset
+        write(base, "Home.md", "---\ntags: [home]\n---\n# Heading\n"
+              "Text #project/alpha #a-b_c and #123 and #1a, x#no, [[Home#Heading]] `#code`\n<!-- #hidden -->\n"
+              "[l](http://x/#frag) <https://y/#frag2>\n\n```\n#fenced\n```\n#home again #trail/\n")
+        write(base, "a.md", "---\ntags: soil, carbon\n---\nx\n")
+        write(base, "b.md", "---\ntags: single-tag\n---\ny\n")
+        (base / "recordkit.toml").write_text(f'root = "."\nschema = "preset:{preset}"\n')
+        proc = run_cli("query", "select record, tag from tags order by record, rowid", "--format", "json", cwd=base)
+        assert proc.returncode == 0, proc.stderr
+        got = [(r["record"], r["tag"]) for r in json.loads(proc.stdout)]
+        assert got == [("Home", "home"), ("Home", "project/alpha"), ("Home", "a-b_c"), ("Home", "1a"),
+                       ("Home", "trail"), ("a", "soil"), ("a", "carbon"), ("b", "single-tag")], (preset, got)
+        lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=base)
+        assert not [d for d in json.loads(lint.stdout) if d["code"] in ("RK202", "RK206")], lint.stdout

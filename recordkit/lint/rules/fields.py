@@ -502,7 +502,8 @@ def tag_not_kebab_case(ctx, rec):
         return None    # a record without a kind has no field rules (RK110 reports it)
     tags = rec.meta.get("tags")
     if isinstance(tags, str):
-        items = [((("tags",)), tags)]
+        from ...corpus.model import split_tags
+        items = [((("tags",)), t) for t in split_tags(tags)]
     elif isinstance(tags, list):
         items = [(("tags", i), t) for i, t in enumerate(tags)]
     else:
@@ -522,7 +523,9 @@ def tag_not_kebab_case(ctx, rec):
             out.append(ctx.diag("RK206", f"tag {shown(t)} {what}, and as `{got[0]}` it would repeat a tag "
                                 f"(remove it)", rec, rec.value_pos(*path)))
             continue
-        fix = _scalar_fix(rec, path, got[0], f"tag {t} → {got[0]}", got[1]) if got else None
+        # (a part of a string of tags, `tags: a, B_c`, is no scalar of its own to rewrite)
+        whole = not (isinstance(tags, str) and t != tags)
+        fix = _scalar_fix(rec, path, got[0], f"tag {t} → {got[0]}", got[1]) if got and whole else None
         if got:
             taken.add(got[0])
         out.append(ctx.diag("RK206", f"tag {shown(t)} {what}" + (f" (use `{got[0]}`)" if fix else ""),
