@@ -367,7 +367,9 @@ def _infer_kinds(inf: Inference, metas, ids: dict) -> None:
     # a kind the notes already name in another case (`type: note`) is the default, not a second kind
     default = next((k for k in set(kind_of.values()) if k.lower() == default.lower()), default)
     inf.default_kind = default
-    if any(s.relpath not in kind_of for s in metas) or not entries:
+    # (a note without front matter has no field to give it a kind: the default
+    # is needed for it too, else it is RK110)
+    if any(s.relpath not in kind_of for s in metas) or inf.without_front_matter or not entries:
         entries.append({"default": default})
         notes.append(f"{default} for the rest")
     inf.kind_from = entries

@@ -361,3 +361,33 @@ def test_tags_as_obsidian_and_foam_read_them(tmp_path):
                        ("Home", "trail"), ("a", "soil"), ("a", "carbon"), ("b", "single-tag")], (preset, got)
         lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=base)
         assert not [d for d in json.loads(lint.stdout) if d["code"] in ("RK202", "RK206")], lint.stdout
+
+
+def test_build_after_init_in_a_vault(tmp_path):
+    """`init .` makes the vault's folder the root, and the site's default
+    folder ./site is then inside it: `build` refused ("inside the record
+    root") until given -o elsewhere.  It builds there (no .md file in it,
+    so no record), again and again; the root itself is refused."""
+    base = tmp_path / "v"
+    shutil.copytree(VAULTS / "obsidian", base)
+    assert run_cli("init", "--preset", "obsidian", ".", cwd=base).returncode == 0
+    lint_before = run_cli("lint", "--format", "json", "--exit-zero", "--no-cache", cwd=base).stdout
+    for _ in range(2):
+        proc = run_cli("build", cwd=base)
+        assert proc.returncode == 0, proc.stderr
+    assert (base / "site" / "index.html").exists()
+    assert run_cli("lint", "--format", "json", "--exit-zero", "--no-cache", cwd=base).stdout == lint_before
+    proc = run_cli("build", "-o", ".", cwd=base)
+    assert proc.returncode == 2 and "is the record root" in proc.stderr
+
+
+def test_init_infer_gives_notes_without_front_matter_a_kind(tmp_path):
+    """Every note with front matter had a `type:`, so no default kind was
+    written, and the note without front matter was RK110 (no kind)."""
+    for n in "abc":
+        (tmp_path / f"{n}.md").write_text("---\ntype: concept\n---\n[[d]]\n")
+    (tmp_path / "d.md").write_text("plain [[a]]\n")
+    assert run_cli("init", "--infer", ".", cwd=tmp_path).returncode == 0
+    assert "{default: NOTE}" in (tmp_path / "recordkit.schema.yaml").read_text()
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    assert not [d for d in json.loads(lint.stdout) if d["code"] == "RK110"], lint.stdout

@@ -183,9 +183,14 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, resident
     opts = options or site_options(config, out=out, **overrides)
     out_dir = Path(opts.out)
     root = Path(config.root).resolve()
-    if out_dir.resolve() == root or root in out_dir.resolve().parents:
+    # a site folder inside the root (a vault's root is its folder: the
+    # default ./site is in it) holds no .md file, so no record: it is
+    # walked for nothing, and serve's watcher leaves it out.  The root itself
+    # would mix pages and notes
+    if out_dir.resolve() == root or out_dir.resolve() in root.parents:
         from ...config import ConfigError
-        raise ConfigError(f"the site's folder {out_dir} is inside the record root {root}")
+        raise ConfigError(f"the site's folder {out_dir} is the record root {root}, or holds it: "
+                          "give -o another folder")
     old = Manifest.read(out_dir, opts.force)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = None
