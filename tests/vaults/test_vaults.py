@@ -391,3 +391,19 @@ def test_init_infer_gives_notes_without_front_matter_a_kind(tmp_path):
     assert "{default: NOTE}" in (tmp_path / "recordkit.schema.yaml").read_text()
     lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
     assert not [d for d in json.loads(lint.stdout) if d["code"] == "RK110"], lint.stdout
+
+
+def test_a_superseded_by_link_to_no_decision_is_rk301(tmp_path):
+    """MADR's `status: superseded by [ADR-0009](0009-nope.md)` naming no
+    decision: the edge was dropped with nothing said.  Plain words
+    (`superseded by ADR-0003`) are no link, and not reported."""
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "0001-a.md").write_text('---\nstatus: "superseded by [ADR-0009](0009-nope.md)"\n---\n# A\n')
+    (d / "0002-b.md").write_text("---\nstatus: superseded by [ADR-0003](0003-c.md)\n---\n# B\n")
+    (d / "0003-c.md").write_text("---\nstatus: superseded by ADR-0001\n---\n# C\n")
+    (tmp_path / "recordkit.toml").write_text('root = "d"\nschema = "preset:madr"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    got = [(d["filename"].rsplit("/", 1)[-1], d["location"]["row"], d["message"])
+           for d in json.loads(lint.stdout) if d["code"] == "RK301"]
+    assert got == [("0001-a.md", 2, "`superseded_by` target 0009-nope.md (in `status`) does not exist")], got

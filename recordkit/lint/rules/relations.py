@@ -27,7 +27,9 @@ def dangling_relation(ctx, rec):
     value may be written as a wikilink (`"[[Note]]"`).  A target that
     matches several records is not reported here but by RK308.  On a
     record with no kind (RK110) only the relations any kind may have
-    (`from: '*'`, or no `from`) are checked.
+    (`from: '*'`, or no `from`) are checked.  A link a `derive` pattern
+    reads in a field (MADR's `status: superseded by
+    [ADR-0009](0009-x.md)`) is checked too, when it is written as a link.
 
     ## Why is this bad
     A dangling relation is a claim of support that points at nothing: the
@@ -61,6 +63,40 @@ def dangling_relation(ctx, rec):
                     continue   # ambiguous: RK308 says which records it may mean
                 out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos,
                                     about=(t.id,)))
+    if ctx.schema.derive_patterns and rec.kind:
+        out += _dangling_derived(ctx, rec)
+    return out
+
+
+def _dangling_derived(ctx, rec) -> list:
+    """A link a ``derive`` pattern reads (MADR's ``status: superseded by
+    [ADR-0009](0009-nope.md)``) that names no record: the edge was dropped
+    with nothing said.  Only a written link (wikilink, Markdown link) is a
+    target that must exist; plain words are left alone."""
+    from ...corpus.resolve import link_settings, resolver_for, value_link
+    settings = link_settings(ctx.schema)
+    settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
+                              settings.mentions)
+    out = []
+    resolver = None
+    for rule in ctx.schema.derive_patterns:
+        values = (rec.meta or {}).get(rule.field)
+        listed = isinstance(values, list)
+        for i, value in enumerate(values if listed else [values]):
+            if not isinstance(value, str):
+                continue
+            for m in rule.regex.finditer(value):
+                ref = (m.group("target") or "").strip()
+                target, form = value_link(ref, settings)
+                if not ref or form == "value":
+                    continue
+                if resolver is None:
+                    resolver = resolver_for(ctx.corpus)
+                res = resolver.resolve(target, from_path=rec.relpath, form=form)
+                if res.target is None and not res.ambiguous:
+                    pos = rec.value_pos(*((rule.field, i) if listed else (rule.field,)))
+                    out.append(ctx.diag("RK301", f"`{rule.relation}` target {target} (in `{rule.field}`) does "
+                                        "not exist", rec, pos, about=(target,)))
     return out
 
 
