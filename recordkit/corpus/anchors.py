@@ -51,11 +51,16 @@ def slugify(text: str) -> str:
 
 def fragment(target: str) -> str | None:
     """The heading (``Heading``) or block (``^b1``) a wikilink's target
-    (``Note#Heading``, ``Note#^b1``, ``Note^b1``) names, or None."""
+    (``Note#Heading``, ``Note#^b1``, ``Note^b1``) names, or None.  A
+    subheading path (``Note#Part#Section``, Obsidian's) names its last
+    heading."""
     k = target.find("#")
     b = target.find("^")
     if k >= 0 and (b < 0 or k < b):
-        return target[k + 1:].strip() or None
+        frag = target[k + 1:]
+        if "#" in frag and not frag.lstrip().startswith("^"):
+            frag = frag.rsplit("#", 1)[1] or frag.rstrip("#").rsplit("#", 1)[-1]
+        return frag.strip() or None
     if b >= 0:
         return "^" + target[b + 1:].strip() if target[b + 1:].strip() else None
     return None

@@ -407,3 +407,18 @@ def test_a_superseded_by_link_to_no_decision_is_rk301(tmp_path):
     got = [(d["filename"].rsplit("/", 1)[-1], d["location"]["row"], d["message"])
            for d in json.loads(lint.stdout) if d["code"] == "RK301"]
     assert got == [("0001-a.md", 2, "`superseded_by` target 0009-nope.md (in `status`) does not exist")], got
+
+
+def test_a_subheading_link_names_its_last_heading(tmp_path):
+    """Obsidian's [[Note#Part#Section]] names the Section under Part: it
+    was RK309 ("no heading Part#Section") and the page's link went to the
+    top."""
+    (tmp_path / "N.md").write_text("# A\n## B\ntext\n")
+    (tmp_path / "S.md").write_text("[[N#A#B]] and [[N#A#Missing]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    got = [d["message"] for d in json.loads(lint.stdout) if d["code"] == "RK309"]
+    assert got == ['`[[N#A#Missing]]`: N has no heading "Missing"'], got
+    assert run_cli("build", "-o", str(tmp_path / "out"), "-q", cwd=tmp_path).returncode == 0
+    page = (tmp_path / "out" / "note" / "S.html").read_text(encoding="utf-8")
+    assert 'href="../note/N.html#b"' in page
