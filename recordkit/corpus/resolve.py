@@ -262,6 +262,8 @@ class Resolver:
         against which a Markdown link (``form="markdown"``) is read."""
         if form == "markdown":
             return self._resolve_markdown(text, from_path)
+        if text[:1] == "." and text.startswith(("./", "../")) and from_path is not None and "path" in self.order:
+            return self._resolve_relative(text, from_path)
         key = text
         got = self._cache.get(key)
         if got is None:
@@ -292,6 +294,23 @@ class Resolver:
                     return Resolution(ids[0], (ids[0],), key)
                 return Resolution(None, tuple(ids), key)
         return _MISSING
+
+    def _resolve_relative(self, text: str, from_path: str) -> Resolution:
+        """A wikilink written as a path from the linking file's folder
+        (``[[../Areas/Goal]]``, ``[[./Sibling]]``: Obsidian's "relative path"
+        link format): that file, exactly."""
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), text.strip()))
+        key = ("rel", path)
+        got = self._cache.get(key)
+        if got is None:
+            got = _MISSING
+            if not path.startswith("../") and path != "..":
+                ids = self._full_paths().get(self.norm(_strip_md(path)))
+                if ids:
+                    got = Resolution(ids[0], (ids[0],), "path") if len(ids) == 1 else \
+                        Resolution(None, tuple(ids), "path")
+            self._cache[key] = got
+        return got
 
     def _resolve_markdown(self, href: str, from_path: str | None) -> Resolution:
         """A Markdown link's destination: relative to the linking file's

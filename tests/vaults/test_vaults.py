@@ -422,3 +422,23 @@ def test_a_subheading_link_names_its_last_heading(tmp_path):
     assert run_cli("build", "-o", str(tmp_path / "out"), "-q", cwd=tmp_path).returncode == 0
     page = (tmp_path / "out" / "note" / "S.html").read_text(encoding="utf-8")
     assert 'href="../note/N.html#b"' in page
+
+
+def test_relative_wikilinks(tmp_path):
+    """Obsidian writes [[../Areas/Goal]] and [[./Sibling]] with its
+    "relative path" link format: they were RK305 and no edge, and dangling
+    on the site.  Read from the linking file's folder, exactly."""
+    for rel, text in {"Areas/Goal.md": "t\n", "P/A/Sib.md": "s\n", "Nope.md": "n\n",
+                      "P/A/Doc.md": "[[../../Areas/Goal]] [[./Sib]] [[../Nope]]\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    assert [d["message"] for d in json.loads(lint.stdout) if d["code"] == "RK305"] == \
+        ["wikilink of ../Nope, which does not exist"], lint.stdout     # (P/Nope, not the root's Nope)
+    graph = json.loads(run_cli("graph", "--format", "json", cwd=tmp_path).stdout)
+    assert sorted((e["source"], e["target"]) for e in graph["links"]) == [("P/A/Doc", "Areas/Goal"),
+                                                                           ("P/A/Doc", "P/A/Sib")]
+    assert run_cli("build", "-o", str(tmp_path / "out"), "-q", cwd=tmp_path).returncode == 0
+    page = next((tmp_path / "out").rglob("p-a-doc-*.html")).read_text(encoding="utf-8")
+    assert 'data-id="Areas/Goal">../../Areas/Goal</a>' in page and 'data-id="P/A/Sib">./Sib</a>' in page

@@ -203,6 +203,7 @@ class BodyRenderer:
 
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
+                 resolve_link: Callable | None = None,
                  embed: Callable | None = None, has_anchor: Callable | None = None):
         self.resolve = resolve
         #: ``has_anchor(id, fragment)``: whether the page of ``id`` has the
@@ -220,6 +221,10 @@ class BodyRenderer:
         #: ``resolve_file(path, from_path)``: the record id a Markdown link to
         #: a ``.md`` file names (None: none), read against the linking file
         self.resolve_file = resolve_file
+        #: ``resolve_link(text, from_path)``: the record id a wikilink's
+        #: target names, read from the linking file (a relative path,
+        #: ``[[../Areas/Goal]]``); None: such links are not resolved
+        self.resolve_link = resolve_link
         # the corpus's parse (tables, footnotes, math, wikilinks, mentions,
         # block ids, embeds: corpus.anchors), then the site's own rules
         md = markdown_parser(id_re, wikilink_order, math_renderer=lambda content, opts:
@@ -249,6 +254,8 @@ class BodyRenderer:
         fragment = tok.meta.get("heading")
         if not rid and fragment:         # [[#Heading]]: on this page
             return self._same_page(fragment, label, env)
+        if rid[:1] == "." and rid.startswith(("./", "../")) and self.resolve_link is not None:
+            rid = self.resolve_link(rid, env.get("rk_from")) or rid     # [[../Areas/Goal]]: from this file
         target = self.resolve(rid)
         if target[0] == "link":
             rid = target[3] if len(target) > 3 else rid

@@ -108,6 +108,12 @@ class Site:
         from ...corpus.resolve import resolver_for
         return resolver_for(self.corpus).resolve(path, from_path=from_path, form="markdown").target
 
+    def resolve_link(self, text: str, from_path: str | None) -> str | None:
+        """The id of the record a wikilink's target names, read from the
+        file at ``from_path`` (as the lint reads it), or None."""
+        from ...corpus.resolve import _form, resolver_for
+        return resolver_for(self.corpus).resolve(text, from_path=from_path, form=_form(text)).target
+
     def scrub(self, text):
         """``text`` with every id of a record kept out of the site replaced
         (reasons and details worked out over the whole record may name one)."""
