@@ -420,7 +420,7 @@ _MAY_NAME_PART = (re.compile(rb"\[\[[^\[\]\n]*[#^]"), re.compile(r"\[\[[^\[\]\n]
 # (a destination as mentions._MD_DEST_RE reads one: no parenthesis or blank,
 # or in angle brackets, each bounded: ``[^)\n]*`` ran to the line's end from
 # every ``](``, a line of 80,000 unclosed ones took 40 s)
-_MD_PART = r"\]\([ \t]*(?:<[^<>\n]{0,2048}#|[^()\s<]{0,2048}#)"
+_MD_PART = r"\]\([ \t]*(?:<[^<>\n]{0,2048}#|[^()\s]{0,2048}#)"
 _MAY_NAME_PART_MD = (re.compile(_MD_PART.encode()), re.compile(_MD_PART))
 
 

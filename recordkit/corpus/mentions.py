@@ -254,6 +254,19 @@ def _merged(ranges) -> list:
 
 
 
+_PERCENT_COMMENT_RE = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+
+
+def with_percent_comments(body: str, code: list) -> list:
+    """``code`` (:func:`code_ranges`) with Obsidian's ``%% … %%`` comments
+    outside code (an unclosed one runs to the end), for a schema with
+    ``comments: [percent]``: no link is read in one, as none is shown."""
+    if "%%" not in body:
+        return code
+    extra = [m.span() for m in _PERCENT_COMMENT_RE.finditer(body) if not (code and _inside(code, m.start()))]
+    return _merged(sorted(code + extra)) if extra else code
+
+
 # a link's destination or a definition may follow
 _ADDRESS_HINT_RE = re.compile(r"\][(:]")
 # an autolink, ``<https://example.org/LIT-001>``: a scheme of 2 to 32 characters

@@ -16,7 +16,7 @@ from ..common.reading import file_kind, read_fd
 from ..common.text import kind_of
 from .frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
 from .identity import is_research_identity, record_id, record_kind, record_title
-from .mentions import code_ranges, scan_suppressions
+from .mentions import code_ranges, scan_suppressions, with_percent_comments
 from .model import Diagnostic, Record, Target
 from .resolve import body_links
 
@@ -124,6 +124,8 @@ def _identify(rec: Record, data: dict, schema) -> None:
 def _scan_body(rec: Record, schema) -> None:
     infos: list[str] = []
     code = code_ranges(rec.body, infos)
+    if schema.percent_comments:
+        code = with_percent_comments(rec.body, code)
     rec.code = code                 # reused by the section rules
     rec.fence_infos = infos         # lets check discovery skip bodies with no check fence
     rec.mention_targets, rec.mention_spots = body_links(rec.body, schema, code)

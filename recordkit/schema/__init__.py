@@ -292,6 +292,9 @@ class Schema:
         self.tag_re = _tag_pattern(raw.get("tags"))
         #: ``tags.inline``: a body's ``#tags`` are its note's tags too
         self.inline_tags = _inline_tags(raw.get("tags"))
+        #: ``comments: [percent]``: Obsidian's ``%%…%%`` are comments too (HTML
+        #: comments always are): the site shows nothing of them
+        self.percent_comments = _comments(raw.get("comments"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
         mention = _mapping("mention", raw.get("mention"), "relation, label")
@@ -610,7 +613,7 @@ def _id_pattern(raw: dict) -> re.Pattern | None:
 #: ``mention`` and ``claims_table`` mappings
 TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
             "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
-            "graph", "claims_table")
+            "graph", "claims_table", "comments")
 KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir")
 RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
                  "label", "color")
@@ -863,6 +866,17 @@ def _tag_pattern(value) -> re.Pattern:
     if not isinstance(value.get("inline", False), bool):
         raise SchemaError(f"tags.inline must be true or false, not {_show(value.get('inline'))}")
     return _regex("tags.pattern", value.get("pattern", DEFAULT_TAG_PATTERN))
+
+
+def _comments(value) -> bool:
+    """``comments``: a list of the comment syntaxes beyond HTML's a body
+    has; ``percent`` (Obsidian's ``%% … %%``) is the one there is."""
+    if value is None:
+        return False
+    if not isinstance(value, list) or not all(v == "percent" for v in value):
+        raise SchemaError(f"comments must be a list of comment syntaxes (percent: Obsidian's %% … %%), "
+                          f"not {_show(value)}")
+    return "percent" in value
 
 
 def _inline_tags(value) -> bool:

@@ -442,3 +442,17 @@ def test_relative_wikilinks(tmp_path):
     assert run_cli("build", "-o", str(tmp_path / "out"), "-q", cwd=tmp_path).returncode == 0
     page = next((tmp_path / "out").rglob("p-a-doc-*.html")).read_text(encoding="utf-8")
     assert 'data-id="Areas/Goal">../../Areas/Goal</a>' in page and 'data-id="P/A/Sib">./Sib</a>' in page
+
+
+def test_obsidian_percent_comments_are_not_published_nor_read(tmp_path):
+    """%% a comment %% is hidden in Obsidian's reading view: the site
+    showed it as text, and a link in it was read (RK305 here)."""
+    (tmp_path / "A.md").write_text("Visible %% SECRET1 [[Nowhere]] %% text.\n\n%%\nSECRET2 block\n%%\n\n"
+                                   "`%% in code %%`\n\n50% done.\n")
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    assert not [d for d in json.loads(lint.stdout) if d["code"] == "RK305"], lint.stdout
+    assert run_cli("build", "-o", str(tmp_path / "out"), "-q", cwd=tmp_path).returncode == 0
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file() and b"SECRET" in p.read_bytes()]
+    page = (tmp_path / "out" / "note" / "A.html").read_text(encoding="utf-8")
+    assert "<p>Visible  text.</p>" in page and "<code>%% in code %%</code>" in page and "50% done." in page
