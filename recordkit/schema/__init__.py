@@ -186,6 +186,10 @@ class Schema:
     unique: tuple = field(init=False)
     #: ``tags.pattern``, compiled (RK206)
     tag_re: re.Pattern = field(init=False, repr=False)
+    #: ``tags.inline``: a body's ``#tags`` are its record's tags too
+    inline_tags: bool = field(init=False, repr=False, default=False)
+    #: ``comments: [percent]``: Obsidian's ``%% … %%`` are comments
+    percent_comments: bool = field(init=False, repr=False, default=False)
     #: ``claims_table.kinds``: the kinds whose records hold a claims table
     claims_kinds: tuple[str, ...] = field(init=False)
     #: the new ``derive`` form: relations derived from a field's value by a
@@ -290,10 +294,7 @@ class Schema:
         self.page_globs = _pages(raw.get("pages"))
         self.unique = _unique(raw.get("unique"), self.id_re)
         self.tag_re = _tag_pattern(raw.get("tags"))
-        #: ``tags.inline``: a body's ``#tags`` are its note's tags too
         self.inline_tags = _inline_tags(raw.get("tags"))
-        #: ``comments: [percent]``: Obsidian's ``%%…%%`` are comments too (HTML
-        #: comments always are): the site shows nothing of them
         self.percent_comments = _comments(raw.get("comments"))
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
