@@ -80,6 +80,13 @@ def format_text(info: dict, width: int = 100) -> str:
     return terminal_safe(_format_text(info, width))
 
 
+def _not_there(link: dict) -> str:
+    """"(missing)", or for a link that names several records (lint's
+    RK308) "(ambiguous: A or B)"."""
+    many = link.get("ambiguous")
+    return f"(ambiguous: {' or '.join(many[:5])}{' …' if len(many) > 5 else ''})" if many else "(missing)"
+
+
 def _format_text(info: dict, width: int) -> str:
     import textwrap
     lines = [f"{info['id']}: {_one_line(info['title'] or '')}"]
@@ -104,7 +111,7 @@ def _format_text(info: dict, width: int) -> str:
         lines.append("Relations")
         for rel, targets in info["relations"].items():
             for t in targets:
-                title = t["title"] if t["exists"] else "(missing)"
+                title = t["title"] if t["exists"] else _not_there(t)
                 lines.append(f"  {rel}: {t['id']} — {_short(title, width - len(rel) - len(t['id']) - 8)}")
         for rel, targets in info["derived"].items():
             for t in targets:
@@ -147,7 +154,8 @@ def _format_text(info: dict, width: int) -> str:
                 lines.append(f"    {s['id']} — {_short(s['title'], width - len(s['id']) - 7)}")
     if info["mentions"]:
         lines.append("")
-        lines.append("Mentions " + ", ".join(m["id"] + ("" if m["exists"] else " (missing)") for m in info["mentions"]))
+        lines.append("Mentions " + ", ".join(m["id"] + ("" if m["exists"] else " " + _not_there(m))
+                                             for m in info["mentions"]))
     if info["mentioned_by"]:
         lines.append("Mentioned by " + ", ".join(m["id"] for m in info["mentioned_by"]))
     if info.get("checks"):

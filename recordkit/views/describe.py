@@ -24,9 +24,16 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
     schema = corpus.schema
     records = corpus.records
     relations = {}
+    from ..corpus.resolve import mention_resolution, target_resolution
+
+    def unsure(res) -> dict:
+        """A link that names several records: which (lint's RK308), not "missing"."""
+        return {"ambiguous": list(res.candidates)} if res.ambiguous else {}
     for rel, targets in rec.relations.items():
         relations[rel] = [{"id": t.id, "title": records[t.id].title if t.id in records else None,
-                           "exists": t.id in records, "line": t.pos[0]} for t in targets]
+                           "exists": t.id in records, "line": t.pos[0],
+                           **(unsure(target_resolution(corpus, rec, t)) if t.id not in records and t.text else {})}
+                          for t in targets]
     derived = {}
     g = corpus.graph
     for _, dst, data in g.out_edges(record_id, data=True):
@@ -41,7 +48,9 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
         seen.add(m.target)
         mentions_out.append({"id": m.target, "exists": m.target in records,
                              "title": records[m.target].title if m.target in records else None,
-                             "line": m.line})
+                             "line": m.line,
+                             **(unsure(mention_resolution(corpus, rec, m)) if m.target not in records and m.text
+                                else {})})
     mentioned_by = sorted({src for src, _, d in g.in_edges(record_id, data=True) if d["origin"] == "body"},
                           key=id_sort_key)
     fields = to_plain({k: v for k, v in rec.meta.items() if k not in schema.relations})

@@ -456,3 +456,18 @@ def test_obsidian_percent_comments_are_not_published_nor_read(tmp_path):
     assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file() and b"SECRET" in p.read_bytes()]
     page = (tmp_path / "out" / "note" / "A.html").read_text(encoding="utf-8")
     assert "<p>Visible  text.</p>" in page and "<code>%% in code %%</code>" in page and "50% done." in page
+
+
+def test_show_says_ambiguous_where_lint_says_rk308(tmp_path):
+    """`show` called a link that names two notes "(missing)", where lint
+    says RK308 (ambiguous): it names the candidates now."""
+    for rel, text in {"A/Index.md": "a\n", "B/Index.md": "b\n",
+                      "S.md": '---\nup: "[[Index]]"\n---\n[[Index]] and [[Nope]]\n'}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    out = run_cli("show", "S", cwd=tmp_path).stdout
+    assert "up: Index — (ambiguous: A/Index or B/Index)" in out, out
+    assert "Mentions Index (ambiguous: A/Index or B/Index), Nope (missing)" in out, out
+    info = json.loads(run_cli("show", "S", "--format", "json", cwd=tmp_path).stdout)
+    assert info["relations"]["up"][0]["ambiguous"] == ["A/Index", "B/Index"]
