@@ -41,7 +41,7 @@ from ...corpus.anchors import may_name_part
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "10"    # 10: relative wikilinks ([[../x]]) resolved; 9: HTML comments are not shown; 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
+RENDER_VERSION = "11"    # 11: Obsidian callouts; 10: relative wikilinks ([[../x]]) resolved; 9: HTML comments are not shown; 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256

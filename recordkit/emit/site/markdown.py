@@ -142,6 +142,59 @@ def _headings_rule(state):
         heads.append((int(tok.tag[1]), text, slug))
 
 
+_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]*)\]([+-]?)[ \t]*")
+#: Obsidian's callout types and the tone each shows in (the rest: a note's)
+_CALLOUT_TONES = {"tip": "ok", "hint": "ok", "important": "ok", "success": "ok", "check": "ok", "done": "ok",
+                  "warning": "warn", "caution": "warn", "attention": "warn", "question": "warn", "help": "warn",
+                  "faq": "warn", "failure": "bad", "fail": "bad", "missing": "bad", "danger": "bad",
+                  "error": "bad", "bug": "bad"}
+
+
+def _callouts_rule(state):
+    """Obsidian's callouts: a quote whose first line is ``[!type] Title``
+    is a box of that type with the title (the type's name when none) over
+    the rest; the marker itself is not shown (it was, as text)."""
+    from markdown_it.token import Token
+    toks = state.tokens
+    i = 0
+    while i < len(toks) - 2:
+        tok = toks[i]
+        if tok.type != "blockquote_open" or toks[i + 1].type != "paragraph_open" or toks[i + 2].type != "inline":
+            i += 1
+            continue
+        inline = toks[i + 2]
+        kids = inline.children or []
+        m = _CALLOUT.match(kids[0].content) if kids and kids[0].type == "text" else None
+        if m is None:
+            i += 1
+            continue
+        kind = m.group(1).lower()
+        tok.attrSet("class", f"rk-callout rk-callout-{_CALLOUT_TONES.get(kind, 'note')}")
+        tok.attrSet("data-callout", kind)
+        first = kids[0]
+        first.content = first.content[m.end():]
+        k = next((j for j, c in enumerate(kids) if c.type in ("softbreak", "hardbreak")), len(kids))
+        title_kids, rest = kids[:k], kids[k + 1:]
+        if not "".join(c.content for c in title_kids).strip():
+            t = Token("text", "", 0)
+            t.content = m.group(1).capitalize()      # (as Obsidian titles a callout without one)
+            title_kids = [t]
+        p_open = Token("paragraph_open", "p", 1)
+        p_open.attrSet("class", "rk-callout-title")
+        title = Token("inline", "", 0)
+        title.children = title_kids
+        title.content = "".join(c.content for c in title_kids)
+        p_close = Token("paragraph_close", "p", -1)
+        p_open.block = p_close.block = True
+        if rest:
+            inline.children = rest
+            inline.content = "".join(c.content for c in rest)
+            toks[i + 1:i + 1] = [p_open, title, p_close]
+        else:
+            toks[i + 1:i + 4] = [p_open, title, p_close]      # the title was the whole paragraph
+        i += 4
+
+
 def _claims_rule(state):
     """Mark the strength cells of the table under a ``Claims`` heading."""
     toks = state.tokens
@@ -233,6 +286,7 @@ class BodyRenderer:
                            '<span class="math display">%s</span>' % tex_to_mathml(tokens[idx].content, True))
         md.core.ruler.push("rk_headings", _headings_rule)
         md.core.ruler.push("rk_claims", _claims_rule)
+        md.core.ruler.push("rk_callouts", _callouts_rule)
         for name, method in (("rk_wikilink", self._render_mention), ("rk_mention", self._render_mention),
                              ("fence", self._render_fence), ("code_block", self._render_code_block),
                              ("image", self._render_image), ("link_open", self._render_link_open),

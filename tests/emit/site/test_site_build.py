@@ -706,3 +706,14 @@ def test_html_comments_are_not_published(tmp_path):
     assert not leaked, leaked
     page = (base / "out" / "note" / "NOTE-001.html").read_text(encoding="utf-8")
     assert "<p>Para  after.</p>" in page and "&lt;!-- kept in code --&gt;" in page and "NOTE-404" not in page
+
+
+def test_obsidian_callouts_are_boxes_with_their_title():
+    """``> [!warning] Careful`` showed as a quote starting "[!warning]"."""
+    r = _renderer()
+    html = r.render("> [!warning] Careful here\n> Body.\n\n> [!TIP]\n> x\n\n> [!x] <b>t</b>\n\n> plain\n").html
+    assert '<blockquote class="rk-callout rk-callout-warn" data-callout="warning">\n' \
+           '<p class="rk-callout-title">Careful here</p>\n<p>Body.</p>' in html
+    assert '<p class="rk-callout-title">Tip</p>' in html and "[!" not in html
+    assert '<p class="rk-callout-title">&lt;b&gt;t&lt;/b&gt;</p>' in html      # (still text)
+    assert "<blockquote>\n<p>plain</p>" in html
