@@ -32,6 +32,7 @@ Blocks are trimmed (``trim_blocks``, ``lstrip_blocks``) for every page.
 from __future__ import annotations
 
 import functools
+import os
 import hashlib
 import json
 from pathlib import Path
@@ -71,11 +72,26 @@ def environment(user_dir: str | Path | None = None, site_dir: str | Path | None 
     site_key = _key(site_dir)
     if site_key is not None and not Path(site_key).is_dir():
         raise ConfigError(f"site templates: {site_dir} is not a folder")
-    return _environment(key, site_key)
+    return _environment(key, site_key, templates_listing(key, site_key))
+
+
+def templates_listing(user_dir: str | None, site_dir: str | None = None) -> tuple:
+    """The names of the files in the user's template folders: a template
+    added (or removed) there makes a new environment.  (Jinja2 checks a
+    loaded template's own file only: an override added beside it while
+    ``serve`` ran was never picked up, the package's page kept.)"""
+    out = []
+    for folder in (user_dir, user_dir and str(Path(user_dir, "site")), site_dir):
+        if folder is not None:
+            try:
+                out.append((folder, tuple(sorted(os.listdir(folder)))))
+            except OSError:
+                out.append((folder, None))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=16)
-def _environment(user_dir: str | None, site_dir: str | None = None) -> jinja2.Environment:
+def _environment(user_dir: str | None, site_dir: str | None = None, listing: tuple = ()) -> jinja2.Environment:
     package = jinja2.FileSystemLoader(str(PACKAGE_DIR), encoding="utf-8")
     loaders: list[jinja2.BaseLoader] = [jinja2.PrefixLoader({PACKAGE_PREFIX: package})]
     if user_dir is not None:

@@ -240,9 +240,16 @@ class _Builder:
         self.resident = False    # see build_site
         # one environment a process: serve's rebuilds reuse its compiled
         # templates (the loader checks each template file's mtime)
-        ekey = (str(self.user_templates), str(opts.templates))
+        # (and the files in the templates folders: an override added while
+        # serve runs makes a new environment)
+        from ..templates import templates_listing
+        ekey = (str(self.user_templates), str(opts.templates),
+                templates_listing(str(self.user_templates) if self.user_templates else None,
+                                  str(opts.templates) if opts.templates else None))
         env = _ENVIRONMENTS.get(ekey)
         if env is None:
+            if len(_ENVIRONMENTS) > 8:
+                _ENVIRONMENTS.clear()
             env = _ENVIRONMENTS[ekey] = environment(self.user_templates, opts.templates)
         self.env = env
         self.buckets = bucket_count(len(site.ids))

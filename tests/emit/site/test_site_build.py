@@ -717,3 +717,24 @@ def test_obsidian_callouts_are_boxes_with_their_title():
     assert '<p class="rk-callout-title">Tip</p>' in html and "[!" not in html
     assert '<p class="rk-callout-title">&lt;b&gt;t&lt;/b&gt;</p>' in html      # (still text)
     assert "<blockquote>\n<p>plain</p>" in html
+
+
+def test_a_template_override_added_between_builds_of_one_process_is_used(tmp_path):
+    """`serve` keeps its Jinja2 environment across rebuilds: a
+    record.html.j2 added to the site's templates folder while it ran was
+    never used (Jinja2 rechecks only the file a template was loaded from),
+    the pages kept the package's."""
+    from recordkit.config import load_config
+    from recordkit.emit.site import build_site
+    base = tmp_path / "p"
+    write(base, "records/note/NOTE-001.md", "---\nid: NOTE-001\ntitle: One\nstatus: draft\n---\nBody.\n")
+    (base / "tpl").mkdir()
+    (base / "recordkit.toml").write_text('root = "records"\n[site]\ntemplates = "tpl"\n')
+    cfg = load_config(base)
+    build_site(cfg, base / "out")
+    assert "RECMARK" not in (base / "out" / "note" / "NOTE-001.html").read_text(encoding="utf-8")
+    from recordkit.emit.templates import PACKAGE_DIR
+    package = (Path(PACKAGE_DIR) / "site" / "record.html.j2").read_text(encoding="utf-8")
+    (base / "tpl" / "record.html.j2").write_text(package.replace("<article", '<article data-x="RECMARK"', 1))
+    build_site(cfg, base / "out")
+    assert 'data-x="RECMARK"' in (base / "out" / "note" / "NOTE-001.html").read_text(encoding="utf-8")
