@@ -141,6 +141,10 @@ class _Namer:
         target = target or self.new_id
         target_relpath = target_relpath or self.new_relpath
         href = markdown_target(raw)
+        # ``[a](Note%20One)``, without .md (Obsidian's): it stays so
+        bare = href is None and markdown_target(raw, True) is not None
+        if bare:
+            href = markdown_target(raw, True)
         if href is not None and self.after.resolve(href, from_path=from_path, form="markdown").target == target \
                 and (not was_exact or self.exact(href, from_path, target_relpath)):
             return None     # (a path that named the file keeps naming it, not only the note by its name)
@@ -150,13 +154,15 @@ class _Namer:
         path, rest = inner[:cut], inner[cut:]
         new = "/" + target_relpath if path.startswith("/") else \
             posixpath.relpath(target_relpath, posixpath.dirname(from_path) or ".")
+        if bare and new.lower().endswith(".md"):
+            new = new[:-3]
         if angle:
             out = f"<{new}{rest}>"
         elif "%" in path or any(c in new for c in " ()<>"):
             out = quote(new, safe="/") + rest
         else:
             out = new + rest
-        href = markdown_target(out)
+        href = markdown_target(out, bare)
         if href is None or self.after.resolve(href, from_path=from_path, form="markdown").target != target:
             raise AuthorError(f"{from_path}: a Markdown link to {target} cannot be written to reach it; "
                               "rename it by hand")

@@ -538,8 +538,9 @@ def _links(body: str, links) -> list[tuple]:
                 out.append((ws, w.end(), target, w.group(2), form))
     if links is not None and links.markdown_links and "](" in body:
         md = []
+        bare = links.markdown_extensionless
         for d in _MD_DEST_RE.finditer(body):
-            target = markdown_target(d.group(1))
+            target = markdown_target(d.group(1), bare)
             if target is None:
                 continue
             s = d.start()
@@ -829,10 +830,13 @@ def mention_positions(body: str, targets_re: re.Pattern, first_line: int = 1,
     return spot_rows(*mention_spots(body, targets_re, code), first_line)
 
 
-def markdown_target(href: str) -> str | None:
+def markdown_target(href: str, extensionless: bool = False) -> str | None:
     """The file a Markdown link's destination names, URL-decoded, without
     its ``#anchor`` or query; None for an external address (``https:``,
-    ``mailto:``, any scheme) or a destination that is not a ``.md`` file."""
+    ``mailto:``, any scheme) or a destination that is not a ``.md`` file.
+    ``extensionless``: a path whose file name has no extension names the
+    ``.md`` file of that name (``Note%20One`` → ``Note One.md``, as
+    Obsidian reads it)."""
     href = href.strip()
     if href.startswith("<") and href.endswith(">"):
         href = href[1:-1].strip()
@@ -844,6 +848,9 @@ def markdown_target(href: str) -> str | None:
             href = href[:k]
     href = unquote(href)
     if not href.lower().endswith(".md"):
+        name = href.rsplit("/", 1)[-1]
+        if extensionless and name.strip(". ") and "." not in name:
+            return href + ".md"
         return None
     return href
 

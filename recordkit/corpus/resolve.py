@@ -56,6 +56,8 @@ class LinkSettings:
     wikilink_order: str = "target-first"
     markdown_links: bool = False
     mentions: bool = True
+    #: a Markdown link's path without an extension names ``path.md``
+    markdown_extensionless: bool = False
 
     @property
     def is_default(self) -> bool:
@@ -93,7 +95,7 @@ def _settings_of(got) -> LinkSettings:
         return _DEFAULT
     if not isinstance(got, dict):
         got = {k: getattr(got, k) for k in ("resolve", "case_sensitive", "wikilink_order", "markdown_links",
-                                               "mentions") if hasattr(got, k)}
+                                               "mentions", "markdown_extensionless") if hasattr(got, k)}
     order = got.get("resolve", _DEFAULT.resolve)
     if isinstance(order, str):
         order = [order]
@@ -106,7 +108,8 @@ def _settings_of(got) -> LinkSettings:
         case_sensitive=_bool(got.get("case_sensitive"), _DEFAULT.case_sensitive),
         wikilink_order=wl if wl in ("target-first", "label-first") else _DEFAULT.wikilink_order,
         markdown_links=_bool(got.get("markdown_links"), _DEFAULT.markdown_links),
-        mentions=_bool(got.get("mentions"), _DEFAULT.mentions))
+        mentions=_bool(got.get("mentions"), _DEFAULT.mentions),
+        markdown_extensionless=_bool(got.get("markdown_extensionless"), _DEFAULT.markdown_extensionless))
 
 
 def _bool(value, default: bool) -> bool:

@@ -820,6 +820,9 @@ class LinkSettings:
     wikilink_order: str = "target-first"
     markdown_links: bool = False
     mentions: bool = True
+    #: a Markdown link's path without an extension names the note
+    #: ``path.md`` (``[a](Note%20One)``: Obsidian resolves it)
+    markdown_extensionless: bool = False
 
 
 def _links(value) -> LinkSettings:
@@ -828,7 +831,7 @@ def _links(value) -> LinkSettings:
     if not isinstance(value, dict):
         raise SchemaError(f"links must be a mapping (resolve, case_sensitive, wikilink_order, markdown_links, "
                           f"mentions), not {_show(value)}")
-    known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions")
+    known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions", "markdown_extensionless")
     extra = sorted(str(k) for k in value if k not in known)
     if extra:
         raise SchemaError(f"links: unknown key(s) {', '.join(extra)} (known: {', '.join(known)})")
@@ -843,7 +846,7 @@ def _links(value) -> LinkSettings:
         if len(set(r)) != len(r):
             raise SchemaError(f"links.resolve names a source twice: {_show(r)}")
         kw["resolve"] = tuple(r)
-    for key in ("case_sensitive", "markdown_links", "mentions"):
+    for key in ("case_sensitive", "markdown_links", "mentions", "markdown_extensionless"):
         if key in value:
             if not isinstance(value[key], bool):
                 raise SchemaError(f"links.{key} must be true or false, not {_show(value[key])}")

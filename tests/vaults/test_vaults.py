@@ -471,3 +471,22 @@ def test_show_says_ambiguous_where_lint_says_rk308(tmp_path):
     assert "Mentions Index (ambiguous: A/Index or B/Index), Nope (missing)" in out, out
     info = json.loads(run_cli("show", "S", "--format", "json", cwd=tmp_path).stdout)
     assert info["relations"]["up"][0]["ambiguous"] == ["A/Index", "B/Index"]
+
+
+def test_obsidian_markdown_links_without_md(tmp_path):
+    """Obsidian reads [a](Note%20One) as a link to Note One.md: it was no
+    link at all (no edge, and no RK305 for a missing note).  A rename keeps
+    the form; a path with an extension or a folder is not a note."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "Note One.md").write_text("# One\n## Part\n")
+    (tmp_path / "T.md").write_text("[a](Note%20One) [b](Note%20One#part) [c](Missing%20Thing) "
+                                   "[d](http://x.org/page) [e](image.png) [f](sub/)\n")
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    assert [d["message"] for d in json.loads(lint.stdout) if d["code"] in ("RK305", "RK309")] == \
+        ["link to Missing Thing.md, which does not exist"], lint.stdout
+    graph = json.loads(run_cli("graph", "--format", "json", cwd=tmp_path).stdout)
+    assert [(e["source"], e["target"]) for e in graph["links"]] == [("T", "Note One")]
+    assert run_cli("rename", "Note One", "Note Two", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "T.md").read_text() == ("[a](Note%20Two) [b](Note%20Two#part) [c](Missing%20Thing) "
+                                               "[d](http://x.org/page) [e](image.png) [f](sub/)\n")

@@ -41,7 +41,7 @@ from ...corpus.anchors import may_name_part
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 #: Bumped when the page data or the way it is rendered changes.
-RENDER_VERSION = "11"    # 11: Obsidian callouts; 10: relative wikilinks ([[../x]]) resolved; 9: HTML comments are not shown; 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
+RENDER_VERSION = "12"    # 12: extensionless Markdown links (Obsidian); 11: Obsidian callouts; 10: relative wikilinks ([[../x]]) resolved; 9: HTML comments are not shown; 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
 SHARD = 256
@@ -270,6 +270,7 @@ class _Builder:
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
                                      wikilink_order=order, resolve_file=site.resolve_file,
                                      resolve_link=site.resolve_link, embed=self._embedded,
+                                     extensionless=link_settings(site.corpus.schema).markdown_extensionless,
                                      has_anchor=self._has_anchor)
         self._anchors: dict = {}         # id -> the headings and blocks of its page (Anchors), False: none
         self._wikilink_order = order
@@ -936,7 +937,8 @@ class _Builder:
         file with a ``#heading`` (``[text](other.md#a-heading)``) in
         ``body``, read from the text as :meth:`_fragment_links` reads
         wikilinks."""
-        if ("](" not in body and "]:" not in body) or ".md#" not in body.lower():
+        if ("](" not in body and "]:" not in body) or \
+                (".md#" not in body.lower() if not self.renderer.extensionless else "#" not in body):
             return []
         from ...corpus.mentions import _MD_DEST_RE, definitions, markdown_destination, markdown_target
         from ...corpus.anchors import markdown_fragment
@@ -945,7 +947,7 @@ class _Builder:
         if "]:" in body:        # [text][label] links, by their definitions
             hrefs += [markdown_destination(body, s, e).group(1) for s, e, *_ in definitions(body)]
         for href in hrefs:
-            path = markdown_target(href)
+            path = markdown_target(href, self.renderer.extensionless)
             fragment = markdown_fragment(href) if path is not None else None
             if not fragment:
                 continue

@@ -256,7 +256,7 @@ class BodyRenderer:
 
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
-                 resolve_link: Callable | None = None,
+                 resolve_link: Callable | None = None, extensionless: bool = False,
                  embed: Callable | None = None, has_anchor: Callable | None = None):
         self.resolve = resolve
         #: ``has_anchor(id, fragment)``: whether the page of ``id`` has the
@@ -274,6 +274,9 @@ class BodyRenderer:
         #: ``resolve_file(path, from_path)``: the record id a Markdown link to
         #: a ``.md`` file names (None: none), read against the linking file
         self.resolve_file = resolve_file
+        #: a Markdown link's path without an extension names a note's file
+        #: (the schema's ``links.markdown_extensionless``)
+        self.extensionless = extensionless
         #: ``resolve_link(text, from_path)``: the record id a wikilink's
         #: target names, read from the linking file (a relative path,
         #: ``[[../Areas/Goal]]``); None: such links are not resolved
@@ -395,7 +398,9 @@ class BodyRenderer:
     def _render_link_open(self, renderer, tokens, idx, options, env):
         tok = tokens[idx]
         href = tok.attrGet("href") or ""
-        path = markdown_target(href) if self.resolve_file is not None and ".md" in href.lower() else None
+        path = None
+        if self.resolve_file is not None and (self.extensionless or ".md" in href.lower()):
+            path = markdown_target(href, self.extensionless)
         if path is not None:
             # a link to a record's file becomes a link to its page; to a file
             # that is no published record, plain text (the site has no such file)
