@@ -293,16 +293,24 @@ def _edges(corpus, old=None, into=None) -> set:
             u = into if u == old else u
             v = into if v == old else v
         if u != v:
-            out.add((u, v, d["relation"], d["origin"]))
+            # a derived edge by what it is derived from: LIT-861's reference
+            # 1512.03385 citing OLD must still cite INTO, not only another
+            # of its references (the pair alone hid the loss)
+            out.add((u, v, d["relation"], d["origin"], str(d.get("via")) if d["origin"] == "derived" else ""))
     return out
 
 
 def _check_graph(before, after, old: str, into: str) -> None:
     lost = _edges(before, old, into) - _edges(after)
     if lost:
-        shown = ", ".join(f"{u} -{rel}({origin})-> {v}" for u, v, rel, origin in sorted(lost)[:5])
+        shown = ", ".join(f"{u} -{rel}({origin}{', via ' + via if via else ''})-> {v}"
+                          for u, v, rel, origin, via in sorted(lost)[:5])
+        why = ""
+        if any(origin == "derived" for _, _, _, origin, _ in lost):
+            why = (f" ({old}'s identifier is not copied where {into} has its own, so a reference citing {old} by "
+                   f"it would name no record: give {into} that identifier, or drop one of the two, first)")
         raise AuthorError(f"merging would lose {len(lost)} link{'s' if len(lost) != 1 else ''}: {shown}"
-                          + (" …" if len(lost) > 5 else ""))
+                          + (" …" if len(lost) > 5 else "") + why)
 
 
 def _check_mentions(before, after, old: str, into: str) -> None:

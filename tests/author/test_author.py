@@ -477,6 +477,14 @@ def test_merge_refuses_a_cycle(make_record, tmp_path):
 
 def test_merge_in_the_example_record(record_copy):
     root = record_copy / "records"
+    # both have an arxiv id: LIT-863's is not copied, so LIT-861's reference
+    # 1907.04809, which cites LIT-863, would cite nothing.  The merge went
+    # through (LIT-861 cites LIT-862 by another reference: the pair hid it)
+    proc = run_cli("merge", "LIT-863", "LIT-862", cwd=record_copy)
+    assert proc.returncode == 1 and "LIT-861 -cites(derived, via 1907.04809)-> LIT-862" in proc.stderr \
+        and "identifier is not copied" in proc.stderr, proc.stderr
+    p = root / "lit" / "LIT-862.md"
+    p.write_text(p.read_text().replace('arxiv: "2007.00810"\n', ""))     # LIT-862 takes LIT-863's now
     want = _backlinks(root, "LIT-862", {"LIT-863": "LIT-862"})
     proc = run_cli("merge", "LIT-863", "LIT-862", "--dry-run", cwd=record_copy)
     assert proc.returncode == 0 and "+++ /dev/null" in proc.stdout and "-al. (LIT-863)" in proc.stdout
