@@ -336,42 +336,30 @@ def derived_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
     (a Markdown link's destination worked out again, a wikilink's or a
     name's text)."""
     from ..common.textpos import offset_of
+    from ..corpus.resolve import derived_refs
     out = []
-    md_settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
-                                 settings.mentions)
-    for rule in schema.derive_patterns:
-        values = (rec.meta or {}).get(rule.field)
-        listed = isinstance(values, list)
-        for i, value in enumerate(values if listed else [values]):
-            if not isinstance(value, str):
-                continue
-            for m in rule.regex.finditer(value):
-                ref = (m.group("target") or "").strip()
-                if not ref:
-                    continue
-                target, form = value_link(ref, md_settings)
-                if before.resolve(target, from_path=rec.relpath, form=form).target != old:
-                    continue
-                if form == "markdown":
-                    d = markdown_destination(ref, 0, len(ref))
-                    new = namer.markdown(d.group(1), rec.relpath) if d is not None else None
-                    span = (d.start(1), d.end(1)) if d is not None else None
-                else:
-                    new = namer.wikilink(target, rec.relpath)
-                    k = ref.find(target)
-                    span = (k, k + len(target)) if k >= 0 else None
-                if new is None:
-                    continue
-                pos = rec.value_pos(*((rule.field, i) if listed else (rule.field,)))
-                line, col, end_line, end_col = pos
-                vs = offset_of(text, line, col)
-                ve = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", vs)
-                raw = text[vs:ve]
-                k = raw.find(ref)
-                if span is None or k < 0 or raw.find(ref, k + 1) >= 0:
-                    raise AuthorError(f"{rec.relpath}:{line}: the link to {old} in {rule.field} is written in a way a "
-                                      "rename cannot rewrite (escaped, or twice); change it by hand first")
-                out.append((vs + k + span[0], vs + k + span[1], new))
+    for rule, i, ref, target, form in derived_refs(rec, schema):
+        if before.resolve(target, from_path=rec.relpath, form=form).target != old:
+            continue
+        if form == "markdown":
+            d = markdown_destination(ref, 0, len(ref))
+            new = namer.markdown(d.group(1), rec.relpath) if d is not None else None
+            span = (d.start(1), d.end(1)) if d is not None else None
+        else:
+            new = namer.wikilink(target, rec.relpath)
+            k = ref.find(target)
+            span = (k, k + len(target)) if k >= 0 else None
+        if new is None:
+            continue
+        line, col, end_line, end_col = rec.value_pos(*((rule.field,) if i is None else (rule.field, i)))
+        vs = offset_of(text, line, col)
+        ve = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", vs)
+        raw = text[vs:ve]
+        k = raw.find(ref)
+        if span is None or k < 0 or raw.find(ref, k + 1) >= 0:
+            raise AuthorError(f"{rec.relpath}:{line}: the link to {old} in {rule.field} is written in a way a "
+                              "rename cannot rewrite (escaped, or twice); change it by hand first")
+        out.append((vs + k + span[0], vs + k + span[1], new))
     return out
 
 

@@ -306,14 +306,18 @@ class Resolver:
         key = ("rel", path)
         got = self._cache.get(key)
         if got is None:
-            got = _MISSING
-            if not path.startswith("../") and path != "..":
-                ids = self._full_paths().get(self.norm(_strip_md(path)))
-                if ids:
-                    got = Resolution(ids[0], (ids[0],), "path") if len(ids) == 1 else \
-                        Resolution(None, tuple(ids), "path")
-            self._cache[key] = got
+            got = self._cache[key] = self._at_path(path)
         return got
+
+    def _at_path(self, path: str) -> Resolution:
+        """The record whose file is at the root-relative ``path`` (with or
+        without ``.md``; outside the root: none)."""
+        if path.startswith("../") or path == "..":
+            return _MISSING
+        ids = self._full_paths().get(self.norm(_strip_md(path)))
+        if not ids:
+            return _MISSING
+        return Resolution(ids[0], (ids[0],), "path") if len(ids) == 1 else Resolution(None, tuple(ids), "path")
 
     def _resolve_markdown(self, href: str, from_path: str | None) -> Resolution:
         """A Markdown link's destination: relative to the linking file's
@@ -326,12 +330,7 @@ class Resolver:
         got = self._cache.get(key)
         if got is not None:
             return got
-        got = _MISSING
-        if not path.startswith("../") and path != "..":
-            ids = self._full_paths().get(self.norm(_strip_md(path)))
-            if ids:
-                got = Resolution(ids[0], (ids[0],), "path") if len(ids) == 1 else \
-                    Resolution(None, tuple(ids), "path")
+        got = self._at_path(path)
         if got.missing:
             name = _strip_md(href)
             got = self._lookup(name)
@@ -511,6 +510,28 @@ def _form(text: str) -> str:
     Markdown link's, or a wikilink naming the file) relative to the linking
     file first, anything else as any link."""
     return "markdown" if text[-3:].lower() == ".md" else "value"
+
+
+def derived_refs(rec: "Record", schema):
+    """``(rule, index, ref, target, form)`` of each link a ``derive``
+    pattern reads in ``rec``'s fields (MADR's ``status: superseded by
+    [ADR-0002](0002-x.md)``): the rule, the index of the value in its list
+    (None for a field that is one string), the reference as written, and
+    its target and form as a front-matter link is read (Markdown links
+    always count)."""
+    from dataclasses import replace
+    settings = replace(link_settings(schema), markdown_links=True)
+    for rule in schema.derive_patterns:
+        values = (rec.meta or {}).get(rule.field)
+        listed = isinstance(values, list)
+        for i, value in enumerate(values if listed else [values]):
+            if not isinstance(value, str):
+                continue
+            for m in rule.regex.finditer(value):
+                ref = (m.group("target") or "").strip()
+                if ref:
+                    target, form = value_link(ref, settings)
+                    yield rule, (i if listed else None), ref, target, form
 
 
 def _resolve_for(resolver: Resolver, relpath: str):

@@ -73,30 +73,19 @@ def _dangling_derived(ctx, rec) -> list:
     [ADR-0009](0009-nope.md)``) that names no record: the edge was dropped
     with nothing said.  Only a written link (wikilink, Markdown link) is a
     target that must exist; plain words are left alone."""
-    from ...corpus.resolve import link_settings, resolver_for, value_link
-    settings = link_settings(ctx.schema)
-    settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
-                              settings.mentions)
+    from ...corpus.resolve import derived_refs, resolver_for
     out = []
     resolver = None
-    for rule in ctx.schema.derive_patterns:
-        values = (rec.meta or {}).get(rule.field)
-        listed = isinstance(values, list)
-        for i, value in enumerate(values if listed else [values]):
-            if not isinstance(value, str):
-                continue
-            for m in rule.regex.finditer(value):
-                ref = (m.group("target") or "").strip()
-                target, form = value_link(ref, settings)
-                if not ref or form == "value":
-                    continue
-                if resolver is None:
-                    resolver = resolver_for(ctx.corpus)
-                res = resolver.resolve(target, from_path=rec.relpath, form=form)
-                if res.target is None and not res.ambiguous:
-                    pos = rec.value_pos(*((rule.field, i) if listed else (rule.field,)))
-                    out.append(ctx.diag("RK301", f"`{rule.relation}` target {target} (in `{rule.field}`) does "
-                                        "not exist", rec, pos, about=(target,)))
+    for derive, i, _ref, target, form in derived_refs(rec, ctx.schema):
+        if form == "value":
+            continue
+        if resolver is None:
+            resolver = resolver_for(ctx.corpus)
+        res = resolver.resolve(target, from_path=rec.relpath, form=form)
+        if res.target is None and not res.ambiguous:
+            pos = rec.value_pos(*((derive.field,) if i is None else (derive.field, i)))
+            out.append(ctx.diag("RK301", f"`{derive.relation}` target {target} (in `{derive.field}`) does not exist",
+                                rec, pos, about=(target,)))
     return out
 
 
