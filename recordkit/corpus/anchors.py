@@ -360,7 +360,12 @@ def anchors_of(tokens, body: str) -> Anchors:
 
 def body_anchors(body: str, md) -> Anchors:
     """The headings and blocks of ``body`` a link can name, parsed by
-    ``md`` (:func:`markdown_parser`, or the site's renderer's parser)."""
+    ``md`` (:func:`markdown_parser`, or the site's renderer's parser),
+    its HTML comments left out as the site leaves them out (a heading in
+    one is on no page)."""
+    if "<!--" in body:
+        from .mentions import without_comments
+        body = without_comments(body)
     return anchors_of(md.parse(body, {}), body)
 
 

@@ -267,6 +267,37 @@ def with_percent_comments(body: str, code: list) -> list:
     return _merged(sorted(code + extra)) if extra else code
 
 
+def without_comments(body: str, code: list | None = None, percent: bool = False) -> str:
+    """``body`` without its HTML comments (``<!-- … -->`` outside code, an
+    unclosed one to the end, as CommonMark reads one).  Markdown readers
+    hide them, and the lint reads no link in them; with raw HTML escaped,
+    the pages showed them as text, a note to oneself published.  A comment
+    on lines of its own leaves a blank line (it ended the paragraph).
+    ``code``: :func:`code_ranges` of ``body`` (which holds the comments),
+    when known; ``percent``: Obsidian's ``%% … %%`` too.  What the site
+    shows of a body, and where the lint looks for a link's heading."""
+    html = "<!--" in body
+    percent = percent and "%%" in body
+    if not html and not percent:
+        return body
+    if code is None:
+        code = code_ranges(body)
+    # (the loader counts a schema's %% comments as code ranges: those are cut too)
+    cuts = [(s, e) for s, e in code if html and body.startswith("<!--", s) or percent and body.startswith("%%", s)]
+    if percent:         # ``%% … %%`` outside code (an unclosed one to the end)
+        cuts += [m.span() for m in _PERCENT_COMMENT_RE.finditer(body) if not _inside(code, m.start())]
+        cuts.sort()
+    pieces, pos = [], 0
+    for s, e in cuts:
+        if s >= pos:
+            pieces.append(body[pos:s])
+            pos = e
+    if not pieces:
+        return body
+    pieces.append(body[pos:])
+    return "".join(pieces)
+
+
 # a link's destination or a definition may follow
 _ADDRESS_HINT_RE = re.compile(r"\][(:]")
 # an autolink, ``<https://example.org/LIT-001>``: a scheme of 2 to 32 characters

@@ -490,3 +490,15 @@ def test_obsidian_markdown_links_without_md(tmp_path):
     assert run_cli("rename", "Note One", "Note Two", cwd=tmp_path).returncode == 0
     assert (tmp_path / "T.md").read_text() == ("[a](Note%20Two) [b](Note%20Two#part) [c](Missing%20Thing) "
                                                "[d](http://x.org/page) [e](image.png) [f](sub/)\n")
+
+
+def test_a_heading_inside_an_html_comment_is_no_anchor(tmp_path):
+    """The site leaves comments out, so a heading in one is on no page: the
+    lint's RK309 read it as a heading (markdown-it with raw HTML off parses
+    it so) and passed a link the site sent to the page's top."""
+    (tmp_path / "N.md").write_text("# N\n<!--\n## Hidden\n-->\n## Shown\n")
+    (tmp_path / "S.md").write_text("[[N#Hidden]] [[N#Shown]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    assert [d["message"] for d in json.loads(lint.stdout) if d["code"] == "RK309"] == \
+        ['`[[N#Hidden]]`: N has no heading "Hidden"'], lint.stdout

@@ -457,39 +457,13 @@ def transient_body(rec) -> str:
     return shown_body(body, getattr(rec, "code", None), getattr(rec, "percent_comments", False))
 
 
-_PERCENT_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
 
 
 def shown_body(body: str, code: list | None = None, percent: bool = False) -> str:
-    """``body`` without its HTML comments (``<!-- … -->`` outside code, an
-    unclosed one to the end, as CommonMark reads one).  Markdown readers
-    hide them, and the lint reads no link in them; with raw HTML escaped,
-    the pages showed them as text, a note to oneself published.  A comment
-    on lines of its own leaves a blank line (it ended the paragraph).
-    ``code``: :func:`~recordkit.corpus.mentions.code_ranges` of ``body``
-    (which holds the comments), when known."""
-    html = "<!--" in body
-    percent = percent and "%%" in body
-    if not html and not percent:
-        return body
-    if code is None:
-        from ...corpus.mentions import code_ranges
-        code = code_ranges(body)
-    # (the loader counts a schema's %% comments as code ranges: those are cut too)
-    cuts = [(s, e) for s, e in code if html and body.startswith("<!--", s) or percent and body.startswith("%%", s)]
-    if percent:         # ``%% … %%`` outside code (an unclosed one to the end)
-        from ...corpus.mentions import _inside
-        cuts += [m.span() for m in _PERCENT_COMMENT.finditer(body) if not _inside(code, m.start())]
-        cuts.sort()
-    pieces, pos = [], 0
-    for s, e in cuts:
-        if s >= pos:
-            pieces.append(body[pos:s])
-            pos = e
-    if not pieces:
-        return body
-    pieces.append(body[pos:])
-    return "".join(pieces)
+    """``body`` as the site shows it: without its comments
+    (:func:`recordkit.corpus.mentions.without_comments`)."""
+    from ...corpus.mentions import without_comments
+    return without_comments(body, code, percent)
 
 
 _COMMENT_IN_SENTENCE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
