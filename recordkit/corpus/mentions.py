@@ -267,26 +267,26 @@ def with_percent_comments(body: str, code: list) -> list:
     return _merged(sorted(code + extra)) if extra else code
 
 
-def without_comments(body: str, code: list | None = None, percent: bool = False) -> str:
-    """``body`` without its HTML comments (``<!-- … -->`` outside code, an
-    unclosed one to the end, as CommonMark reads one).  Markdown readers
-    hide them, and the lint reads no link in them; with raw HTML escaped,
-    the pages showed them as text, a note to oneself published.  A comment
-    on lines of its own leaves a blank line (it ended the paragraph).
-    ``code``: :func:`code_ranges` of ``body`` (which holds the comments),
-    when known; ``percent``: Obsidian's ``%% … %%`` too.  What the site
-    shows of a body, and where the lint looks for a link's heading."""
+def without_comments(body: str, code: list | None = None) -> str:
+    """``body`` without its comments: HTML's (``<!-- … -->`` outside code,
+    an unclosed one to the end, as CommonMark reads one) and, where the
+    loader counted them among the code ranges (a schema with ``comments:
+    [percent]``), Obsidian's ``%% … %%``.  Markdown readers hide them, and
+    the lint reads no link in them; with raw HTML escaped, the pages showed
+    them as text, a note to oneself published.  A comment on lines of its
+    own leaves a blank line (it ended the paragraph).  ``code``: the
+    record's ``code`` (:func:`code_ranges`, and the ``%%`` comments), when
+    known.  What the site shows of a body, and where the lint looks for a
+    link's heading."""
     html = "<!--" in body
-    percent = percent and "%%" in body
+    percent = code is not None and "%%" in body
     if not html and not percent:
         return body
     if code is None:
         code = code_ranges(body)
-    # (the loader counts a schema's %% comments as code ranges: those are cut too)
+    # (a code range that starts with "%%" is one of those comments: a code
+    # span starts with a backtick, a block with its fence or indentation)
     cuts = [(s, e) for s, e in code if html and body.startswith("<!--", s) or percent and body.startswith("%%", s)]
-    if percent:         # ``%% … %%`` outside code (an unclosed one to the end)
-        cuts += [m.span() for m in _PERCENT_COMMENT_RE.finditer(body) if not _inside(code, m.start())]
-        cuts.sort()
     pieces, pos = [], 0
     for s, e in cuts:
         if s >= pos:

@@ -93,9 +93,6 @@ class Record:
     #: set (True) by the loader when the schema reads a body's ``#tags``
     #: (``tags.inline``); ``_inline_tags``: those tags, found on first use
     inline_tags: bool = field(default=False, repr=False)
-    #: set (True) by the loader when the schema has Obsidian's ``%%``
-    #: comments (``comments: [percent]``): the site shows nothing of them
-    percent_comments: bool = field(default=False, repr=False)
     _inline_tags: list | None = field(default=None, repr=False)
     #: what the loader's ``analyze`` function returned for this record
     #: (the lint's local rules' findings), None when it did not run

@@ -439,14 +439,11 @@ def resolve_links(corpus: "Corpus") -> None:
     schema = corpus.schema
     id_re = schema.mention_re if settings.mentions else None
     inline_tags = getattr(schema, "inline_tags", False)
-    percent = getattr(schema, "percent_comments", False)
     for rec in corpus.files:
         if not rec.ok:
             continue
         if inline_tags and not rec.inline_tags:
             rec.inline_tags, rec._inline_tags = True, None
-        if percent:
-            rec.percent_comments = True
         rels = rec.relations
         if rels:
             for targets in rels.values():

@@ -454,16 +454,16 @@ def transient_body(rec) -> str:
     """``rec.body`` as the site shows it (:func:`shown_body`), without
     keeping it (or the text) on the record."""
     body = rec._body if rec._body is not None else transient_text(rec)[rec.body_offset:]
-    return shown_body(body, getattr(rec, "code", None), getattr(rec, "percent_comments", False))
+    return shown_body(body, getattr(rec, "code", None))
 
 
 
 
-def shown_body(body: str, code: list | None = None, percent: bool = False) -> str:
+def shown_body(body: str, code: list | None = None) -> str:
     """``body`` as the site shows it: without its comments
     (:func:`recordkit.corpus.mentions.without_comments`)."""
     from ...corpus.mentions import without_comments
-    return without_comments(body, code, percent)
+    return without_comments(body, code)
 
 
 _COMMENT_IN_SENTENCE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
