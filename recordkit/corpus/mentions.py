@@ -37,9 +37,8 @@ class Mention:
     text: str | None = None
 
 
-_BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}|\t)[^\n]*)")
-_LEADING_INDENT_RE = re.compile(r"(?:[ \t]*\n)*(?= {4}|\t)")
-_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+_BLANK_THEN_INDENT_RE = re.compile(r"\n[ \t]*\n((?: {4}| {0,3}\t)[^\n]*)")
+_LEADING_INDENT_RE = re.compile(r"(?:[ \t]*\n)*(?= {4}| {0,3}\t)")
 _TICKS_RE = re.compile(r"``*")  # a literal first char lets re search fast
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 # ``[[target#heading|label]]``, ``[[target^block]]``: group 1 the target, 2 the label.  (The
@@ -164,72 +163,150 @@ def _fenced(body: str, out: list, infos: list | None = None, ticks=None) -> None
 
 
 def _indented(body: str, out: list) -> None:
-    """Indented code blocks: lines indented 4+ after a blank line, when the
-    text before the blank line is not a list item (where indentation means
-    continuation, not code)."""
+    """Indented code blocks: lines indented 4+ after a blank line, or, in a
+    list item, indented 4+ past the item's content (``-`` then 6 spaces);
+    less is a paragraph of the item (indentation there means continuation,
+    not code)."""
     # (an alternation with \A in the pattern would make the search 10x slower)
     lead = _LEADING_INDENT_RE.match(body) if body[:1] in (" ", "\t", "\n") else None
-    starts = [(lead.end(), 0)] if lead else []   # the body's first non-blank line
+    starts = [lead.end()] if lead else []   # the body's first non-blank line
     if "\t" in body or "\n    " in body:     # (each match holds one; the search costs 2.5x these tests)
-        starts += [(m.start(1), m.start()) for m in _BLANK_THEN_INDENT_RE.finditer(body)]
+        starts += [m.start(1) for m in _BLANK_THEN_INDENT_RE.finditer(body)]
+    if not starts:
+        return
     fenced = _merged(sorted(out))
+    if not (_LIST_ITEM_LINE_RE.search(body) if body[:1] not in _MARKER_FIRST else True):
+        # no list: every such line after a blank line begins a block
+        _indented_blocks(body, starts, fenced, out, None)
+        return
+    _indented_blocks(body, starts, fenced, out, _list_bases(body, fenced))
+
+
+def _indented_blocks(body: str, starts: list, fenced: list, out: list, bases: dict | None) -> None:
+    """The code blocks that begin at ``starts`` (lines indented 4+ after a
+    blank line); ``bases``: the column each line's indentation counts from
+    (the content column of the list item it is in; None: no list)."""
     last_end = -1      # end of the last indented block found
-    in_list: dict = {}
-    for start, prev_end in starts:
+    n = len(body)
+    for start in starts:
         if start < last_end or _inside(fenced, start):
             continue
-        prev_start = body.rfind("\n", 0, prev_end) + 1
-        # find the first line of the block before the blank line
-        para_start = prev_start
-        while para_start > 0:
-            p = body.rfind("\n", 0, para_start - 1) + 1
-            line = body[p:para_start - 1]
-            if not line.strip():
-                break
-            para_start = p
-        prev_para = body[para_start:prev_end]
-        if _LIST_ITEM_RE.match(prev_para) or prev_para.startswith(("    ", "\t")) and _in_list(body, para_start, in_list):
-            continue
-        # the block runs while lines are blank or indented 4+
+        base = 0
+        if bases is not None:
+            base = bases.get(start, 0)
+            if base and _columns(body, start) < base + 4:
+                continue     # a paragraph of a list item
+        # the block runs while lines are blank or indented 4+ past the base
         end = start
         pos = start
-        while pos < len(body):
+        while pos < n:
             nl = body.find("\n", pos)
-            line_end = len(body) if nl < 0 else nl
-            line = body[pos:line_end]
-            if line.startswith(("    ", "\t")):
+            line_end = n if nl < 0 else nl
+            if body[pos:pos + 1] in (" ", "\t") and _columns(body, pos) >= base + 4:
                 end = line_end
-            elif line.strip():
+            elif body[pos:line_end].strip():
                 break
             pos = line_end + 1
         out.append((start, end))
         last_end = end
 
 
-def _in_list(body: str, pos: int, memo: dict | None = None) -> bool:
-    """Whether the paragraph at ``pos`` continues a list item.  ``memo``
-    (line start -> answer) keeps many indented paragraphs under one list
-    item linear: each walk back stops where an earlier one went."""
-    seen = []
-    result = False
-    while pos > 0:
-        if memo is not None and pos in memo:
-            result = memo[pos]
+def _columns(body: str, pos: int) -> int:
+    """The column of the first non-blank character of the line at ``pos``
+    (a tab goes to the next multiple of 4)."""
+    col = 0
+    n = len(body)
+    while pos < n:
+        c = body[pos]
+        if c == " ":
+            col += 1
+        elif c == "\t":
+            col += 4 - col % 4
+        else:
             break
-        seen.append(pos)
-        p = body.rfind("\n", 0, pos - 1) + 1
-        line = body[p:pos - 1]
-        if line.strip() and not line.startswith((" ", "\t")):
-            result = bool(_LIST_ITEM_RE.match(line))
-            break
-        if _LIST_ITEM_RE.match(line):
-            result = True
-            break
-        pos = p
-    if memo is not None:
-        for q in seen:
-            memo[q] = result
-    return result
+        pos += 1
+    return col
+
+
+def _list_bases(body: str, fenced: list) -> dict:
+    """For each line start after a blank line: the content column of the
+    innermost list item the line may belong to (0: none), read in one pass
+    over the lines (CommonMark's list items: the content begins after the
+    marker and 1–4 spaces; a line after a blank line belongs to an item
+    when indented to its content column or more)."""
+    bases: dict = {}
+    stack: list = []        # content columns of the open items, outermost first
+    blank_before = True
+    code = False            # the last line was in an indented code block
+    pos = 0
+    n = len(body)
+    while pos < n:
+        nl = body.find("\n", pos)
+        line_end = n if nl < 0 else nl
+        line = body[pos:line_end]
+        if not line.strip():
+            blank_before = True
+            pos = line_end + 1
+            continue
+        col = _columns(body, pos)
+        if _inside(fenced, pos):
+            k = bisect_right(fenced, (pos, _BIG)) - 1
+            if fenced[k][0] == pos:       # a fence's first line: closes the items it is left of
+                while stack and col < stack[-1]:
+                    stack.pop()
+            pos = max(line_end, fenced[k][1]) + 1
+            blank_before = False
+            code = False
+            continue
+        base = stack[-1] if stack else 0
+        if code and col >= base + 4:
+            pos = line_end + 1
+            continue
+        if blank_before or code:
+            # (no lazy continuation after a blank line or a code block)
+            while stack and col < stack[-1]:
+                stack.pop()
+            base = stack[-1] if stack else 0
+            if blank_before:
+                bases[pos] = base
+                if col >= base + 4:
+                    code = True
+                    blank_before = False
+                    pos = line_end + 1
+                    continue
+        text = line.lstrip(" \t")
+        m = _MARKER_RE.match(text) if col < base + 4 and not _BREAK_LINE_RE.match(text) else None
+        if m is not None and not blank_before and not code and not stack and \
+                (m.group(2) and m.group(2) != "1" or not text[m.end():].strip()):
+            m = None     # an ordered item not numbered 1, or an empty one, does not interrupt a paragraph
+        if m is not None:
+            while stack and col < stack[-1]:
+                stack.pop()
+            width = m.end(1)
+            rest = text[width:]
+            spaces = len(rest) - len(rest.lstrip(" "))
+            if rest[:1] == "\t" or not rest.strip() or spaces > 4:
+                spaces = 1
+            stack.append(col + width + spaces)
+        elif not blank_before and not code and _INTERRUPT_RE.match(text):
+            while stack and col < stack[-1]:
+                stack.pop()
+        code = False
+        blank_before = False
+        pos = line_end + 1
+    return bases
+
+
+#: a list item's marker at the start of a line's text: group 1 the marker,
+#: 2 an ordered item's number
+_MARKER_RE = re.compile(r"([-*+]|(\d{1,9})[.)])(?=[ \t]|$)")
+_LIST_ITEM_LINE_RE = re.compile(r"\n[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)", re.M)
+_MARKER_FIRST = frozenset(" \t-*+0123456789")
+#: a thematic break (not a list item: ``* * *``)
+_BREAK_LINE_RE = re.compile(r"(?:[-*_][ \t]*){3,}$")
+#: a line that ends a paragraph without a blank line: a heading, a quote, a
+#: thematic break, a fence
+_INTERRUPT_RE = re.compile(r"#{1,6}(?:[ \t]|$)|>|(?:[-*_][ \t]*){3,}$|```|~~~")
 
 
 def _inside(ranges, pos: int) -> bool:

@@ -626,6 +626,26 @@ def test_an_id_left_in_many_code_blocks_is_noted_briefly_in_linear_time(make_rec
     assert text.count("[[NOTE-003]]") == n and text.count("```\nNOTE-001\n```") == n
 
 
+def test_an_id_in_code_inside_a_list_item_is_neither_a_mention_nor_renamed(make_record, tmp_path):
+    # an indented code block inside a list item ("- step" then a blank line
+    # and six spaces) was read as text: lint counted the id there (RK305
+    # for a missing one) and a rename rewrote it
+    root = make_record({
+        "note/NOTE-001.md": "---\nid: NOTE-001\ntitle: A\nstatus: draft\n---\nA.\n",
+        "note/NOTE-002.md": "---\nid: NOTE-002\ntitle: B\nstatus: draft\n---\n"
+                            "- step one, after NOTE-001\n\n      run NOTE-001 --and NOTE-999\n\n"
+                            "  still the item: NOTE-001\n",
+    })
+    proc = run_cli("--root", str(root), "lint", "--select", "RK305", cwd=tmp_path)
+    assert proc.returncode == 0 and "NOTE-999" not in proc.stdout, proc.stdout
+    proc = run_cli("--root", str(root), "rename", "NOTE-001", "NOTE-003", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "note/NOTE-002.md:8\n" in proc.stderr       # the place left, said
+    text = (root / "note" / "NOTE-002.md").read_text(encoding="utf-8")
+    assert text.endswith("- step one, after NOTE-003\n\n      run NOTE-001 --and NOTE-999\n\n"
+                         "  still the item: NOTE-003\n"), text
+
+
 def _vault(tmp_path):
     root = tmp_path / "vault"
     write(root, "Inbox/Alpha.md", "---\naliases: [The A]\ntags: [x]\n---\nAlpha note.\n")

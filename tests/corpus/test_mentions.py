@@ -477,3 +477,45 @@ def test_definitions_stay_linear():
             "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@st.composite
+def list_block(draw):
+    """A list whose items hold paragraphs, nested items and indented code:
+    code inside an item is indented four past the item's content (``-``
+    then 6 spaces, ``1.`` then 7), less is a paragraph of the item."""
+    lines = []
+    for _ in range(draw(st.integers(1, 3))):
+        marker = draw(st.sampled_from(["-", "*", "1.", "10)", "-   "]))
+        lead = draw(st.sampled_from(["", " ", "  "]))
+        lines.append(f"{lead}{marker} {draw(inline())}")
+        col = len(lead) + len(marker) + 1
+        for _ in range(draw(st.integers(0, 3))):
+            kind = draw(st.sampled_from(["code", "para", "nested", "nested-code", "shallow", "lazy", "tab"]))
+            if kind == "code":
+                lines += ["", " " * (col + draw(st.integers(4, 6))) + f"code {draw(ids)}"]
+            elif kind == "para":
+                lines += ["", " " * (col + draw(st.integers(0, 3))) + draw(inline())]
+            elif kind == "nested":
+                lines += [" " * col + f"- {draw(inline())}"]
+            elif kind == "nested-code":
+                lines += [" " * col + f"- {draw(inline())}", "", " " * (col + 2 + draw(st.integers(4, 5)))
+                          + f"code {draw(ids)}"]
+            elif kind == "shallow":      # after the list: top-level text or code
+                lines += ["", " " * draw(st.integers(0, 5)) + draw(inline())]
+            elif kind == "lazy":
+                lines += [draw(inline())]
+            else:
+                lines += ["", " " * col + "\t" + f"code {draw(ids)}"]
+    return "\n".join(lines)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(list_block(), block()), min_size=1, max_size=5))
+def test_code_inside_list_items_agrees_with_markdown_it(blocks):
+    """An indented code block inside a list item (indented four past the
+    item's content) is code, as markdown-it reads it; a paragraph of the
+    item indented less is text."""
+    body = "\n\n".join(blocks) + "\n"
+    got = Counter(m.target for m in scan_mentions(body, SCHEMA.mention_re))
+    assert got == reference(body), body
