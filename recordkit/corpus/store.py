@@ -125,10 +125,10 @@ def store_key(config) -> str:
     versions, the schema's files, ``max_file_size``."""
     import yaml
     from ..schema import default_schema_raw, schema_fingerprint_texts
-    from ..version import __version__
+    from ..version import code_fingerprint
     spec = config.schema
     return hashlib.sha1(json.dumps(
-        [VERSION, __version__, yaml.__version__, default_schema_raw(),
+        [VERSION, code_fingerprint(), yaml.__version__, default_schema_raw(),
          schema_fingerprint_texts(spec) if spec is not None else None, str(spec), config.max_file_size],
         sort_keys=True, default=str).encode()).hexdigest()
 

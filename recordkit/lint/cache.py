@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-from ..version import __version__
+from ..version import code_fingerprint
 from ..common.writes import atomic_write, content_digest, ignore_in_git, read_bytes, remove_stale_temps
 from ..corpus.model import Diagnostic, Fix
 from ..numeric.store import fingerprint
@@ -130,7 +130,7 @@ def schema_fingerprint(config) -> dict:
 
 def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) -> str:
     h = hashlib.blake2b(digest_size=20)
-    h.update(__version__.encode())
+    h.update(code_fingerprint().encode())      # (the version, and every file of the package)
     # entries written before diagnostics carried `about`, or fixes their applicability, do not match
     h.update(b"diagnostics-with-about-and-applicability, abouts shared")
     # results of an older scan do not match: RK112, no mention in a link's address, %% comments

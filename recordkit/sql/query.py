@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..common.text import terminal_safe
-from ..version import __version__
+from ..version import code_fingerprint
 
 #: pragmas a query may read (with no argument)
 #: pragmas a query may run (they only read; what would write is refused by
@@ -58,7 +58,7 @@ def _key(config, hashes: dict[str, str]) -> str:
     from ..numeric.store import fingerprint
     from ..schema import default_schema_raw
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"recordkit {__version__} query-db 4\0".encode())
+    h.update(f"recordkit {code_fingerprint()} query-db 4\0".encode())
     h.update(json.dumps(default_schema_raw(), sort_keys=True, default=str).encode())
     if config.schema is not None:
         from ..schema import schema_fingerprint_texts

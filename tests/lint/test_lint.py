@@ -223,6 +223,26 @@ def test_cache_is_used_when_nothing_changed_and_invalidated_by_an_edit(tmp_path)
     assert (tmp_path / ".recordkit" / ".gitignore").read_text() == "*\n"
 
 
+def test_no_cache_outlives_a_change_to_recordkits_code(tmp_path):
+    """The caches were keyed by ``__version__``, which two commits of a
+    development install share: a parse or lint result made by code since
+    fixed was reused until someone salted the key by hand.  They are keyed
+    by a digest of the package's files: a copy of the package with one
+    comment added lints afresh."""
+    import shutil
+    shutil.copytree(REPO / "recordkit", tmp_path / "pkg" / "recordkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {"PYTHONPATH": str(tmp_path / "pkg")}
+    write(tmp_path, "records/QUESTION-001.md", "---\nid: QUESTION-001\ntitle: q\nstatus: open\n---\nSee LIT-404.\n")
+    assert "(cached)" not in run_cli("lint", cwd=tmp_path, env=env).stdout
+    assert "(cached)" in run_cli("lint", cwd=tmp_path, env=env).stdout
+    scanner = tmp_path / "pkg" / "recordkit" / "corpus" / "mentions.py"
+    scanner.write_text(scanner.read_text(encoding="utf-8") + "# a change\n", encoding="utf-8")
+    third = run_cli("lint", cwd=tmp_path, env=env)
+    assert "(cached)" not in third.stdout and "RK305" in third.stdout, third.stdout
+    assert "(cached)" in run_cli("lint", cwd=tmp_path, env=env).stdout
+
+
 def test_rule_command_and_docs_are_current():
     out = run_cli("rule", "RK301", check=True).stdout
     for section in ("What it does", "Why is this bad", "Example", "Use instead"):

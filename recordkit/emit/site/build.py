@@ -23,7 +23,7 @@ from pathlib import Path
 
 import jinja2
 
-from ...version import __version__
+from ...version import code_fingerprint
 from .load import _STANDINGS, check_entry, front_matter_digests, gather
 from .markdown import BodyRenderer, plain_text, pygments_css
 from .options import SiteOptions, site_options
@@ -256,7 +256,7 @@ class _Builder:
         self.fingerprint = site_fingerprint(opts.templates, self.user_templates)
         from ..templates import unusable_files
         report.unusable_templates = unusable_files(opts.templates, self.user_templates)
-        self.salt = "|".join((RENDER_VERSION, __version__, self.fingerprint, str(self.buckets), opts.title,
+        self.salt = "|".join((RENDER_VERSION, code_fingerprint(), self.fingerprint, str(self.buckets), opts.title,
                               str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                               str(len(site.ids)),       # every page's footer shows the count
                               repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
