@@ -957,10 +957,22 @@ def markdown_target(href: str, extensionless: bool = False) -> str | None:
     href = unquote(href)
     if not href.lower().endswith(".md"):
         name = href.rsplit("/", 1)[-1]
-        if extensionless and name.strip(". ") and "." not in name:
+        if extensionless and name.strip(". ") and not _has_extension(name):
             return href + ".md"
         return None
     return href
+
+
+#: what ends a file name that has an extension: a dot, then up to 8 letters
+#: and digits with a letter among them (``.png``, ``.py``, ``.tar.gz``, ``.mp4``)
+_EXTENSION_RE = re.compile(r"\.(?=[0-9]{0,7}[A-Za-z])[A-Za-z0-9]{1,8}\Z")
+
+
+def _has_extension(name: str) -> bool:
+    """Whether a link's file name ends with an extension: ``figure.png``,
+    ``run.py`` do; ``v1.2 notes``, ``v1.2``, ``Dr. Who`` are note names
+    with a dot in them (an extensionless link to ``v1.2 notes.md``)."""
+    return "." in name and _EXTENSION_RE.search(name) is not None
 
 
 #: file types a vault links to that are not notes (``![[figure.png]]``):

@@ -492,6 +492,30 @@ def test_obsidian_markdown_links_without_md(tmp_path):
                                                "[d](http://x.org/page) [e](image.png) [f](sub/)\n")
 
 
+def test_obsidian_markdown_links_to_notes_with_a_dot_in_their_names(tmp_path):
+    """``[a](v1.2%20notes)`` names ``v1.2 notes.md``: any dot in the name
+    made it a file with an extension, so no link (no edge, no RK305, a
+    rename left it stale).  An extension is a dot and up to 8 letters and
+    digits with a letter: ``run.py``, ``clip.mp4`` are no notes."""
+    (tmp_path / "v1.2 notes.md").write_text("Release notes.\n")
+    (tmp_path / "Dr. Who.md").write_text("A doctor.\n")
+    (tmp_path / "T.md").write_text("[a](v1.2%20notes) [b](Dr.%20Who) [c](v9.9%20notes) [d](run.py) "
+                                   "[e](clip.mp4)\n")
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=tmp_path)
+    assert [d["message"] for d in json.loads(lint.stdout) if d["code"] == "RK305"] == \
+        ["link to v9.9 notes.md, which does not exist"], lint.stdout
+    graph = json.loads(run_cli("graph", "--format", "json", cwd=tmp_path).stdout)
+    assert sorted((e["source"], e["target"]) for e in graph["links"]) == [("T", "Dr. Who"), ("T", "v1.2 notes")]
+    assert run_cli("rename", "v1.2 notes", "v1.3 notes", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "T.md").read_text() == ("[a](v1.3%20notes) [b](Dr.%20Who) [c](v9.9%20notes) [d](run.py) "
+                                               "[e](clip.mp4)\n")
+    site = tmp_path / "out"
+    run_cli("build", "-o", str(site), "-q", cwd=tmp_path, check=True)
+    page = (site / "note" / "T.html").read_text()
+    assert 'data-id="v1.3 notes"' in page and 'data-id="Dr. Who"' in page, page
+
+
 def test_a_heading_inside_an_html_comment_is_no_anchor(tmp_path):
     """The site leaves comments out, so a heading in one is on no page: the
     lint's RK309 read it as a heading (markdown-it with raw HTML off parses
