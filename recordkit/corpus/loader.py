@@ -27,7 +27,7 @@ class Corpus:
 
     ``records``: id -> Record (the first file of each id, in path order);
     ``files``: every file read, including those that failed to parse and
-    duplicates; ``diagnostics``: what loading found (RK101–RK104);
+    duplicates; ``diagnostics``: what loading found (RK101–RK104, RK109, RK112);
     ``graph``: a :class:`networkx.MultiDiGraph`, built by the graph stage
     (:func:`recordkit.graph.build.build_graph`) on first use and kept.
 

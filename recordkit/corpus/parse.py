@@ -1,6 +1,6 @@
 """Parse one record file: split the front matter, read it with positions
 (:mod:`.frontmatter`), find the body's mentions (:mod:`.mentions`).  Never raises on bad input: problems come back as
-diagnostics (RK101–RK104) and the record keeps what could be read.
+diagnostics (RK101–RK104, RK109, RK112) and the record keeps what could be read.
 """
 from __future__ import annotations
 
