@@ -46,8 +46,10 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
     when it concerns something one of them holds or held in git's HEAD: a
     relation to an id a deleted or renamed file held, a cycle through one of
     its records, a check a deleted module defined.  PATHs may be deleted
-    files (pass both sides of a rename).  Exit status: 0 no error, 1 errors
-    found, 2 usage or configuration error.
+    files (pass both sides of a rename).  With PATHs, --fix and --diff fix
+    (and count) only the diagnostics reported: the other files stay as they
+    are.  Exit status: 0 no error, 1 errors found, 2 usage or configuration
+    error.
     """
     started_ns = time.time_ns()   # before any record file is read (see cache.unchanged_hashes)
     from ..lint.engine import filter_paths, lint_root, unknown_codes
@@ -76,9 +78,7 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
     result = lint_root(ctx.config, select=select_l, ignore=ignore_l, use_cache=use_cache,
                        files=ctx.record_files(), loader=ctx.load_corpus, started_ns=started_ns)
     diags = result.diagnostics
-    if fix or diff:
-        diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l, unsafe=unsafe_fixes)
-
+    keep = None
     if targets:
         from ..common.paths import display_path
         from ..lint.engine import involving_keys
@@ -88,7 +88,16 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
         for p in unknown:
             click.echo(f"recordkit: {display_path(p)} does not exist (nor in git's HEAD): nothing to lint there",
                        err=True)
-        diags = filter_paths(diags, targets, keys)
+
+        def keep(ds):
+            return filter_paths(ds, targets, keys)
+        diags = keep(diags)
+    if fix or diff:
+        # with PATHs, only the diagnostics they keep are fixed (and counted): a
+        # pre-commit hook passes the staged files, and the others stay as they are
+        diags = _fix(ctx, diags, diff=diff, select=select_l, ignore=ignore_l, unsafe=unsafe_fixes, keep=keep)
+        if keep is not None:
+            diags = keep(diags)
     info = FormatInfo(rules=all_rules(), files=result.files, cached=result.cached, quiet=quiet,
                       text_of=_text_reader(), unsafe_fixes=unsafe_fixes)
     # with --diff, standard output is the patch alone (git apply reads it): the
@@ -124,13 +133,15 @@ def _check_results(corpus):
 
 
 def _text_reader():
-    """path -> the file's text (None when unreadable), each file read once."""
+    """path -> the file's text (None when unreadable), each file read once,
+    decoded as the loader decodes it (its bytes as UTF-8, line breaks as
+    they are: a fix's offsets count a CRLF as two characters)."""
     texts: dict = {}
 
     def text_of(p):
         if p not in texts:
             try:
-                texts[p] = Path(p).read_text(encoding="utf-8")
+                texts[p] = Path(p).read_bytes().decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 texts[p] = None
         return texts[p]
@@ -138,22 +149,26 @@ def _text_reader():
     return text_of
 
 
-def _fix(ctx, diags, *, diff: bool, select, ignore, unsafe: bool = False):
+def _fix(ctx, diags, *, diff: bool, select, ignore, unsafe: bool = False, keep=None):
     """Apply (or, with --diff, show) the safe fixes, and the unsafe ones
-    with ``unsafe``; return the diagnostics that remain."""
+    with ``unsafe``; return the diagnostics that remain.  ``keep``: the
+    PATHs' filter (diagnostics -> those kept): only their fixes are applied."""
     from ..common.paths import display_path
     from ..common.splice import unified_diff
     from ..lint.engine import lint
     from ..lint.fix import fix_corpus
 
     def lint_fn(corpus):
-        return lint(corpus, select=select or None, ignore=ignore,
-                    check_results=_check_results(corpus)).diagnostics
+        got = lint(corpus, select=select or None, ignore=ignore, check_results=_check_results(corpus)).diagnostics
+        return got if keep is None else keep(got)
 
     report, corpus = fix_corpus(ctx.corpus, lint_fn, write=not diff, unsafe=unsafe)
     for path in report.refused:
         why = report.reasons.get(path, "the fixed text would not parse")
         click.echo(f"recordkit: not fixing {display_path(path)}: {why}", err=True)
+    for path, f, why in report.dropped:
+        what = f" ({f.message})" if f.message else ""
+        click.echo(f"recordkit: leaving out the fix{what} in {display_path(path)}: {why}", err=True)
     for path in report.removed_temps:
         click.echo(f"recordkit: removed {display_path(path)}, left by an interrupted write", err=True)
     for path in report.changed:

@@ -76,7 +76,14 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
     folder, flushed and fsynced, then ``os.replace``.  An existing file's
     mode is kept; a new file gets the usual 0666 less the umask (not the
     temporary file's 0600).  A symbolic link is written through: its target
-    is replaced and the link stays.
+    is replaced and the link stays.  The file's owner and group are kept
+    where the process may set them (root, or a group it is in; else the
+    new file is the writer's, as an editor's save would make it).
+
+    The rename makes a new file (a new inode): a *hard link* to the old
+    file keeps the old text, and the path written is no longer linked to
+    it.  That is the price of never leaving half a file; recordkit does not
+    write a user's file in place.
 
     ``expect``: the :func:`content_digest` of the bytes the new text was
     made from.  Just before the replace, under an exclusive ``flock`` on the
@@ -98,8 +105,10 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
         write_stream(path, data)
         return
     folder = target.parent if str(target.parent) else Path(".")
+    owner = None
     try:
-        mode = target.stat().st_mode & 0o7777
+        st = target.stat()
+        mode, owner = st.st_mode & 0o7777, (st.st_uid, st.st_gid)
     except FileNotFoundError:
         mode = 0o666 & ~umask()
     try:
@@ -112,6 +121,8 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+            if owner is not None:
+                keep_owner(fh.fileno(), *owner)   # before the mode: chown clears set-id bits
             os.chmod(tmp, mode)
             # only a checked write takes the lock (a cache or a page is written whole)
             with (_locked_target(target) if expect is not None else nullcontext()) as held:
@@ -127,7 +138,7 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
                     if content_digest(late) != expect:
                         # written in place between the check and the replace:
                         # put that version back rather than lose it
-                        replace_bytes(target, late, mode)
+                        replace_bytes(target, late, mode, owner)
                         raise WriteConflict(path, late)
     except BaseException:
         discard(tmp)
@@ -135,10 +146,32 @@ def atomic_write(path: str | Path, text: str | bytes, *, expect: str | None = No
     fsync_dir(folder)
 
 
-def replace_bytes(target: str | Path, data: bytes, mode: int | None = None) -> None:
+def keep_owner(fd: int, uid: int, gid: int) -> None:
+    """Give the open file ``fd`` the owner ``uid`` and group ``gid`` (those
+    of the file it replaces), as far as the process may: the owner and the
+    group, else the group alone, else neither (a PermissionError is no
+    error: the file is then the writer's)."""
+    fchown = getattr(os, "fchown", None)
+    if fchown is None:  # pragma: no cover - not POSIX
+        return
+    try:
+        st = os.fstat(fd)
+        if (st.st_uid, st.st_gid) == (uid, gid):
+            return
+        try:
+            fchown(fd, uid, gid)
+        except PermissionError:
+            if st.st_gid != gid:
+                fchown(fd, -1, gid)
+    except OSError:
+        pass
+
+
+def replace_bytes(target: str | Path, data: bytes, mode: int | None = None, owner: tuple | None = None) -> None:
     """Replace ``target`` with ``data`` durably: a temporary file beside it
-    (fsynced, given ``mode``, by default 0666 less the umask), renamed over
-    it, and the folder fsynced.  No check of what the file held: for files
+    (fsynced, given ``mode``, by default 0666 less the umask, and ``owner``,
+    ``(uid, gid)``, when given and allowed), renamed over it, and the folder
+    fsynced.  No check of what the file held: for files
     only recordkit writes (a journal, a version put back)."""
     target = Path(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -147,6 +180,8 @@ def replace_bytes(target: str | Path, data: bytes, mode: int | None = None) -> N
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+            if owner is not None:
+                keep_owner(fh.fileno(), *owner)
         os.chmod(tmp, 0o666 & ~umask() if mode is None else mode)
         os.replace(tmp, target)
     except BaseException:

@@ -4,6 +4,7 @@ that promotes it (``status: active`` and ``promoted_by``), and the listing
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..common.order import id_sort_key
@@ -43,13 +44,16 @@ def promotion_edit(rec, by: str, status: str = ACTIVE) -> str:
     ``promoted_by`` set to ``by``, every other byte unchanged: the status
     value is spliced where it stands (keeping its quotes), an existing
     ``promoted_by`` value is replaced, else a ``promoted_by:`` line is
-    inserted after the status line."""
+    inserted after the status line.  An anchor or a tag written before a
+    value (``status: &st !!str proposed``) stays before the new one, and
+    its quotes stay as they were."""
     text = rec.text
     if ("status",) not in rec.values:
         raise PromotionRefused([f"{rec.id} has no status to change"])
     fixes = []
     line, col, end_line, end_col = rec.value_pos("status")
     s, e = offset_of(text, line, col), offset_of(text, end_line, end_col)
+    _refuse_shared_anchor(rec, text[s:e], "status")
     fixes.append(Fix(s, e, _requote(text[s:e], status)))
     if PROMOTED_BY in (rec.meta or {}):
         fixes.append(_promoted_by_fix(rec, by))
@@ -65,10 +69,44 @@ def promotion_edit(rec, by: str, status: str = ACTIVE) -> str:
     return new
 
 
+def _refuse_shared_anchor(rec, old: str, name: str) -> None:
+    """Refuse when the value ``old`` of field ``name`` carries an anchor
+    (``&st``) that an alias (``*st``) repeats elsewhere: the edit would
+    change that value too."""
+    m = _PROPS_RE.match(old)
+    for prop in (m.group(0).split() if m else ()):
+        if prop.startswith("&") and re.search(r"\*" + re.escape(prop[1:]) + r"(?![^\s,\]\}])", rec.text):
+            raise PromotionRefused([f"{rec.relpath}: the {name} value's anchor {prop} is repeated elsewhere "
+                                    f"(*{prop[1:]}); set status and promoted_by by hand"])
+
+
+_PROPS_RE = re.compile(r"\A(?:[&!][^\s]*[ \t]+)+")
+
+
 def _requote(old: str, new: str) -> str:
-    if len(old) >= 2 and old[0] in "'\"" and old[-1] == old[0]:
-        return old[0] + new + old[0]
-    return new
+    """The scalar text ``old`` (as the file writes it) with its value made
+    ``new``: its anchor and tag (``&a !!str``) kept before it, its quotes
+    kept (``new`` escaped as they want), and a plain scalar that would not
+    read back as the string ``new`` (``yes``, ``1``) put in single quotes."""
+    m = _PROPS_RE.match(old)
+    props, value = (old[:m.end()], old[m.end():]) if m else ("", old)
+    if len(value) >= 2 and value[0] in "'\"" and value[-1] == value[0]:
+        q = value[0]
+        inner = new.replace("'", "''") if q == "'" else new.replace("\\", "\\\\").replace('"', '\\"')
+        return props + q + inner + q
+    return props + (new if _plain_ok(new) else "'" + new.replace("'", "''") + "'")
+
+
+def _plain_ok(value: str) -> bool:
+    """Whether ``value`` written plain reads back as that string (as a
+    mapping's value and as a flow list's item)."""
+    import yaml
+    if not value or value != value.strip():
+        return False
+    try:
+        return yaml.safe_load(f"k: {value}") == {"k": value} and yaml.safe_load(f"[{value}]") == [value]
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return False
 
 
 def _promoted_by_fix(rec, by: str):
@@ -83,6 +121,16 @@ def _promoted_by_fix(rec, by: str):
             l, c, el, ec = rec.value_pos(PROMOTED_BY)
             s, e = offset_of(text, l, c), offset_of(text, el, ec)
             return Fix(s, e, _requote(text[s:e], by))
+        if value is None and (PROMOTED_BY,) in rec.values:   # `promoted_by: ~`, `promoted_by: null`
+            l, c, el, ec = rec.value_pos(PROMOTED_BY)
+            s, e = offset_of(text, l, c), offset_of(text, el, ec)
+            if e > s and not text[s:e].isspace():
+                m = _PROPS_RE.match(text[s:e])
+                props = text[s:s + m.end()] if m else ""
+                if "!" in props:   # `!!null ~` stays a null whatever it says
+                    raise PromotionRefused([f"{rec.relpath}: promoted_by is written with a tag "
+                                            f"({props.strip()}); set status and promoted_by by hand"])
+                return Fix(s, e, props + _requote("", by))
         l, c, el, ec = rec.key_pos(PROMOTED_BY)
         k_end = offset_of(text, el, ec)
         colon = text.find(":", k_end)

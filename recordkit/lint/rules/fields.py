@@ -20,16 +20,44 @@ def _kind(ctx, rec):
 
 
 def _scalar_fix(rec, path, new_value: str, message: str, applicability: str = "safe") -> Fix | None:
-    """Replace the scalar at ``path`` by ``new_value``, keeping its quotes."""
+    """Replace the scalar at ``path`` by ``new_value``, keeping its quotes.
+
+    The new text always reads back as the string ``new_value``: inside
+    quotes it is escaped as their style wants, and a plain scalar that YAML
+    would read as something else (``yes``, ``null``, ``off``, ``1``,
+    ``2020-01-01``) or that would not parse where it stands is written in
+    single quotes.  None when no text can say it (a line break in it)."""
     line, col, end_line, end_col = rec.value_pos(*path)
     start = offset_of(rec.text, line, col)
     end = offset_of(rec.text, end_line, end_col)
     old = rec.text[start:end]
-    if not old or old[0] in "|>&*!":
+    if not old or old[0] in "|>&*!" or not _one_line(new_value):
         return None
     if old[0] in "'\"" and old[-1] == old[0] and len(old) >= 2:
-        return Fix(start + 1, end - 1, new_value, message, applicability)
-    return Fix(start, end, new_value, message, applicability)
+        return Fix(start + 1, end - 1, _escaped(new_value, old[0]), message, applicability)
+    return Fix(start, end, plain_or_quoted(new_value), message, applicability)
+
+
+def _one_line(value: str) -> bool:
+    return not any(c in value for c in "\r\n\x85\u2028\u2029")
+
+
+def _escaped(value: str, quote: str) -> str:
+    """``value`` as the inside of a scalar quoted with ``quote``."""
+    if quote == "'":
+        return value.replace("'", "''")
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def plain_or_quoted(value: str) -> str:
+    """``value`` as a plain scalar when YAML reads that back as the same
+    string both as a mapping's value and as an item of a flow list, else in
+    single quotes: a fix never turns a string into a boolean, a null, a
+    number or a date (``YEs`` made ``yes``, ``_1`` made ``1``)."""
+    if value and value == value.strip() and _reads_as(f"k: {value}", {"k": value}) \
+            and _reads_as(f"[{value}]", [value]):
+        return value
+    return "'" + _escaped(value, "'") + "'"
 
 
 def _written(rec, path) -> str | None:
@@ -53,6 +81,16 @@ def _reads_as(text: str, value) -> bool:
         return yaml.safe_load(text) == value
     except (yaml.YAMLError, ValueError, TypeError, RecursionError):
         return False
+
+
+def _strings(text: str) -> bool:
+    """Whether ``text`` is YAML for a non-empty list of strings."""
+    import yaml
+    try:
+        got = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return False
+    return isinstance(got, list) and bool(got) and all(isinstance(x, str) for x in got)
 
 
 @rule("RK201", "missing-required-field", "error", local=True)
@@ -156,9 +194,13 @@ def wrong_field_type(ctx, rec):
     mapping with a `summary`, ...).  A single string where the schema wants a
     list is fixable: `--fix` wraps it in a flow list when the list holds
     just that string (safe); when the brackets would split it (`authors:
-    Smith, J.` would become two authors) the fix is unsafe.  A value of an
-    enumeration that differs only in case (`strength: Strong`) is fixed
-    safely.
+    Smith, J.` would become two authors) the fix is unsafe; when they would
+    not parse (`authors: Smith [J]`) or would hold something other than
+    strings, no fix is offered.  A value of an enumeration that differs
+    only in case (`strength: Strong`) is fixed safely.  No fix changes a
+    value's type: a fixed file whose front matter would not read back with
+    the same fields and the same kinds of values is not written with that
+    fix (`lint --fix` says which fix it left out, and applies the others).
 
     ## Why is this bad
     Every consumer of the field (the graph, the site, `show`) reads it by its
@@ -206,9 +248,15 @@ def wrong_field_type(ctx, rec):
             end = offset_of(rec.text, end_line, end_col)
             old = rec.text[start:end]
             if old and old[0] not in "|>&*!" and "\n" not in old:
-                # safe when the list holds exactly the string: `a, b` in brackets is two items
-                how = "safe" if _reads_as(f"[{old}]", [value]) else "unsafe"
-                fix = Fix(start, end, f"[{old}]", f"wrap `{top}` in a list", how)
+                # safe when the list holds exactly the string: `a, b` in brackets is two items;
+                # unsafe when it holds strings all the same; none when the brackets would not
+                # parse (`Smith [J]`) or would hold something else than strings
+                if _reads_as(f"[{old}]", [value]):
+                    how = "safe"
+                else:
+                    how = "unsafe" if _strings(f"[{old}]") else None
+                if how:
+                    fix = Fix(start, end, f"[{old}]", f"wrap `{top}` in a list", how)
         if e.validator == "type":
             want = e.validator_value
             want = " or ".join(_TYPE_WORDS.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
@@ -323,6 +371,8 @@ def invalid_status(ctx, rec):
     first letter) has an unsafe fix, applied only with `--unsafe-fixes`: a
     status is a word of the record's own vocabulary, and the nearest one by
     spelling may mean something else (`Done` is never made `none`).
+    A new status that YAML would read as something other than a string when
+    written plain is written in single quotes.
     A status that a `derive` rule on `status` reads (MADR's `superseded by
     [ADR-0008](0008-….md)`) is accepted when the words before its target
     name a status of the kind (`superseded by`, or `superseded`).
@@ -483,6 +533,9 @@ def tag_not_kebab_case(ctx, rec):
     `--unsafe-fixes`; a nested or dotted tag keeps its `/` and `.` when the
     pattern allows them.  A rewrite that would repeat a tag of the list
     (`[foo-bar, Foo_Bar]`) is not offered: the message says to remove it.
+    A tag that YAML would read as something other than a string when
+    written plain is written in single quotes: `[YEs, _1]` becomes
+    `['yes', '1']`, not `[yes, 1]` (a boolean and a number).
 
     ## Why is this bad
     Tags are matched as strings: `Representation Learning` and
