@@ -191,28 +191,37 @@ def _near(word: str, choices: Iterable[str]) -> str:
     return hint(near_words(word, choices))
 
 
-def validate(corpus, rec, pw: PromoteWhen | None = None, known_checks=None) -> list[Problem]:
+def validate(corpus, rec, pw: PromoteWhen | None = None, known_checks=None, duplicates=None) -> list[Problem]:
     """Every RK403 problem of ``rec``'s ``promote_when``: its shape, then what
     it names (checks, kinds, relations, statuses, records).  ``known_checks``
     is a collection of check ids, or None when they cannot be known (then
-    check ids are not judged)."""
+    check ids are not judged); ``duplicates``: check id -> its definitions
+    for the ids defined more than once (see :func:`name_problems`)."""
     if pw is None:
         pw = parse_promote_when(rec.get(PROMOTE_FIELD))
     out = list(pw.problems)
     for req in pw.requires:
         out.extend(req.problems)
-        out.extend(name_problems(corpus, rec, req, known_checks))
+        out.extend(name_problems(corpus, rec, req, known_checks, duplicates))
     return out
 
 
-def name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]:
+def name_problems(corpus, rec, req: Requirement, known_checks, duplicates=None) -> list[Problem]:
+    """The problems of what ``req`` names.  A ``check:`` naming an id that
+    ``duplicates`` (id -> its definitions: specs with ``where``, or text)
+    holds is one: which definition is meant is ambiguous, so no result can
+    stand for it."""
     if req.problems:
         return []
     schema = corpus.schema
     out = []
     where = req.where
     if req.type == "check":
-        if known_checks is not None and req.check not in known_checks:
+        if duplicates and req.check in duplicates:
+            out.append(Problem(f"check '{req.check}' is defined more than once "
+                               f"({_definitions(corpus, duplicates[req.check])}): which one is required is "
+                               f"ambiguous; give each definition its own id", where + ("check",)))
+        elif known_checks is not None and req.check not in known_checks:
             out.append(Problem(f"unknown check '{req.check}'{_near(req.check, known_checks)}", where + ("check",)))
     elif req.type == "claim":
         target = corpus.records.get(req.claim)
@@ -243,6 +252,28 @@ def name_problems(corpus, rec, req: Requirement, known_checks) -> list[Problem]:
             out.append(Problem(f"'{req.status}' is not a status of {req.kind} (its statuses: "
                                f"{', '.join(kind.statuses)}){_near(req.status, kind.statuses)}", spath))
     return out
+
+
+def _definitions(corpus, defs) -> str:
+    """Where the definitions ``defs`` of a check id are, relative to the
+    project when they are inside it."""
+    import os
+    base = getattr(getattr(corpus, "config", None), "base", None)
+    out = []
+    for d in defs:
+        path, line = getattr(d, "path", None), getattr(d, "line", None)
+        if path is None:
+            out.append(str(d))
+            continue
+        if base is not None:
+            try:
+                rel = os.path.relpath(path, base)
+                if not rel.startswith(".."):
+                    path = rel
+            except ValueError:
+                pass
+        out.append(f"{path}:{line}" if line is not None else str(path))
+    return ", ".join(out)
 
 
 def span(rec, where: tuple, at_key: bool = False) -> tuple:

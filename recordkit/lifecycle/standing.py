@@ -19,8 +19,9 @@ a list of machine-checkable items, each with exactly one of:
 
 Each item evaluates to ``met``, ``unmet``, ``unknown`` (a check result that
 is missing or stale: nothing is known, so it is never taken as true) or
-``malformed`` (RK403: unknown check, kind, relation, status or record, or an
-item of the wrong shape), always with a reason.
+``malformed`` (RK403: unknown check, a check id defined more than once,
+kind, relation, status or record, or an item of the wrong shape), always
+with a reason.
 
 Standings (:func:`standings`) are derived for every record:
 
@@ -56,7 +57,7 @@ from dataclasses import dataclass, field
 
 from ..common.order import id_sort_key
 from ..numeric import store
-from ..numeric.discover import discover
+from ..numeric.discover import discover_all
 from ..numeric.results import judge
 from .conditions import (ACTIVE, PROMOTE_FIELD, PROMOTED_BY, PROPOSED, SUPPORTED, Problem, PromoteWhen,
                          Requirement, name_problems, parse_promote_when)
@@ -158,14 +159,19 @@ class Lifecycle:
     :func:`recordkit.numeric.store.load_results` when a ``check:`` item is
     first evaluated.  ``checks``: the known check ids; None discovers them
     when first needed.  ``specs``: id -> check spec from a discovery already
-    made (saves a second one).
+    made (saves a second one).  ``duplicates``: id -> every definition of a
+    check id defined more than once (:attr:`Discovery.duplicates`); None
+    discovers them when a ``check:`` item is first evaluated.  A ``check:``
+    item naming such an id is malformed: which definition it means is
+    ambiguous, so it never holds.
     """
 
-    def __init__(self, corpus, results=None, checks=None, specs=None):
+    def __init__(self, corpus, results=None, checks=None, specs=None, duplicates=None):
         self.corpus = corpus
         self._specs = specs            # id -> check spec, from a discovery already made
         self._results = results
         self._checks = checks
+        self._duplicates = duplicates
         self._incoming = None
         self._evals: dict[str, Evaluation] = {}
         self._undermined = None
@@ -174,8 +180,18 @@ class Lifecycle:
     # -- inputs, loaded on demand ---------------------------------------------
     def _discover(self):
         if self._specs is None:
-            self._specs = discover(self.corpus)
+            disc = discover_all(self.corpus)
+            self._specs = disc.checks
+            if self._duplicates is None:
+                self._duplicates = disc.duplicates
         return self._specs
+
+    @property
+    def duplicates(self) -> dict:
+        """check id -> its definitions, for every id defined more than once."""
+        if self._duplicates is None:
+            self._duplicates = discover_all(self.corpus).duplicates
+        return self._duplicates
 
     @property
     def results(self):
@@ -240,8 +256,9 @@ class Lifecycle:
         ev.problems = list(pw.problems)
         needs_checks = any(r.type == "check" and not r.problems for r in pw.requires)
         known = self.checks if needs_checks else None
+        dups = self.duplicates if needs_checks else None
         for req in pw.requires:
-            probs = req.problems or name_problems(self.corpus, rec, req, known)
+            probs = req.problems or name_problems(self.corpus, rec, req, known, dups)
             ev.problems.extend(probs)
             if probs:
                 ev.items.append(ItemState(req, MALFORMED, "malformed: " + probs[0].message))
@@ -458,9 +475,9 @@ class Standing:
         return out
 
 
-def analyze(corpus, results=None, checks=None) -> Lifecycle:
+def analyze(corpus, results=None, checks=None, duplicates=None) -> Lifecycle:
     """A :class:`Lifecycle` over ``corpus`` (see there for the arguments)."""
-    return Lifecycle(corpus, results=results, checks=checks)
+    return Lifecycle(corpus, results=results, checks=checks, duplicates=duplicates)
 
 
 def standings(corpus, results=None, checks=None) -> dict[str, Standing]:

@@ -39,7 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..config import DEFAULT_MAX_FILE_SIZE
-from .registry import DEFAULT_TOLERANCE, CheckSpec, parse_timeout
+from .registry import BLOCK_KEYS, CHECK_KEYWORDS, DEFAULT_TOLERANCE, CheckSpec, parse_timeout, parse_tolerance
 
 _RECORDKIT_MODULES = ("recordkit", "recordkit.numeric", "recordkit.numeric.registry")
 _PKG_DIR = Path(__file__).resolve().parent.parent      # .../recordkit
@@ -161,8 +161,16 @@ def _read_file(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
 
 
 def _stamp(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes | None:
-    """The content of ``path`` (reading is cheap; parsing is what the memo saves)."""
+    """The content of ``path`` (reading is cheap; parsing is what the memo
+    saves); for a folder (an ``inputs=`` folder), the names below it, so
+    that a file added or removed there is seen."""
     from ..corpus.parse import NotRead
+    if os.path.isdir(path):
+        try:
+            return b"<folder>\0" + "\0".join(f.relative_to(path).as_posix() for f in _folder_files(Path(path))).encode(
+                "utf-8", "surrogateescape")
+        except OSError:
+            return None
     try:
         return _read_file(path, max_size)
     except (OSError, NotRead):
@@ -210,6 +218,11 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem],
         return []
     names, modules = _check_aliases(tree)
     deps = _dependency_text(tree, path, folder, covered, max_size)
+    # the module and what it imports, hashed once for all its checks (each
+    # check's hash taking the text itself made discovery quadratic in the
+    # checks of a module); a check adds its inputs to a copy
+    module_hasher = hashlib.sha256((text + deps).encode("utf-8", "surrogatepass"))
+    lines = text.splitlines(keepends=True)
     out = []
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -217,9 +230,11 @@ def _module_checks(path: Path, folder: Path, problems: list[Problem],
         for deco in node.decorator_list:
             if not (isinstance(deco, ast.Call) and _is_check(deco.func, names, modules)):
                 continue
-            spec = _spec_from_call(deco, node, path, text, problems)
+            spec = _spec_from_call(deco, node, path, lines, problems)
             if spec is not None:
-                spec.hash = source_hash(spec, module_text=text + deps + _inputs_text(spec, folder, covered, max_size))
+                mh = module_hasher.copy()
+                mh.update(_inputs_text(spec, folder, covered, max_size, problems).encode("utf-8", "surrogatepass"))
+                spec.hash = source_hash(spec, module_digest=mh.hexdigest())
                 out.append(spec)
     return out
 
@@ -288,8 +303,10 @@ def _const(node):
 _NOT_A_LITERAL = "(not a literal)"
 
 
-def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
+def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, lines: list[str],
                     problems: list[Problem]) -> CheckSpec | None:
+    """The spec of one decorated function; ``lines``: the module's lines
+    (with their ends), split once per module."""
     params = ["id", "tolerance", "claim"]
     values: dict = {}
     extra: dict = {}
@@ -309,16 +326,26 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
         problems.append(Problem(str(path), deco.lineno, "@check needs the check id as a string literal"))
         return None
     try:
-        tol = float(_const(values["tolerance"])) if "tolerance" in values else DEFAULT_TOLERANCE
+        raw_tol = _const(values["tolerance"]) if "tolerance" in values else DEFAULT_TOLERANCE
     except (ValueError, TypeError, ZeroDivisionError, OverflowError):
         problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: tolerance must be a number literal"))
         return None
+    tol, tol_problem = parse_tolerance(raw_tol)
+    refused: list[str] = []
+    if tol_problem:
+        problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: {tol_problem}; the check is not run"))
+        refused.append(tol_problem)
     try:
         claim = _const(values["claim"]) if "claim" in values else ""
         claim = " ".join(str(claim).split())
     except (ValueError, ZeroDivisionError, OverflowError):
         claim = ""
     ex = {}
+    for k in extra:
+        if k not in CHECK_KEYWORDS:
+            why = f"unknown keyword `{k}=`{_did_you_mean(k, CHECK_KEYWORDS)} (@check takes {', '.join(CHECK_KEYWORDS[1:])})"
+            problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: {why}; the check is not run"))
+            refused.append(why)
     for k, v in extra.items():
         try:
             ex[k] = _const(v)
@@ -331,11 +358,16 @@ def _spec_from_call(deco: ast.Call, func: ast.AST, path: Path, text: str,
         problems.append(Problem(str(path), deco.lineno, f"@check `{cid}`: {bad}; the check is not run"))
     start = min([func.lineno] + [d.lineno for d in func.decorator_list])
     end = func.end_lineno or func.lineno
-    lines = text.splitlines(keepends=True)
     source = "".join(lines[start - 1:end])
     return CheckSpec(id=cid.strip(), tolerance=tol, claim=claim, source=source, path=str(path),
                      line=deco.lineno, form="function", extra=ex, end_line=end, code_line=func.lineno,
-                     func_name=func.name)
+                     func_name=func.name, problem="; ".join(refused) or None)
+
+
+def _did_you_mean(word: str, choices) -> str:
+    from ..common.didyoumean import near_words
+    near = near_words(word, choices, n=1)
+    return f" (did you mean `{near[0]}=`?)" if near else ""
 
 
 def _local_module_file(name: str, folder: Path) -> Path | None:
@@ -374,7 +406,10 @@ def _dependency_text(tree: ast.Module, path: Path, folder: Path, covered: list[P
             seen[f] = txt
             if covered is not None:
                 covered.append(f)
-            todo.append(_imported_names_text(txt))
+            # the package a relative import in ``f`` is relative to: ``name``
+            # itself for a package's __init__, else the module's parent
+            package = name if f.name == "__init__.py" else name.rpartition(".")[0]
+            todo.append(_imported_names_text(txt, package))
     return "".join(f"\n# --- {_portable(p, folder)}\n{seen[p]}" for p in sorted(seen))
 
 
@@ -404,14 +439,37 @@ def _imported_names(tree: ast.Module) -> set[str]:
     return _keep(out)
 
 
-_FROM_RE = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
+_FROM_RE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
 _IMPORT_RE = re.compile(r"^[ \t]*import[ \t]+([^\n#]+)", re.M)
 
 
-def _imported_names_text(text: str) -> set[str]:
+def _absolute(module: str, package: str | None) -> str | None:
+    """The absolute name of the module written ``module`` in an import of
+    a module of ``package`` (``.core``, ``..util.x``, ``.``); None when it
+    cannot be resolved (a relative import outside any package, or going
+    above the top-level package)."""
+    level = len(module) - len(module.lstrip("."))
+    if not level:
+        return module or None
+    if not package:
+        return None
+    parts = package.split(".")
+    if level - 1 >= len(parts):
+        return None
+    base = parts[:len(parts) - (level - 1)]
+    rest = module[level:]
+    return ".".join(base + ([rest] if rest else []))
+
+
+def _imported_names_text(text: str, package: str | None = None) -> set[str]:
+    """The modules the Python source ``text`` imports (and ``module.name``
+    for each name imported from one, which may be a submodule); relative
+    imports are resolved against ``package``, the package of that source."""
     out = set()
     for m in _FROM_RE.finditer(text):
-        mod = m.group(1)
+        mod = _absolute(m.group(1), package)
+        if mod is None:
+            continue
         out.add(mod)
         for item in m.group(2).strip("()").replace("\\", " ").split(","):
             name = item.split(" as ")[0].strip()
@@ -426,18 +484,55 @@ def _imported_names_text(text: str) -> set[str]:
 
 
 def _inputs_text(spec: CheckSpec, folder: Path, covered: list[Path] | None = None,
-                 max_size: int = DEFAULT_MAX_FILE_SIZE) -> str:
-    inputs = spec.extra.get("inputs") or []
+                 max_size: int = DEFAULT_MAX_FILE_SIZE, problems: list[Problem] | None = None) -> str:
+    """What the check's ``inputs=`` add to its hash: each input's name and
+    contents; a folder's files, recursively (their names relative to it,
+    sorted, and their contents), so that adding, removing or changing a
+    file of it makes a stored result stale.  An input that does not exist,
+    or an ``inputs=`` that is not a path or a list of paths, is a problem
+    (reported on ``problems``)."""
+    inputs = spec.extra.get("inputs")
+    if inputs is None:
+        return ""
     if isinstance(inputs, str):
         inputs = [inputs]
+    where = f"@check `{spec.id}`"
+    if not isinstance(inputs, (list, tuple)) or not all(isinstance(i, str) and i.strip() for i in inputs):
+        why = "inputs= must be a path or a list of paths (strings, relative to the checks folder)"
+        if problems is not None:
+            problems.append(Problem(spec.path, spec.line, f"{where}: {why}; the check is not run"))
+        spec.problem = "; ".join(p for p in (spec.problem, why) if p)
+        return "\n# inputs <not readable>"
     h = hashlib.sha256()
-    for rel in sorted(str(i) for i in inputs):
+    for rel in sorted(inputs):
         p = folder / rel
         if covered is not None:
             covered.append(p)
         h.update(os.fsencode(rel))
+        if p.is_dir():
+            h.update(b"<folder>\0")
+            for f in _folder_files(p):
+                if covered is not None:
+                    covered.append(f)
+                h.update(os.fsencode(f.relative_to(p).as_posix()) + b"\0")
+                _hash_input(h, f)
+                h.update(b"\0")
+            continue
+        if not (p.exists() or p.is_symlink()) and problems is not None:
+            problems.append(Problem(spec.path, spec.line, f"{where}: input `{rel}` does not exist "
+                                                          f"(inputs= are relative to the checks folder {folder})"))
         _hash_input(h, p)
     return f"\n# inputs {h.hexdigest()}" if inputs else ""
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The files below ``folder``, recursively, in a stable order (by their
+    path relative to it); links to folders are not followed."""
+    out = []
+    for base, dirs, files in os.walk(folder):
+        dirs.sort()
+        out.extend(Path(base) / f for f in files)
+    return sorted(out, key=lambda f: f.relative_to(folder).as_posix())
 
 
 def _hash_input(h, p: Path) -> None:
@@ -533,9 +628,18 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     except ValueError:
         problems.append(Problem(path, fence_line, f"check block `{cid}`: tolerance is not a number", rec.id))
         return None
+    refused: list[str] = []
+    tol, tol_problem = parse_tolerance(tol)
+    if tol_problem:
+        problems.append(Problem(path, fence_line, f"check block `{cid}`: {tol_problem}; the check is not run", rec.id))
+        refused.append(tol_problem)
     claim = " ".join(kv.pop("claim", "").split())
     extra = {}
     for k, v in kv.items():
+        if k not in BLOCK_KEYS:
+            why = f"unknown key `{k}=` in the info string{_did_you_mean(k, BLOCK_KEYS)} (a check block takes {', '.join(BLOCK_KEYS)})"
+            problems.append(Problem(path, fence_line, f"check block `{cid}`: {why}; the check is not run", rec.id))
+            refused.append(why)
         if k != "timeout":
             extra[k] = v
             continue
@@ -549,7 +653,8 @@ def _block_spec(rec, args: str, code: str, fence_line: int, close_index: int,
     fence_text = rec.line_text(fence_line)
     spec = CheckSpec(id=cid, tolerance=tol, claim=claim, source=code, path=path, line=fence_line,
                      form="block", record=rec.id, extra=extra,
-                     end_line=rec.body_line + close_index, code_line=fence_line + 1)
+                     end_line=rec.body_line + close_index, code_line=fence_line + 1,
+                     problem="; ".join(refused) or None)
     spec.hash = source_hash(spec, module_text=fence_text)
     return spec
 
@@ -568,10 +673,16 @@ def _versions() -> str:
     return f"numpy={np_version};recordkit={__version__}"
 
 
-def source_hash(spec: CheckSpec, module_text: str = "") -> str:
-    """sha256 of what determines a check's result."""
+def source_hash(spec: CheckSpec, module_text: str = "", module_digest: str | None = None) -> str:
+    """sha256 of what determines a check's result: its form, id, tolerance
+    and source, the sha256 of ``module_text`` (for a function check its
+    module, the local modules it imports and its inputs; for a block its
+    fence line) or that digest given as ``module_digest`` (computed once for
+    all the checks of a module), and the numpy and recordkit versions."""
+    if module_digest is None:
+        module_digest = hashlib.sha256(module_text.encode("utf-8", "surrogatepass")).hexdigest()
     h = hashlib.sha256()
-    for part in (spec.form, spec.id, repr(float(spec.tolerance)), spec.source, module_text, _versions()):
+    for part in (spec.form, spec.id, repr(float(spec.tolerance)), spec.source, module_digest, _versions()):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
     return h.hexdigest()

@@ -37,6 +37,7 @@ class CheckSpec:
     code_line: int = 1          # first line of the code itself (block checks: the line after the fence)
     func_name: str = ""         # the decorated function's name (function checks)
     hash: str = ""              # source hash: what the cache is keyed by
+    problem: str | None = None  # why discovery will not have it run (a bad tolerance=, an unknown key)
 
     @property
     def seed(self) -> int:
@@ -56,6 +57,14 @@ class CheckSpec:
         A check with an invalid timeout is never run (it would run without
         the limit the author meant): the runner reports it as an error."""
         return parse_timeout(self.extra.get("timeout"))[1]
+
+    @property
+    def run_problem(self) -> str | None:
+        """Why this check must not be run, or None: a problem discovery found
+        (:attr:`problem`: a tolerance that is not a finite number >= 0, an
+        unknown keyword or info-string key) or a bad ``timeout=``.  The
+        runner reports such a check as an error without running it."""
+        return "; ".join(p for p in (self.problem, self.timeout_problem) if p) or None
 
     @property
     def where(self) -> str:
@@ -82,6 +91,38 @@ def parse_timeout(value) -> tuple[float | None, str | None]:
     if not math.isfinite(t) or t <= 0:
         return None, f"timeout={t:g} is not a time limit (a finite number of seconds > 0)"
     return t, None
+
+
+def parse_tolerance(value) -> tuple[float, str | None]:
+    """(tolerance, None) for a valid tolerance, (a float for display, why)
+    for a bad one: a tolerance is a finite number >= 0.  A bool
+    (``tolerance=True`` is 1.0), a string (``"inf"``), NaN (nothing would
+    pass, silently), infinity (anything finite would pass) and a negative
+    number (nothing could pass) are refused."""
+    import math
+    if isinstance(value, bool):
+        return float(value), f"tolerance={value} is a bool, not a number"
+    if isinstance(value, str):
+        return math.nan, f"tolerance= is a string (`{value[:40]}`), not a number (write it without quotes)"
+    if not isinstance(value, (int, float)):
+        from ..common.text import kind_of
+        return math.nan, f"tolerance= is {kind_of(value)}, not a number"
+    try:
+        t = float(value)
+    except (OverflowError, ValueError):
+        return math.inf, "tolerance= is not a finite number"
+    if not math.isfinite(t):
+        return t, f"tolerance={t:g} is not a finite number (a tolerance is a finite number >= 0)"
+    if t < 0:
+        return t, f"tolerance={t:g} is negative: no discrepancy could pass (a tolerance is a finite number >= 0)"
+    return t, None
+
+
+#: the keywords ``@check`` understands (others are reported: a misspelt
+#: ``tolerence=`` or ``timout=`` would otherwise be ignored)
+CHECK_KEYWORDS = ("id", "tolerance", "claim", "timeout", "inputs")
+#: the keys of a ``python check`` block's info string
+BLOCK_KEYS = ("id", "tolerance", "claim", "timeout")
 
 
 def seed_for(check_id: str) -> int:

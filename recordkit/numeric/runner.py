@@ -176,9 +176,10 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
     todo = []
     for spec in specs:
         old = previous.get(spec.id)
-        if use_cache and old is not None and old.hash == spec.hash and reusable(old):
+        if (use_cache and old is not None and old.hash == spec.hash and reusable(old)
+                and not (spec.run_problem and old.verdict != "error")):   # a pass from before the check was refused
             old.cached, old.stale = True, False
-            old.tolerance = spec.tolerance
+            refresh_location(old, spec)
             results[spec.id] = old
             if progress:
                 progress(old)
@@ -192,6 +193,16 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
     if fresh:
         write_results(cache_dir, fresh, keep=set(disc.checks))
     return {cid: results[cid] for cid in sorted(results)}
+
+
+def refresh_location(r: CheckResult, spec: CheckSpec) -> CheckResult:
+    """Take where the check is and what it says from its current ``spec``
+    into the result ``r`` of the same source (hash): a block moves when
+    lines are inserted above it or its record is moved or renamed, and the
+    hash (the block's code and fence line) does not see that."""
+    r.tolerance = spec.tolerance
+    r.path, r.line, r.form, r.claim = spec.path, spec.line, spec.form, spec.claim
+    return r
 
 
 def reusable(r: CheckResult) -> bool:
@@ -211,8 +222,8 @@ class _Running:
     token: str
     rfd: int | None
     buf: bytearray
-    out_path: str
-    err_path: str
+    out: "_Output"                   # the worker's stdout and stderr, capped (:class:`_Output`)
+    err: "_Output"
     asked: float | None = None       # the check's own timeout= when a cap lowered it
     term_at: float | None = None     # when the supervisor was told to stop (time limit)
 
@@ -250,7 +261,7 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
             while pending or running:
                 while pending and len(running) < jobs:
                     spec = pending.popleft()
-                    if spec.timeout_problem:
+                    if spec.run_problem:
                         res = _invalid(spec, memory)
                         out[spec.id] = res
                         if progress:
@@ -280,7 +291,7 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
                     if progress:
                         progress(res)
                 if not finished and running:
-                    time.sleep(_POLL)
+                    _wait_for_output(running)
         finally:
             for r in running:           # interrupted: leave nothing behind
                 _signal(r.proc, signal.SIGTERM)
@@ -293,6 +304,8 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
                 r.proc.wait()
                 if r.rfd is not None:
                     os.close(r.rfd)
+                r.out.close()
+                r.err.close()
     return out
 
 
@@ -390,16 +403,26 @@ def _start(spec: CheckSpec, tmp: Path, n: int, checks_dir: Path, jobs: int, pass
            "result_fd": wfd,
            "dump_at": (time.time() + t - min(0.5, t * 0.1)) if t else None,
            "kill_at": (time.time() + t + 5) if t else None, "parent": os.getpid()}
-    out_path, err_path = str(tmp / f"{n:04d}.out"), str(tmp / f"{n:04d}.err")
+    # stdout and stderr go to pipes that the runner drains as they fill,
+    # keeping the first and last _KEEP bytes of each (a check printing in a
+    # loop filled the disk at hundreds of MB a second)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
     start = time.monotonic()
     try:
-        with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
-            proc = subprocess.Popen([sys.executable, "-m", "recordkit.numeric.worker"],
-                                    cwd=str(home), stdin=subprocess.PIPE, stdout=fo, stderr=fe,
-                                    env=worker_env(jobs, str(home), pass_env), start_new_session=True,
-                                    pass_fds=(wfd,))
+        proc = subprocess.Popen([sys.executable, "-m", "recordkit.numeric.worker"],
+                                cwd=str(home), stdin=subprocess.PIPE, stdout=out_w, stderr=err_w,
+                                env=worker_env(jobs, str(home), pass_env), start_new_session=True,
+                                pass_fds=(wfd,))
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        os.close(rfd)
+        raise
     finally:
         os.close(wfd)
+        os.close(out_w)
+        os.close(err_w)
     try:
         proc.stdin.write(json.dumps(job).encode("utf-8"))
         proc.stdin.close()
@@ -407,11 +430,89 @@ def _start(spec: CheckSpec, tmp: Path, n: int, checks_dir: Path, jobs: int, pass
         pass
     os.set_blocking(rfd, False)
     return _Running(spec, proc, start, start + t if t else float("inf"), t, token, rfd, bytearray(),
-                    out_path, err_path, asked=asked)
+                    _Output(out_r), _Output(err_r), asked=asked)
+
+
+#: bytes kept of the start and of the end of each of a check's stdout and stderr
+_KEEP = 64 << 10
+#: most bytes read from one stream in one round (then the other checks' turn)
+_ROUND = 4 << 20
+#: most bytes read from one stream after its worker ended (a process that
+#: escaped the worker's group may hold the pipe open and keep writing)
+_FINAL = 64 << 20
+
+
+class _Output:
+    """One output stream of a worker, read from a non-blocking pipe as it
+    comes, so that the check never blocks on a full pipe and the runner
+    never holds more than ``2 * _KEEP`` bytes of it: the first ``_KEEP``
+    bytes, the last ``_KEEP``, and the count of those cut between them."""
+
+    def __init__(self, fd: int | None, keep: int = _KEEP):
+        self.fd = fd
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        if fd is not None:
+            os.set_blocking(fd, False)
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.keep:
+                del self.tail[:-self.keep]
+
+    def drain(self, final: bool = False) -> None:
+        budget = _FINAL if final else _ROUND
+        while self.fd is not None:
+            if budget <= 0:
+                if final:
+                    self.close()
+                return
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                if final:
+                    self.close()
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self.close()
+                return
+            self.feed(data)
+            budget -= len(data)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = None
+
+    @property
+    def cut(self) -> int:
+        return self.total - len(self.head) - min(len(self.tail), self.keep)
+
+    def text(self) -> str:
+        """What was kept, as text; a line says how much was cut in between."""
+        tail = bytes(self.tail[-self.keep:])
+        mid = f"\n[… {_size(self.cut)} of output cut …]\n".encode() if self.cut > 0 else b""
+        return (bytes(self.head) + mid + tail).decode("utf-8", "replace")
 
 
 def _read(r: _Running, final: bool = False) -> None:
-    """Take what the worker sent so far (it must never block on a full pipe)."""
+    """Take what the worker sent so far (it must never block on a full pipe):
+    its result, and its stdout and stderr."""
+    r.out.drain(final)
+    r.err.drain(final)
     while r.rfd is not None:
         try:
             data = os.read(r.rfd, 1 << 16)
@@ -429,6 +530,23 @@ def _read(r: _Running, final: bool = False) -> None:
             r.buf.extend(data)
 
 
+def _wait_for_output(running: list[_Running]) -> None:
+    """Sleep until a worker writes something, at most one poll interval
+    (a check that prints a lot is not held back by the runner's sleep)."""
+    import select as _select
+    fds = [fd for r in running for fd in (r.rfd, r.out.fd, r.err.fd) if fd is not None]
+    if not fds or not hasattr(_select, "poll"):
+        time.sleep(_POLL)
+        return
+    try:
+        poller = _select.poll()
+        for fd in fds:
+            poller.register(fd, _select.POLLIN)
+        poller.poll(_POLL * 1000)
+    except (OSError, ValueError):
+        time.sleep(_POLL)
+
+
 def _signal(proc: subprocess.Popen, sig: int) -> None:
     if proc.returncode is None:
         try:
@@ -438,10 +556,15 @@ def _signal(proc: subprocess.Popen, sig: int) -> None:
 
 
 def _invalid(spec: CheckSpec, memory: int | None) -> CheckResult:
+    parts = []
+    if spec.problem:
+        parts.append(f"{spec.problem}; not run")
+    if spec.timeout_problem:
+        parts.append(f"{spec.timeout_problem}; not run (give a finite number of seconds > 0, "
+                     f"or no timeout= for the default)")
     return CheckResult(id=spec.id, verdict="error", tolerance=spec.tolerance, hash=spec.hash, form=spec.form,
                        path=spec.path, line=spec.line, claim=spec.claim, memory=memory,
-                       message=f"{spec.timeout_problem}; not run (give a finite number of seconds > 0, "
-                               f"or no timeout= for the default)",
+                       message="; ".join(parts),
                        ran_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
 
@@ -466,16 +589,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _tail(path: str, n: int = 12, limit: int = 64 << 10) -> str:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - limit))
-            data = fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    lines = [l for l in data.splitlines() if l.strip()]
+def _tail(out: "_Output", n: int = 12) -> str:
+    """The last ``n`` lines (not blank) of what was kept of ``out``."""
+    lines = [l for l in out.text().splitlines() if l.strip()]
     return "\n".join(lines[-n:])
 
 
@@ -527,7 +643,7 @@ def _result(r: _Running, timed_out: bool, wall: float, memory: int | None) -> Ch
                 ran_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     msg, forged = _message(r)
     if timed_out:
-        stack = _stack_from_faulthandler(_tail(r.err_path, 40))
+        stack = _stack_from_faulthandler(_tail(r.err, 40))
         why = "time limit"
         if r.asked is not None:
             why += f"; the check asks for {r.asked:g} s, capped by the largest time limit"
@@ -574,7 +690,7 @@ def _result(r: _Running, timed_out: bool, wall: float, memory: int | None) -> Ch
         rc = -int(status["signal"])
     elif "exit" in status:
         rc = int(status["exit"])
-    err = _tail(r.err_path, 40)
+    err = _tail(r.err, 40)
     stack = _stack_from_faulthandler(err)
     limit = None
     if rc is not None and rc < 0:
@@ -589,7 +705,7 @@ def _result(r: _Running, timed_out: bool, wall: float, memory: int | None) -> Ch
     if "MemoryError" in err:
         limit = "memory"
         msg_ += f"; MemoryError (memory limit {_size(memory)})" if memory else "; MemoryError"
-    tb = stack or (_tail(r.err_path, 8) or None)
+    tb = stack or (_tail(r.err, 8) or None)
     return CheckResult(verdict="crashed", message=msg_, traceback=tb, seconds=round(wall, 3), limit=limit, **base)
 
 

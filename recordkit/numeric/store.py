@@ -130,6 +130,11 @@ def load_results(corpus, specs=None) -> dict[str, CheckResult]:
         r = cached.get(cid)
         if r is None:
             continue
-        r.stale = r.hash != spec.hash
+        # a result other than an error for a check that is now refused (bad
+        # tolerance=, unknown key) was made before it was refused: not current
+        r.stale = r.hash != spec.hash or bool(spec.run_problem and r.verdict != "error")
+        if not r.stale:     # the same source, perhaps moved: say where it is now
+            r.tolerance = spec.tolerance
+            r.path, r.line, r.form, r.claim = spec.path, spec.line, spec.form, spec.claim
         out[cid] = r
     return out

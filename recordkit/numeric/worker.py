@@ -84,7 +84,13 @@ def _tail_traceback(exc: BaseException, frames: int = 4) -> str:
     return "".join(lines).rstrip()
 
 
-def _number(x, what: str) -> float:
+def _number(x, what: str, _depth: int = 0) -> float:
+    """``x`` as a real float, or TypeError / ValueError saying why it is not
+    a discrepancy.  A 1-element array is judged by its element (a bool, a
+    string or a complex number inside one is no more a number than bare),
+    a masked value has no number at all, a complex number is not a real
+    discrepancy (``float()`` of a numpy complex drops its imaginary part),
+    and an integer too large for a float is said so."""
     import numpy as np
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{what} is a bool ({x}); a check returns a discrepancy, e.g. abs(a - b), not a comparison")
@@ -93,14 +99,41 @@ def _number(x, what: str) -> float:
     if isinstance(x, (str, bytes, np.str_, np.bytes_)):
         # float("0") is 0.0: a check returning the text "0" passed
         raise TypeError(f"{what} is a {type(x).__name__} ({str(x)[:40]!r}), not a number; return a float")
+    if isinstance(x, (complex, np.complexfloating)):
+        raise TypeError(f"{what} is a complex number ({x}), not a real discrepancy; return e.g. abs(z)")
+    if isinstance(x, np.ma.MaskedArray) and np.ma.getmaskarray(x).any():
+        raise TypeError(f"{what} is masked (numpy.ma: no value at all), not a number")
     if isinstance(x, np.ndarray):
         if x.size != 1:
             raise TypeError(f"{what} is an array of shape {x.shape}; return a float, or a dict name -> float")
-        x = x.reshape(()).item()
+        if x.dtype.kind == "b":
+            raise TypeError(f"{what} is a bool array ({x.reshape(-1)[0]}); a check returns a discrepancy, "
+                            f"e.g. abs(a - b), not a comparison")
+        if x.dtype.kind == "c":
+            raise TypeError(f"{what} is a complex array ({x.reshape(-1)[0]}), not a real discrepancy; "
+                            f"return e.g. abs(z)")
+        if x.dtype.kind in "USV":
+            raise TypeError(f"{what} is an array of {x.dtype} ({str(x.reshape(-1)[0])[:40]!r}), not a number; "
+                            f"return a float")
+        item = np.asarray(x).reshape(()).item()
+        if _depth < 4:
+            return _number(item, what, _depth + 1)
+        raise TypeError(f"{what} is a nested array, not a number")
+    if isinstance(x, int) and not isinstance(x, bool):
+        try:
+            return float(x)
+        except OverflowError:
+            raise ValueError(f"{what} is an integer too large for a float (about 10**{int(x.bit_length() * 0.30103)}); "
+                             f"return a float") from None
     try:
-        return float(x)
+        v = float(x)
+    except OverflowError:
+        raise ValueError(f"{what} ({type(x).__name__}) is too large for a float") from None
     except (TypeError, ValueError):
         raise TypeError(f"{what} is a {type(x).__name__}, not a number") from None
+    if not isinstance(v, float):
+        raise TypeError(f"{what} is a {type(x).__name__}, not a number")
+    return v
 
 
 def normalize(value) -> float | dict[str, float]:
