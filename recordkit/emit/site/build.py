@@ -383,7 +383,7 @@ class _Builder:
         release_free_memory()
         w.put("assets/search-index.js", search_index_js(self._search_docs(), merged))
         # the joined postings, for the next build's search index (see _search_index_incremental)
-        state = {"version": SEARCH_VERSION, "keys": shard_keys, "merged": merged, "docs": self._shard_docs()}
+        state = {"version": _search_version(), "keys": shard_keys, "merged": merged, "docs": self._shard_docs()}
         if self.resident:
             self._keep_search_state(state)
         else:
@@ -597,7 +597,7 @@ class _Builder:
             try:
                 with open(folder / "merged.pickle", "rb") as fh:
                     state = pickle.load(fh)
-                if not (isinstance(state, dict) and state.get("version") == SEARCH_VERSION
+                if not (isinstance(state, dict) and state.get("version") == _search_version()
                         and isinstance(state.get("keys"), dict) and isinstance(state.get("merged"), dict)):
                     state = None
             except Exception:      # missing or unreadable: joined from every run
@@ -646,7 +646,7 @@ class _Builder:
                         delta[term] = None
             else:
                 self._write_shards(shard_keys, fresh)
-        new = {"version": SEARCH_VERSION, "keys": shard_keys, "merged": merged, "docs": self._shard_docs()}
+        new = {"version": _search_version(), "keys": shard_keys, "merged": merged, "docs": self._shard_docs()}
         js = search_index_js(self._search_docs(), merged)
         if self.resident:
             return js, (new if delta is None or not from_memory else
@@ -1144,7 +1144,7 @@ class _Builder:
         ids = self.site.ids
         out = {}
         for k in range(0, len(ids), SHARD):
-            h = digest((f"{SEARCH_VERSION}|{k}|" + "\n".join(f"{r}\t{records[r].digest}" for r in ids[k:k + SHARD]))
+            h = digest((f"{_search_version()}|{k}|" + "\n".join(f"{r}\t{records[r].digest}" for r in ids[k:k + SHARD]))
                        .encode("utf-8", "surrogatepass"))
             out[k // SHARD] = h
         return out
@@ -1608,6 +1608,13 @@ def _keep_bytes_only(corpus) -> None:
             rec._line_starts = None
 
 
+def _search_version() -> str:
+    """What the search index's cached shards and state are keyed by: the
+    index's layout and the code that tokenizes (any change to the package:
+    :func:`recordkit.version.code_fingerprint`)."""
+    return f"{SEARCH_VERSION}-{code_fingerprint()}"
+
+
 def _schema_digest(schema) -> str:
     """A digest of everything the schema says (its raw form, extends
     resolved), for the build's salt."""
@@ -1623,7 +1630,7 @@ def _kind_css(kinds: dict) -> str:
         color = k.get("color") or ""
         if re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and re.fullmatch(r"#[0-9a-fA-F]{3,8}", color):
             out.append(f":root {{ --k-{name}: {color}; }}\n"
-                       f".k-{name} .rk-dot, .rk-dot.k-{name}, .rk-nav a.k-{name} .rk-dot {{ background: var(--k-{name}); }}")
+                       f".rk-dot.k-{name}, .k-{name} > .rk-dot {{ background: var(--k-{name}); }}")
     return "\n".join(out) + "\n"
 
 

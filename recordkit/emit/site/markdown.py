@@ -106,13 +106,17 @@ def highlight(code: str, lang: str) -> str:
 
 
 def pygments_css() -> str:
-    """The highlighting rules, light and dark (under ``[data-theme=dark]``
-    and the system preference), for the site's stylesheet."""
+    """The highlighting rules for the site's stylesheet: light, and dark as
+    the page is (site.css): under ``[data-theme=dark]`` (the toggle) and,
+    unless the toggle chose light, when the system prefers dark.  The dark
+    rules are for the screen only: a printed page is light."""
     from pygments.formatters import HtmlFormatter
     light = HtmlFormatter(style="default").get_style_defs(".rk-code")
-    dark = HtmlFormatter(style="monokai").get_style_defs(":root[data-theme=dark] .rk-code")
-    dark = re.sub(r"(:root\[data-theme=dark\] \.rk-code)( \{ background)", r"\1\2", dark)
-    return light + "\n" + dark + "\n"
+    fmt = HtmlFormatter(style="monokai")
+    toggled = fmt.get_style_defs(":root[data-theme=dark] .rk-code")
+    system = fmt.get_style_defs(":root:not([data-theme=light]) .rk-code")
+    return (light + "\n@media screen {\n" + toggled + "\n}\n"
+            "@media screen and (prefers-color-scheme: dark) {\n" + system + "\n}\n")
 
 
 # -- the site's own markdown-it rules (the parse's are in corpus.anchors) -------
@@ -683,6 +687,8 @@ def plain_text(body: str, label_first: bool = False) -> str:
     """A body's words without Markdown syntax, for search and previews
     (fast and approximate: no parse).  ``label_first``: wikilinks are
     written ``[[label|target]]`` (the schema's ``links.wikilink_order``)."""
+    if "![[" in body:     # an embed's "!" is no word: its text is the link's, as a wikilink's
+        body = body.replace("![[", "[[")
     if "[[" not in body:
         t = body
     elif label_first:

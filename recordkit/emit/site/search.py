@@ -21,9 +21,36 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 
-TOKEN_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.U)
+
+def _word_class() -> str:
+    """A character class of every letter, combining mark and number (the
+    Unicode categories L*, M* and N*): what ``[\\p{L}\\p{M}\\p{N}]`` is in the
+    page's tokenizer (site.js).  Python's ``\\w`` leaves out the marks, which
+    would cut ``हिन्दी`` or a decomposed ``é`` into pieces."""
+    ranges, start, prev = [], None, None
+    span = list(range(0x32400)) + list(range(0xE0000, 0xE0200))   # nothing in L, M, N lies elsewhere
+    for cp in span:
+        if unicodedata.category(chr(cp))[0] in "LMN":
+            if start is None or cp != prev + 1:
+                if start is not None:
+                    ranges.append((start, prev))
+                start = cp
+            prev = cp
+    ranges.append((start, prev))
+
+    def esc(cp):
+        return "\\u%04x" % cp if cp < 0x10000 else "\\U%08x" % cp
+    return "[" + "".join(esc(a) if a == b else esc(a) + "-" + esc(b) for a, b in ranges) + "]"
+
+
+_WORD = _word_class()
+#: the words of a text, as site.js's ``TOKEN`` takes them (keep the two alike)
+TOKEN_RE = re.compile(_WORD + r"+(?:[-']" + _WORD + "+)*")
+#: a longer word is not indexed (a hyphenated one is, by its parts)
+MAX_TERM = 40
 TITLE_WEIGHT = 5
 ID_WEIGHT = 20
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -50,17 +77,26 @@ def bucket_of(rid: str, buckets: int) -> int:
     return fnv1a32(rid) % buckets
 
 
+def normalize(text: str) -> str:
+    """``text`` lower-cased and in Unicode's composed form (NFC), as the
+    page reads a query (``q.toLowerCase().normalize("NFC")``)."""
+    text = text.lower()
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def terms(text: str) -> Counter:
-    """Lower-cased words of ``text`` (hyphenated words also split into parts)."""
-    c = Counter(TOKEN_RE.findall(text.lower()))
-    for w in [w for w in c if "-" in w or "'" in w or len(w) > 40]:
+    """Lower-cased, NFC words of ``text`` (hyphenated words also split into
+    parts); a word over :data:`MAX_TERM` characters is left out, but not
+    the parts of a hyphenated one."""
+    c = Counter(TOKEN_RE.findall(normalize(text)))
+    for w in [w for w in c if "-" in w or "'" in w or len(w) > MAX_TERM]:
         n = c[w]
-        if len(w) > 40:
+        if "-" in w or "'" in w:
+            for part in _SPLIT_RE.split(w):
+                if part and len(part) <= MAX_TERM:
+                    c[part] += n
+        if len(w) > MAX_TERM:
             del c[w]
-            continue
-        for part in _SPLIT_RE.split(w):
-            if part:
-                c[part] += n
     return c
 
 
@@ -76,7 +112,7 @@ def doc_terms(rid: str, title: str, tags: list, text: str) -> dict:
         c[w] += n * TITLE_WEIGHT
     for w in terms(rid):
         c[w] += ID_WEIGHT
-    c[rid.lower()] += ID_WEIGHT
+    c[normalize(rid)] += ID_WEIGHT
     return c
 
 

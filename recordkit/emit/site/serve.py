@@ -25,6 +25,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import tempfile
 import threading
 import time
@@ -416,6 +417,8 @@ class SiteServer:
                     try:
                         if fs.suffix == ".html":
                             text = read_fd(fd, size)[:size].decode("utf-8", "replace")
+                            if code == 404:     # the page is written for the top: re-root it for this URL's depth
+                                text = rebase_page(text, path.count("/") - 1)
                             inject = ('<link rel="stylesheet" href="/__rk/live.css">'
                                       '<script src="/__rk/live.js"></script>')
                             text = text.replace("</body>", inject + "</body>", 1)
@@ -463,6 +466,21 @@ class SiteServer:
             self.httpd.server_close()
             with self.build_lock:
                 self._save_state()
+
+
+#: a site-relative URL in an attribute (not ``#x``, ``/x``, ``//x`` nor ``scheme:x``)
+_RELATIVE_ATTR = re.compile(r'(\s(?:href|src|data-root)=")(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)')
+
+
+def rebase_page(text: str, depth: int) -> str:
+    """A page written for the site's top (``404.html``: its links relative,
+    ``data-root=""``) as it must be to answer a URL ``depth`` folders down
+    (``/theory/THEORY-999.html``: 1): every relative ``href``, ``src`` and
+    the ``data-root`` the page's script loads the search and previews from
+    begin with ``../`` that many times."""
+    if depth <= 0:
+        return text
+    return _RELATIVE_ATTR.sub(lambda m: m.group(1) + "../" * depth, text)
 
 
 def _open_served(out: Path, fs: Path) -> tuple[int, int] | None:

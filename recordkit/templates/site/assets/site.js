@@ -64,8 +64,23 @@
   /* -- search ------------------------------------------------------------- */
   var index = null, parsed = {};
   RK.searchIndex = function (d) { index = d; };
-  var TOKEN = /[\p{L}\p{N}]+(?:['-][\p{L}\p{N}]+)*/gu;
-  function tokens(q) { return (q.toLowerCase().match(TOKEN) || []).filter(function (t) { return t.length > 0; }); }
+  /* Words as search.py's TOKEN_RE takes them (keep the two alike): letters,
+     combining marks and numbers, joined by "-" or "'"; lower-cased and in
+     Unicode's composed form (NFC), so a decomposed "é" is the same word. */
+  var TOKEN = /[\p{L}\p{M}\p{N}]+(?:['-][\p{L}\p{M}\p{N}]+)*/gu;
+  var MAX_TERM = 40;     // search.py's MAX_TERM: a longer word is indexed by its parts only
+  function norm(s) { s = s.toLowerCase(); return s.normalize ? s.normalize("NFC") : s; }
+  function words(s) { return norm(s).match(TOKEN) || []; }
+  function chars(t) { return t.length - (t.match(/[\uD800-\uDBFF]/g) || []).length; }   // code points, as Python counts
+  function tokens(q) {
+    var out = [];
+    words(q).forEach(function (t) {
+      if (chars(t) <= MAX_TERM || !/['-]/.test(t)) { out.push(t); return; }
+      t.split(/['-]/).forEach(function (p) { if (p && chars(p) <= MAX_TERM) out.push(p); });
+    });
+    return out;
+  }
+  RK.words = words;      // for the tests, which hold it to search.py's
   function postings(ti) {
     var p = parsed[ti];
     if (p) return p;
@@ -114,10 +129,10 @@
         total = both;
       }
     }
-    var ql = q.trim().toLowerCase(), out = [];
+    var ql = norm(q.trim()), out = [];
     for (var d2 in total) {
       var docd = index.docs[d2], s2 = total[d2];
-      if (docd[0].toLowerCase() === ql) s2 += 1000;
+      if (norm(docd[0]) === ql) s2 += 1000;
       out.push([s2, +d2]);
     }
     out.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
@@ -125,11 +140,12 @@
   }
   function highlight(target, text, qs) {
     /* text with every word starting with a query token marked */
-    var re = new RegExp("(" + qs.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|") + ")[\\p{L}\\p{N}]*", "giu");
+    if (text.normalize) text = text.normalize("NFC");
+    var re = new RegExp("(" + qs.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|") + ")[\\p{L}\\p{M}\\p{N}]*", "giu");
     var last = 0, m;
     while ((m = re.exec(text))) {
-      var before = m.index === 0 ? "" : text.charAt(m.index - 1);
-      if (/[\p{L}\p{N}]/u.test(before)) continue;
+      var before = m.index === 0 ? "" : text.slice(Math.max(0, m.index - 2), m.index);
+      if (/[\p{L}\p{M}\p{N}]$/u.test(before)) continue;
       if (m.index > last) target.appendChild(doc.createTextNode(text.slice(last, m.index)));
       target.appendChild(el("mark", null, m[0]));
       last = m.index + m[0].length;
@@ -138,9 +154,11 @@
     if (last < text.length) target.appendChild(doc.createTextNode(text.slice(last)));
   }
   function snippet(text, qs) {
+    if (text.normalize) text = text.normalize("NFC");
     var low = text.toLowerCase(), at = -1;
+    if (low.length !== text.length) low = text;     // lower-casing changed the length: offsets would slip
     for (var i = 0; i < qs.length && at < 0; i++) {
-      var re = new RegExp("(^|[^\\p{L}\\p{N}])" + qs[i].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "u");
+      var re = new RegExp("(^|[^\\p{L}\\p{M}\\p{N}])" + qs[i].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "iu");
       var m = re.exec(low);
       if (m) at = m.index + m[1].length;
     }
@@ -151,7 +169,7 @@
   function setupSearch() {
     var input = doc.getElementById("rk-q"), list = doc.getElementById("rk-hits");
     if (!input || !list) return;
-    var sel = -1, timer = null;
+    var sel = -1, timer = null, shownFor = null;
     function ensure(then) {
       if (index) { then(); return; }
       loadScript("assets/search-index.js", function (err) {
@@ -163,6 +181,7 @@
       list.textContent = "";
       sel = -1;
       var q = input.value, qs = tokens(q);
+      shownFor = q;
       if (!q.trim()) { list.hidden = true; input.setAttribute("aria-expanded", "false"); return; }
       if (!hits.length) list.appendChild(el("li", "rk-empty", message || "No record matches."));
       hits.forEach(function (di, k) {
@@ -186,10 +205,25 @@
       list.hidden = false;
       input.setAttribute("aria-expanded", "true");
     }
-    function run() { ensure(function () { show(search(input.value)); }); }
+    function run() { clearTimeout(timer); timer = null; ensure(function () { show(search(input.value)); }); }
+    function go() {
+      var items = list.querySelectorAll("li[role=option]"), pick = items[sel >= 0 ? sel : 0];
+      if (pick) window.location.href = pick.querySelector("a").href;
+    }
     input.addEventListener("focus", function () { ensure(function () {}); });
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 60); });
     input.addEventListener("keydown", function (e) {
+      // an IME's Enter confirms the composition: never a search key
+      if (e.isComposing || e.keyCode === 229) return;
+      var stale = shownFor !== input.value;      // typed since the list was made (its timer pending)
+      if (stale && (e.key === "Enter" || e.key === "ArrowDown" || e.key === "ArrowUp")) {
+        if (!index) {                            // the index still loading: act once it is there
+          if (e.key === "Enter") { e.preventDefault(); clearTimeout(timer); ensure(function () { show(search(input.value)); go(); }); }
+          return;
+        }
+        clearTimeout(timer); timer = null;
+        show(search(input.value));               // the list of what is typed now, at once
+      }
       var items = list.querySelectorAll("li[role=option]");
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         if (!items.length) return;
@@ -200,8 +234,7 @@
         input.setAttribute("aria-activedescendant", items[sel].id);
         items[sel].scrollIntoView({ block: "nearest" });
       } else if (e.key === "Enter") {
-        var pick = items[sel >= 0 ? sel : 0];
-        if (pick) { e.preventDefault(); window.location.href = pick.querySelector("a").href; }
+        if (items.length) { e.preventDefault(); go(); }
       } else if (e.key === "Escape") {
         list.hidden = true; input.blur();
       }
@@ -234,10 +267,14 @@
       if (p[4]) box.appendChild(el("p", "pv-text", p[4]));
       box.hidden = false;
       var r = a.getBoundingClientRect();
-      var top = window.scrollY + r.bottom + 6, left = window.scrollX + r.left;
+      var left = window.scrollX + r.left;
       var w = box.offsetWidth, maxLeft = window.scrollX + doc.documentElement.clientWidth - w - 8;
       box.style.left = Math.max(window.scrollX + 8, Math.min(left, maxLeft)) + "px";
-      box.style.top = top + "px";
+      // below the link, or above it when it does not fit below (and fits, or fits better, above)
+      var h = box.offsetHeight, vh = doc.documentElement.clientHeight;
+      var below = vh - r.bottom - 6 - 8, above = r.top - 6 - 8;
+      var top = h > below && (h <= above || above > below) ? r.top - 6 - h : r.bottom + 6;
+      box.style.top = (window.scrollY + top) + "px";
     }
     doc.addEventListener("mouseover", function (e) {
       var a = e.target.closest ? e.target.closest("a[data-id]") : null;
@@ -318,7 +355,23 @@
     box.appendChild(root);
   }
 
+  /* -- anchors ----------------------------------------------------------------
+     A jump to #anchor lands below the sticky header: its height (it wraps on
+     narrow screens) is --rk-top, which the stylesheet's scroll-margin-top
+     uses (the stylesheet's own value when this has not run). */
+  function setupAnchors() {
+    var top = doc.querySelector(".rk-top");
+    if (!top || !window.getComputedStyle) return;
+    function measure() {
+      var sticky = getComputedStyle(top).position === "sticky";
+      html.style.setProperty("--rk-top", (sticky ? top.offsetHeight + 8 : 8) + "px");
+    }
+    measure();
+    window.addEventListener("resize", measure);
+  }
+
   function start() {
+    setupAnchors();
     setupTheme();
     setupSearch();
     setupPreviews();
