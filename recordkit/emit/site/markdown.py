@@ -157,7 +157,9 @@ _CALLOUT_TONES = {"tip": "ok", "hint": "ok", "important": "ok", "success": "ok",
 def _callouts_rule(state):
     """Obsidian's callouts: a quote whose first line is ``[!type] Title``
     is a box of that type with the title (the type's name when none) over
-    the rest; the marker itself is not shown (it was, as text)."""
+    the rest; the marker itself is not shown (it was, as text).  A
+    foldable one (``[!faq]-`` folded, ``[!faq]+`` open) is a ``<details>``
+    whose ``<summary>`` is the title."""
     from markdown_it.token import Token
     toks = state.tokens
     i = 0
@@ -173,8 +175,20 @@ def _callouts_rule(state):
             i += 1
             continue
         kind = m.group(1).lower()
+        fold = m.group(2)
         tok.attrSet("class", f"rk-callout rk-callout-{_CALLOUT_TONES.get(kind, 'note')}")
         tok.attrSet("data-callout", kind)
+        if fold:
+            # ``[!note]-`` folded, ``[!note]+`` unfolded: a <details> the
+            # reader opens and closes, its title the <summary> (no script)
+            tok.tag = "details"
+            if fold == "+":
+                tok.attrSet("open", "")
+            level = tok.level
+            for close in toks[i + 1:]:
+                if close.type == "blockquote_close" and close.level == level:
+                    close.tag = "details"
+                    break
         first = kids[0]
         first.content = first.content[m.end():]
         k = next((j for j, c in enumerate(kids) if c.type in ("softbreak", "hardbreak")), len(kids))
@@ -183,12 +197,12 @@ def _callouts_rule(state):
             t = Token("text", "", 0)
             t.content = m.group(1).capitalize()      # (as Obsidian titles a callout without one)
             title_kids = [t]
-        p_open = Token("paragraph_open", "p", 1)
+        p_open = Token("paragraph_open", "summary" if fold else "p", 1)
         p_open.attrSet("class", "rk-callout-title")
         title = Token("inline", "", 0)
         title.children = title_kids
         title.content = "".join(c.content for c in title_kids)
-        p_close = Token("paragraph_close", "p", -1)
+        p_close = Token("paragraph_close", "summary" if fold else "p", -1)
         p_open.block = p_close.block = True
         if rest:
             inline.children = rest

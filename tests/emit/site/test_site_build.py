@@ -719,6 +719,20 @@ def test_obsidian_callouts_are_boxes_with_their_title():
     assert "<blockquote>\n<p>plain</p>" in html
 
 
+def test_foldable_callouts_are_details_the_reader_opens():
+    """``> [!faq]- Why?`` (folded) and ``> [!tip]+`` (unfolded) were shown
+    open, as a plain callout: a <details> with the title as <summary>."""
+    r = _renderer()
+    html = r.render("> [!faq]- Why?\n> Because.\n\n> [!tip]+\n> > nested\n> open one\n\n> [!note] plain\n").html
+    assert ('<details class="rk-callout rk-callout-warn" data-callout="faq">\n'
+            '<summary class="rk-callout-title">Why?</summary>\n<p>Because.</p>\n</details>') in html, html
+    assert '<details class="rk-callout rk-callout-ok" data-callout="tip" open="">\n' \
+           '<summary class="rk-callout-title">Tip</summary>\n<blockquote>\n<p>nested\nopen one</p>\n' \
+           '</blockquote>\n</details>' in html, html
+    assert '<blockquote class="rk-callout rk-callout-note" data-callout="note">\n' \
+           '<p class="rk-callout-title">plain</p>\n</blockquote>' in html, html
+
+
 def test_a_template_override_added_between_builds_of_one_process_is_used(tmp_path):
     """`serve` keeps its Jinja2 environment across rebuilds: a
     record.html.j2 added to the site's templates folder while it ran was
