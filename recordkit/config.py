@@ -26,7 +26,7 @@ class OutputRefused(Exception):
     :func:`recordkit.common.writes.check_output_file`)."""
 
 
-KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint", "check",
+KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint",
               "site", "max_file_size", "queries", "skip_dirs"}
 #: the folders not walked when ``skip_dirs`` is not set: hidden ones (``.git``,
 #: ``.obsidian``, ``.foam``, ...), ``_``-prefixed ones (``_templates``, a
@@ -50,6 +50,7 @@ class Config:
     cache_dir: Path = Path(".recordkit")
     templates: Path | None = None                # the user's page templates, searched first
     select: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)   # added to select (or to every rule), as in ruff
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
@@ -91,10 +92,62 @@ def find_config_file(start: Path) -> tuple[Path | None, dict]:
         pp = folder / "pyproject.toml"
         if pp.is_file():
             data = _read(pp)
-            table = data.get("tool", {}).get("recordkit")
+            table = _pyproject_table(pp, data)
             if table is not None:
                 return pp, {"tool": {"recordkit": table}}
     return None, {}
+
+
+def _pyproject_table(path: Path, data: dict) -> dict | None:
+    """The ``[tool.recordkit]`` table of a pyproject.toml's ``data`` (None
+    when it has none), or a ConfigError when ``tool`` or ``tool.recordkit``
+    is there but no table (``tool = "x"``, ``recordkit = 5``: they were
+    tracebacks, and ``recordkit = "abc"`` the unknown keys a, b, c)."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{_toml_where(path, 'tool', '')}: tool must be a table ([tool.recordkit] holds "
+                          f"recordkit's configuration), not {_toml_show(tool)}")
+    table = tool.get("recordkit")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{_toml_where(path, 'recordkit', 'tool')}: tool.recordkit must be a table "
+                          f"([tool.recordkit], with keys such as root = \"records\"), not {_toml_show(table)}")
+    return table
+
+
+def _toml_show(value) -> str:
+    """A TOML value as it is written (roughly): for messages."""
+    import json
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (str, list)):
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            pass
+    return str(value)
+
+
+def _toml_where(path: Path, key: str, table: str) -> str:
+    """``path:line:col`` of ``key =`` in the table ``table`` (its full
+    name; "" the top level) of a TOML file, or ``path`` alone."""
+    import re
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path)
+    current = ""
+    key_re = re.compile(r"(\s*)([\"']?)" + re.escape(key) + r"\2\s*=")
+    for n, line in enumerate(lines, 1):
+        h = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if h:
+            current = h.group(1)
+            continue
+        m = key_re.match(line)
+        if m and current == table:
+            return f"{path}:{n}:{len(m.group(1)) + 1}"
+    return str(path)
 
 
 def _read(path: Path) -> dict:
@@ -172,6 +225,61 @@ def _strings(value, key: str, path: Path | None, table: str, example: str, what:
     raise ConfigError(f"{where(path, key, table)}: {what or key} must be a list of strings, such as {example}")
 
 
+#: what a symbolic link loop is, in messages
+LOOP = "is a symbolic link loop (a link that leads, through links, back to itself)"
+
+
+def symlink_loop(path) -> bool:
+    """Whether ``path`` cannot be followed because its links go round in
+    a loop (``ln -s loop loop``): ``Path.resolve()`` raises RuntimeError
+    there, and ``exists()`` says False, as for a path that is not there."""
+    import errno
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    except ValueError:
+        return False
+    return False
+
+
+def resolved_root(config: "Config") -> Path:
+    """The record root of ``config``, absolute and with its links followed
+    (as the loader names its files), or a ConfigError when it is a symbolic
+    link loop."""
+    root = Path(config.root)
+    if symlink_loop(root):
+        from .common.text import path_text
+        at = where(config.file, "root") if config.file is not None and "root" in config.raw else None
+        raise ConfigError(f"{at + ': ' if at else ''}record root {path_text(str(root))} {LOOP}; give the "
+                          "record's folder with --root PATH, or set root = \"PATH\" in recordkit.toml")
+    return root.resolve()
+
+
+def _severity_where(path: Path | None, code: str) -> str:
+    """Where the severity of ``code`` is written: its line in a
+    ``[lint.severity]`` table, else the ``severity =`` line of ``[lint]``."""
+    at = where(path, code, "lint.severity")
+    return where(path, "severity", "lint") if at == str(path) else at
+
+
+def code_lists(cfg: Config):
+    """``(where, what, codes)`` of each list of rule codes or prefixes in the
+    configuration's ``[lint]`` (``select``, ``extend-select``, ``ignore``,
+    each ``per-file-ignores`` list, each ``severity`` key): what
+    :func:`recordkit.lint.engine.check_codes` checks against the rules."""
+    path = cfg.file
+    for key, codes in (("select", cfg.select), ("extend-select", cfg.extend_select), ("ignore", cfg.ignore)):
+        if codes:
+            yield where(path, key, "lint"), key, list(codes)
+    for pattern, codes in cfg.per_file_ignores.items():
+        inline = where(path, pattern, "lint.per-file-ignores") == str(path)
+        at = where(path, "per-file-ignores", "lint") if inline else where(path, pattern, "lint.per-file-ignores")
+        yield at, f"per-file-ignores of {pattern}", list(codes)
+    for code in cfg.severity:
+        yield _severity_where(path, code), f"severity of {code}", [code]
+
+
 def check_cache_dir(cfg: Config) -> None:
     """A ConfigError when the cache folder is the configuration's folder,
     the record root, the checks folder, or a folder holding any of them:
@@ -205,7 +313,7 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     else:
         path, data = find_config_file(start if start.is_dir() else start.parent)
     if path is not None and path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("recordkit", {})
+        table = _pyproject_table(path, data) or {}
     else:
         table = data
     base = path.parent if path is not None else Path.cwd()
@@ -245,7 +353,11 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
         cfg.skip_dirs = [d.strip().rstrip("/") for d in dirs]
     if "max_file_size" in table:
         cfg.max_file_size = parse_size(table["max_file_size"], f"{path}: max_file_size")
-    lint = table.get("lint", {}) or {}
+    for key in ("site", "queries"):       # (read by build and query; a value that is no table is wrong everywhere)
+        if key in table and not isinstance(table[key], dict):
+            raise ConfigError(f"{where(path, key)}: {key} must be a table ([{key}] in recordkit.toml, "
+                              f"[tool.recordkit.{key}] in pyproject.toml)")
+    lint = table.get("lint", {})         # (false, [], "" are no table either)
     if not isinstance(lint, dict):
         raise ConfigError(f"{where(path, 'lint')}: lint must be a table ([lint] in recordkit.toml, "
                           f"[tool.recordkit.lint] in pyproject.toml)")
@@ -253,19 +365,23 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     if bad:
         raise ConfigError(f"{path}: unknown lint key(s): {', '.join(sorted(bad))}")
     codes = '["RK203", "RK3"]'
-    cfg.select = (_strings(lint.get("select", []), "select", path, "lint", codes)
-                  + _strings(lint.get("extend-select", []), "extend-select", path, "lint", codes))
+    # (the codes themselves are checked against the rules by the lint stage:
+    # recordkit.lint.engine.check_codes, which every command runs)
+    cfg.select = _strings(lint.get("select", []), "select", path, "lint", codes)
+    cfg.extend_select = _strings(lint.get("extend-select", []), "extend-select", path, "lint", codes)
     cfg.ignore = _strings(lint.get("ignore", []), "ignore", path, "lint", codes)
-    severity = lint.get("severity") or {}
+    severity = lint.get("severity", {})
     if not isinstance(severity, dict):
         raise ConfigError(f"{where(path, 'severity', 'lint')}: severity must be a table of code = \"error\", "
                           f"\"warning\" or \"info\", such as {{RK305 = \"error\"}}")
-    cfg.severity = {str(k): v for k, v in severity.items()}
-    for code, sev in cfg.severity.items():
+    cfg.severity = {}
+    for code, sev in severity.items():
         if sev not in ("error", "warning", "info"):
-            raise ConfigError(f"{where(path, 'severity', 'lint')}: severity of {code} must be error, warning or "
+            raise ConfigError(f"{_severity_where(path, code)}: severity of {code} must be error, warning or "
                               f"info, not {sev}")
-    pfi = lint.get("per-file-ignores") or {}
+        # a code or prefix, in any case, as select takes it (the most specific wins)
+        cfg.severity[str(code)] = sev
+    pfi = lint.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{where(path, 'per-file-ignores', 'lint')}: per-file-ignores must be a table of "
                           f"pattern = [codes], such as {{\"lit/*\" = [\"RK203\"]}}")

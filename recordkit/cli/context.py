@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..common.text import path_text
-from ..config import ConfigError, load_config
+from ..config import LOOP, ConfigError, load_config, symlink_loop
 
 
 class Context:
@@ -38,9 +38,21 @@ class Context:
             start = Path(self.root_opt) if self.root_opt else Path.cwd()
             self._config = load_config(start if start.is_dir() else Path.cwd(), file=self.config_file)
             if self.root_opt:
+                if symlink_loop(self.root_opt):
+                    self._config.root = Path(self.root_opt)
+                    raise ConfigError(self._root_message(self._config))
                 self._config.root = Path(self.root_opt).resolve()
                 from ..config import check_cache_dir
                 check_cache_dir(self._config)
+            cfg = self._config
+            if cfg.select or cfg.extend_select or cfg.ignore or cfg.severity or cfg.per_file_ignores:
+                # codes that name no rule: a configuration error for every command, as for lint
+                from ..lint.engine import check_codes
+                check_codes(cfg)
+            if symlink_loop(self._config.root):
+                # every command that reads the configuration would trip on it
+                # (Path.resolve() raises RuntimeError), or say "does not exist"
+                raise ConfigError(self._root_message(self._config))
         return self._config
 
     @property
@@ -78,9 +90,14 @@ class Context:
         """A record root that is not a folder is a configuration error that
         says where the root came from and how to give another."""
         config = self.config
-        root = Path(config.root)
-        if root.is_dir():
+        if Path(config.root).is_dir():
             return
+        raise ConfigError(self._root_message(config))
+
+    def _root_message(self, config) -> str:
+        """Why the record root of ``config`` cannot be read (it is not a
+        folder), where it came from, and how to give another."""
+        root = Path(config.root)
         if self.root_opt:
             origin = f"given by --root {path_text(self.root_opt)}"
         elif config.file is not None and "root" in config.raw:
@@ -89,10 +106,10 @@ class Context:
             origin = f"the default, as {path_text(str(config.file))} sets no root ="
         else:
             origin = "the default, as no recordkit.toml or pyproject.toml [tool.recordkit] was found"
-        what = "does not exist" if not root.exists() else "is not a folder"
-        raise ConfigError(f"record root {path_text(str(root))} {what} ({origin}); give the record's folder "
-                          "with --root PATH, or set root = \"PATH\" in recordkit.toml "
-                          "(or in [tool.recordkit] of pyproject.toml)")
+        what = LOOP if symlink_loop(root) else "does not exist" if not root.exists() else "is not a folder"
+        return (f"record root {path_text(str(root))} {what} ({origin}); give the record's folder "
+                "with --root PATH, or set root = \"PATH\" in recordkit.toml "
+                "(or in [tool.recordkit] of pyproject.toml)")
 
 
 pass_ctx = click.make_pass_decorator(Context)

@@ -42,6 +42,11 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
     here = Path.cwd()
     toml_path = here / "recordkit.toml"
     schema_path = here / schema_file
+    if os.path.normcase(os.path.abspath(schema_path)) == os.path.normcase(os.path.abspath(toml_path)):
+        # (the schema was written, then recordkit.toml "appeared while init ran")
+        raise click.UsageError(f"--schema-file {path_text(schema_file)}: the schema file and "
+                               "recordkit.toml would have the same name; give the schema another name, such "
+                               "as recordkit.schema.yaml")
     for p in (toml_path, schema_path):
         if p.exists() or p.is_symlink():
             raise ConfigError(f"{path_text(str(p))} exists: recordkit init never overwrites a file "

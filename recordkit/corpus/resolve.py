@@ -30,6 +30,7 @@ resolves exactly when its text is an id, as before the resolver existed:
 """
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import unicodedata
@@ -213,6 +214,11 @@ class Resolver:
         self.norm = _same if settings.case_sensitive else _fold
         self._index: dict[str, dict[str, list[str]]] = {}
         self._cache: dict[tuple, Resolution] = {}
+        #: every file outside the loaded records that a Markdown link was
+        #: looked for on disk, and whether it was a file then (path -> bool):
+        #: what the answer depended on beyond the records (the lint cache
+        #: keeps it and checks it again, see :mod:`recordkit.lint.cache`)
+        self.files_consulted: dict[str, bool] = {}
 
     # indexes: normalised key -> ids, in record order
     def index(self, key: str) -> dict[str, list[str]]:
@@ -341,12 +347,11 @@ class Resolver:
         if got.missing and self.root is not None:
             # a file that exists but is no record (outside the root, or not
             # loaded): a link to it is not a record link, and not missing
-            try:
-                where = self.root / joined if not href.startswith("/") else self.root / href.lstrip("/")
-                if where.is_file():
-                    got = _FILE
-            except (OSError, ValueError):
-                pass
+            where = self.root / joined if not href.startswith("/") else self.root / href.lstrip("/")
+            found = os.path.isfile(where)      # (never raises: a bad path is no file)
+            self.files_consulted[str(where)] = found
+            if found:
+                got = _FILE
         self._cache[key] = got
         return got
 
@@ -382,6 +387,15 @@ def resolver_for(corpus: "Corpus") -> Resolver:
         got = Resolver(corpus.records, link_settings(corpus.schema), root=corpus.root)
         _resolvers[corpus] = got
     return got
+
+
+def files_consulted(corpus: "Corpus") -> dict[str, bool]:
+    """The files outside the corpus's records that its links were looked for
+    on disk (a Markdown link to a file that is no record: in a skipped
+    folder, outside the root), each with whether it was a file: ``path ->
+    bool``.  Empty when no resolver was built for the corpus."""
+    got = _resolvers.get(corpus)
+    return dict(got.files_consulted) if got is not None else {}
 
 
 def resolution(corpus: "Corpus", rec: "Record", text: str, form: str = "value") -> Resolution:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import networkx as nx
 
@@ -116,23 +117,46 @@ def to_string(g: nx.MultiDiGraph, fmt: str, *, colors: dict[str, str] | None = N
 
 def _to_dot(g: nx.MultiDiGraph, colors: dict[str, str]) -> str:
     """DOT through pydot (networkx's DOT writer), with a label and colour per
-    node and a style per edge origin."""
+    node and a style per edge origin.  Every string is quoted and escaped
+    here: pydot wrote a node id ending in a backslash as ``"a\\"``, a string
+    that never ends, and a title's ``\\n`` became a line break."""
     from networkx.drawing.nx_pydot import to_pydot
     h = nx.MultiDiGraph()
     for n, d in g.nodes(data=True):
         title = xml_safe(str(d.get("title") or ""))     # (Graphviz's SVG of a control character is no XML)
         short = title if len(title) <= 60 else title[:59] + "…"
         fill = colors.get(d.get("kind"), UNKNOWN_KIND_COLOR)
-        h.add_node(n, label=_q(f"{xml_safe(str(n))}\\n{short}"), kind=_q(xml_safe(str(d.get("kind") or ""))),
+        # the id and the title each escaped, joined by DOT's line break
+        label = f'"{_esc(xml_safe(str(n)))}\\n{_esc(short)}"'
+        h.add_node(_dot_id(n), label=label, kind=_q(xml_safe(str(d.get("kind") or ""))),
                    status=_q(xml_safe(str(d.get("status") or ""))),
                    style="filled", fillcolor=_q(fill), fontname="Helvetica", shape="box")
     for u, v, d in g.edges(data=True):
         style = {"frontmatter": "solid", "body": "dotted", "derived": "dashed"}.get(d.get("origin"), "solid")
-        h.add_edge(u, v, label=_q(d.get("relation", "")), style=style, origin=_q(d.get("origin", "")))
+        h.add_edge(_dot_id(u), _dot_id(v), label=_q(d.get("relation", "")), style=style,
+                   origin=_q(d.get("origin", "")))
     h.graph["graph"] = {"rankdir": "LR"}
     return to_pydot(h).to_string()
 
 
+#: a DOT ID that needs no quotes (and is no DOT keyword)
+_PLAIN_ID = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+
+
+def _dot_id(n) -> str:
+    """A node id as DOT writes it: as it is when it is a plain identifier,
+    else quoted with :func:`_q` (so pydot leaves it alone)."""
+    n = str(n)
+    return n if _PLAIN_ID.fullmatch(n) and n.lower() not in _KEYWORDS else _q(n)
+
+
+def _esc(s: str) -> str:
+    """``s`` inside a DOT quoted string: a backslash doubled (Graphviz reads
+    ``\\`` in a label as one backslash, and a lone one before ``n``, ``l``,
+    ``N`` ... as a line break or a name), a double quote escaped."""
+    return str(s).replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _q(s: str) -> str:
-    s = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\\\\n", "\\n")
-    return f'"{s}"'
+    return f'"{_esc(s)}"'

@@ -3,7 +3,11 @@ read back instead of recomputed.
 
 The key covers every input: recordkit's version, the schema, the
 configuration and options, the content hash of every record file, the check
-modules and the stored check results.  File hashes are themselves cached by
+modules and the stored check results.  Beside it the cache keeps the files
+that Markdown links were looked for outside the records (in a skipped
+folder, outside the root) with whether each was a file, and checks them
+again when it is read: a lint is answered from the cache only when each
+still is, or still is not, there.  File hashes are themselves cached by
 ``(mtime_ns, size, inode, ctime_ns)`` so an unchanged record is not even
 read (but for files changed just around the last read: see
 :func:`unchanged_hashes`).  Writes
@@ -148,9 +152,23 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
     return h.hexdigest()
 
 
+def outside_files_unchanged(consulted) -> bool:
+    """Whether each file a lint looked for outside the records (a Markdown
+    link to a file that is no record: in a skipped folder, outside the root;
+    see :attr:`recordkit.corpus.resolve.Resolver.files_consulted`) still is,
+    or still is not, a file.  The records' hashes do not cover them: a link
+    to such a file that is deleted (or created) changes the lint's answer
+    (RK305) with no record changed."""
+    if not isinstance(consulted, dict):
+        return False
+    return all(os.path.isfile(path) == bool(was) for path, was in consulted.items())
+
+
 def load(cache_dir: Path, key: str) -> list[Diagnostic] | None:
     data = _read_json(cache_dir / CACHE_NAME)
     if not data or data.get("key") != key:
+        return None
+    if not outside_files_unchanged(data.get("outside", {})):
         return None
     out = []
     shared = [tuple(a) for a in data.get("abouts") or ()]
@@ -171,7 +189,10 @@ def load(cache_dir: Path, key: str) -> list[Diagnostic] | None:
 SHARED_ABOUT = 8
 
 
-def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
+def store(cache_dir: Path, key: str, diags: list[Diagnostic], outside: dict[str, bool] | None = None) -> None:
+    """Store ``diags`` under ``key``; ``outside``: the files looked for
+    outside the records, each with whether it was a file (checked again by
+    :func:`load`)."""
     rows = []
     abouts: list[list] = []
     index: dict = {}
@@ -191,4 +212,5 @@ def store(cache_dir: Path, key: str, diags: list[Diagnostic]) -> None:
                      "fix": ({"start": d.fix.start, "end": d.fix.end, "content": d.fix.content,
                               "message": d.fix.message, "applicability": d.fix.applicability}
                              if d.fix else None)})
-    _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows, "abouts": abouts})
+    _write_json(cache_dir / CACHE_NAME, {"key": key, "diagnostics": rows, "abouts": abouts,
+                                         "outside": dict(outside or {})})

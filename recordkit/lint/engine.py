@@ -70,9 +70,24 @@ def unknown_codes(prefixes: list[str]) -> list[str]:
     bad = []
     for p in prefixes:
         q = p.strip().upper()
-        if q != "ALL" and not any(c.startswith(q) for c in rules):
-            bad.append(p)
+        if not q or q != "ALL" and not any(c.startswith(q) for c in rules):
+            bad.append(p if q else repr(p))      # (a blank one would match every rule)
     return bad
+
+
+def check_codes(config) -> None:
+    """A ConfigError naming the first value of the configuration's
+    ``[lint]`` code lists (``select``, ``extend-select``, ``ignore``,
+    ``per-file-ignores``, the keys of ``severity``) that is no rule code or
+    prefix, as ``lint --select`` says it (codes and prefixes in any case,
+    ``ALL`` for every rule), with the file and the key's line.  Such a code
+    used to be dropped in silence: ``select = ["RK2O1"]`` linted nothing."""
+    from ..config import ConfigError, code_lists
+    for at, what, codes in code_lists(config):
+        bad = unknown_codes(codes)
+        if bad:
+            raise ConfigError(f"{at}: {what}: unknown rule code or prefix: {', '.join(bad)} "
+                              f"(see `recordkit rule --all`)")
 
 
 #: the share of the records the forked helpers take together in
@@ -227,9 +242,11 @@ def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | Non
     """Severity overrides, then suppressions: inline comments, a record's
     ``lint: {ignore: [...]}``, and per-file ignores of the configuration."""
     cfg = corpus.config
-    sev = dict(cfg.severity)
+    sev = {k.strip().upper(): v for k, v in cfg.severity.items()}
     if severity:
-        sev.update(severity)
+        sev.update({k.strip().upper(): v for k, v in severity.items()})
+    if sev:
+        sev = severities(sev)
     by_path = {r.path: r for r in corpus.files}
     pfi = []
     for pattern, codes in cfg.per_file_ignores.items():
@@ -255,6 +272,19 @@ def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | Non
                 continue
         out.append(d)
     return out
+
+
+def severities(by_prefix: dict[str, str]) -> dict[str, str]:
+    """``code -> severity`` for every rule a key of ``by_prefix`` (codes,
+    prefixes, ``ALL``; upper case) names, the most specific key winning, as
+    in :func:`select_codes`: ``{RK3 = "error", RK305 = "info"}``."""
+    out: dict[str, tuple[int, str]] = {}
+    for p, level in by_prefix.items():
+        spec = 0 if p == "ALL" else len(p)
+        for c in all_rules():
+            if (p == "ALL" or c.startswith(p)) and spec >= out.get(c, (-1, ""))[0]:
+                out[c] = (spec, level)
+    return {c: level for c, (_, level) in out.items()}
 
 
 def _matches(code: str, prefixes) -> bool:
@@ -296,8 +326,13 @@ def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = 
 
 def chosen_codes(config, select=None, ignore=None) -> set[str]:
     """The codes a lint with these options runs: the configuration's
-    ``select``/``ignore``, then the command line's."""
-    return select_codes(select or config.select or None, list(config.ignore) + list(ignore or []))
+    ``select``/``ignore``, then the command line's.  The configuration's
+    ``extend-select`` adds to its ``select`` (to every rule when it has
+    none), as in ruff; a ``--select`` on the command line replaces both."""
+    if not select:
+        extend = list(getattr(config, "extend_select", None) or [])
+        select = (list(config.select or ["ALL"]) + extend) if extend else config.select
+    return select_codes(select or None, list(config.ignore) + list(ignore or []))
 
 
 def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jobs: int | None = None) -> LintResult:
@@ -310,6 +345,7 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jo
     ``recordkit.load(..., analyze=LocalRules(schema, config, chosen_codes(config, select, ignore)))``:
     the local rules then run on every core while the files are parsed."""
     cfg = corpus.config
+    check_codes(cfg)
     codes = chosen_codes(cfg, select, ignore)
     diags = run_rules(corpus, codes, check_results, jobs)
     diags = apply_config(diags, corpus)
@@ -336,7 +372,9 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     The result's ``corpus`` is None when the cache answered."""
     if started_ns is None:
         started_ns = time.time_ns()
-    root = Path(config.root).resolve()
+    from ..config import resolved_root
+    check_codes(config)
+    root = resolved_root(config)        # (a ConfigError for a symbolic link loop)
     if files is None:
         from ..corpus.loader import iter_files
         files = iter_files(root, config.exclude, config.skip_dirs) if root.is_dir() else []
@@ -365,6 +403,7 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     result.corpus = corpus
     if use_cache:
         hashes = cache.store_hashes(corpus, config.cache_dir, started_ns)
+        from ..corpus.resolve import files_consulted
         cache.store(config.cache_dir, cache.lint_key(config, cache.schema_fingerprint(config), options, hashes),
-                    result.diagnostics)
+                    result.diagnostics, files_consulted(corpus))
     return result

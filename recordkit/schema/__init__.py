@@ -227,7 +227,7 @@ class Schema:
                     raise _unknown(f"kinds.{name}: ", key, KIND_KEYS)
             if not k.get("statuses"):
                 raise SchemaError(f"kind {name} has no statuses")
-            _names(f"kinds.{name}.statuses", k["statuses"], "[draft, final]")
+            statuses = _names(f"kinds.{name}.statuses", k["statuses"], "[draft, final]", one_string=False)
             _mapping(f"kinds.{name}.fields", k.get("fields"), "field name: its type and options")
             _text_value(f"kinds.{name}.description", k.get("description"), "")
             _folder_value(f"kinds.{name}.dir", k.get("dir"))
@@ -239,7 +239,8 @@ class Schema:
                     raise SchemaError(f"kinds.{name}.sections: each section is a title, or a mapping with a "
                                       f"title (and statuses), not {_show(s)}")
                 if isinstance(s, dict):
-                    _names(f"kinds.{name}.sections.{s['title']}.statuses", s.get("statuses"), "[final]")
+                    _names(f"kinds.{name}.sections.{s['title']}.statuses", s.get("statuses"), "[final]",
+                           one_string=False)
             if k.get("color") is not None and not valid_color(k["color"]):
                 from ..common.text import yaml_text
                 raise SchemaError(f"kinds.{name}.color: {yaml_text(k['color'])} is not a colour (use #rgb, "
@@ -249,8 +250,8 @@ class Schema:
             for s in k.get("sections") or []:
                 if isinstance(s, str):
                     s = {"title": s}
-                sections.append(Section(s["title"], tuple(s.get("statuses") or ())))
-            self.kinds[name] = Kind(name=name, statuses=tuple(k["statuses"]),
+                sections.append(Section(s["title"], tuple(_names("", s.get("statuses"), "", one_string=False))))
+            self.kinds[name] = Kind(name=name, statuses=tuple(statuses),
                                     fields=dict(k.get("fields") or {}), sections=tuple(sections),
                                     description=k.get("description", ""), color=k.get("color"),
                                     dir=k.get("dir") or name.lower())
@@ -550,12 +551,17 @@ def _mapping(where: str, value, what: str) -> dict:
     return value
 
 
-def _names(where: str, value, example: str) -> list:
-    """``value`` (None: empty; one string: a list of it) if it is a list of
-    strings, else a SchemaError at ``where``."""
+def _names(where: str, value, example: str, one_string: bool = True) -> list:
+    """``value`` (None: empty; one string: a list of it, unless not
+    ``one_string``) if it is a list of strings, else a SchemaError at
+    ``where``.  Statuses are never one string: a kind's statuses written
+    ``statuses: queued`` were read as the letters q, u, e, u, e, d."""
     if value is None:
         return []
     if isinstance(value, str):
+        if not one_string:
+            raise SchemaError(f"{where} must be a list of names, such as {example}, not {_show(value)} "
+                              f"(write [{value}] for one)")
         return [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise SchemaError(f"{where} must be a list of names, such as {example}, not {_show(value)}")
@@ -1073,6 +1079,20 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
     return name, text, data
 
 
+def _symlink_loop(path) -> bool:
+    """Whether ``path``'s links go round in a loop (``Path.resolve()``
+    raises RuntimeError there)."""
+    import errno
+    import os
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    except ValueError:
+        return False
+    return False
+
+
 def schema_layers(spec) -> list[tuple[str, str, dict]]:
     """The files a schema is made of, the base first: ``spec`` (a path or
     ``preset:NAME``) and what its ``extends:`` names, transitively.  Each is
@@ -1081,6 +1101,9 @@ def schema_layers(spec) -> list[tuple[str, str, dict]]:
     seen = set()
     where = ""
     while spec is not None:
+        if not is_preset(spec) and _symlink_loop(spec):
+            raise SchemaError(f"{spec}: cannot read the schema file{where}: it is a symbolic link loop (a link "
+                              "that leads, through links, back to itself)")
         key = spec.strip() if is_preset(spec) else str(Path(spec).resolve())
         if key in seen:
             raise SchemaError(f"extends: {' -> '.join(n for n, _, _ in reversed(chain))} -> {spec} goes round "

@@ -130,7 +130,8 @@ def _unchanged_hashes(config) -> dict[str, str] | None:
         entries, since = stored["files"], stored["t"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    now = _walk(str(Path(config.root).resolve()), config.exclude, config.skip_dirs)
+    from ..config import resolved_root
+    now = _walk(str(resolved_root(config)), config.exclude, config.skip_dirs)
     if len(now) != len(entries):
         return None
     out = {}
@@ -499,11 +500,12 @@ def query_stream(config, sql: str, params=(), files=None, corpus_loader=None, me
 def named_queries(config) -> dict[str, dict]:
     """``[tool.recordkit.queries]``: name -> {"sql", "description"}.  A
     query is a string of SQL, or a table with ``sql`` and ``description``."""
-    raw = (config.raw or {}).get("queries") or {}
+    raw = (config.raw or {}).get("queries", {})     # (false, [], "" are no table either)
     out = {}
     if not isinstance(raw, dict):
-        from ..config import ConfigError
-        raise ConfigError(f"{config.file}: [tool.recordkit.queries] must be a table of name = SQL")
+        from ..config import ConfigError, where
+        raise ConfigError(f"{where(config.file, 'queries')}: queries must be a table of name = SQL "
+                          f"([queries] in recordkit.toml, [tool.recordkit.queries] in pyproject.toml)")
     for name, q in raw.items():
         if isinstance(q, str):
             out[name] = {"sql": q, "description": ""}

@@ -31,7 +31,9 @@ class SiteOptions:
 def site_options(config, **overrides) -> SiteOptions:
     """The options for ``config`` (a :class:`recordkit.config.Config`);
     ``overrides`` that are not None win."""
-    table = config.raw.get("site") or {}
+    from ...config import resolved_root
+    resolved_root(config)       # a root that is a symbolic link loop: a ConfigError, not a RuntimeError later
+    table = config.raw.get("site", {})    # (false, [], "" are no table either)
     if not isinstance(table, dict):
         raise ConfigError(f"{where(config.file, 'site')}: site must be a table ([site] in recordkit.toml, "
                           f"[tool.recordkit.site] in pyproject.toml)")
