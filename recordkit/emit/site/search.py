@@ -6,9 +6,11 @@ load by a ``<script>`` element from ``file://`` as well as from a server
 * ``assets/search-index.js``: every published record's id, title, kind,
   status and URL, and an inverted index of the words of ids, titles, tags
   and bodies: a sorted list of terms and, for each, its postings (record
-  numbers, delta-encoded in base 36, each with a weight when above 1).  The
-  page searches prefixes by binary search in the sorted terms and ranks by
-  a TF-IDF score in which title and id words weigh more.
+  numbers, delta-encoded in base 36, each with a weight when above 1: a
+  body word's count saturated as BM25's, 1 to 3, plus 5 a title or tag
+  word, plus 20 an id word, :func:`doc_terms`; a run of CJK characters is
+  indexed by its pairs, :func:`cjk_terms`).  The page searches prefixes by
+  binary search in the sorted terms and ranks by idf times weight.
 * ``assets/text/NN.js``: the bodies as plain text, in buckets by a hash of
   the id, loaded for the results shown (highlighted snippets).
 * ``assets/preview/NN.js``: kind, status, title and first paragraph of each
@@ -25,33 +27,59 @@ import unicodedata
 from collections import Counter
 
 
-def _word_class() -> str:
-    """A character class of every letter, combining mark and number (the
-    Unicode categories L*, M* and N*): what ``[\\p{L}\\p{M}\\p{N}]`` is in the
-    page's tokenizer (site.js).  Python's ``\\w`` leaves out the marks, which
-    would cut ``हिन्दी`` or a decomposed ``é`` into pieces."""
-    ranges, start, prev = [], None, None
-    span = list(range(0x32400)) + list(range(0xE0000, 0xE0200))   # nothing in L, M, N lies elsewhere
-    for cp in span:
-        if unicodedata.category(chr(cp))[0] in "LMN":
-            if start is None or cp != prev + 1:
-                if start is not None:
-                    ranges.append((start, prev))
-                start = cp
-            prev = cp
-    ranges.append((start, prev))
+#: the blocks of the scripts written without spaces between words (Han,
+#: Hiragana, Katakana, Hangul, with their compatibility and halfwidth
+#: forms): a run of their letters and numbers is indexed as overlapping
+#: pairs of characters (site.js's ``CJK`` holds the same ranges)
+CJK_RANGES = ((0x1100, 0x11FF), (0x3000, 0x303F), (0x3040, 0x30FF), (0x3130, 0x318F),
+              (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xA960, 0xA97F),
+              (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFF66, 0xFFDC), (0x1AFF0, 0x1B16F),
+              (0x20000, 0x3FFFF))
+
+
+def _classes() -> tuple:
+    """Character classes, from the Unicode categories: every letter,
+    combining mark and number (L*, M*, N*: what ``[\\p{L}\\p{M}\\p{N}]`` is in
+    the page's tokenizer, site.js; Python's ``\\w`` leaves out the marks,
+    which would cut ``हिन्दी`` or a decomposed ``é`` into pieces); the marks;
+    the letters and numbers of :data:`CJK_RANGES`; and the other letters,
+    numbers and every mark (what a word that is not CJK is made of)."""
+    cat = unicodedata.category
+    code = {"M": "1", "L": "3", "N": "3"}     # 1: a mark, 2: a CJK letter or number, 3: another one
+    pieces = []
+    for lo, hi in ((0, 0x32400), (0xE0000, 0xE0200)):     # nothing in L, M, N lies elsewhere
+        text = "".join([code.get(cat(chr(cp))[0], "0") for cp in range(lo, hi)])
+        for a, b in CJK_RANGES:
+            a, b = max(a, lo) - lo, min(b + 1, hi) - lo
+            if a < b:
+                text = text[:a] + text[a:b].replace("3", "2") + text[b:]
+        pieces.append((lo, text))
+
+    def ranges(codes):
+        return [(lo + m.start(), lo + m.end() - 1) for lo, text in pieces
+                for m in re.finditer("[" + codes + "]+", text)]
 
     def esc(cp):
         return "\\u%04x" % cp if cp < 0x10000 else "\\U%08x" % cp
-    return "[" + "".join(esc(a) if a == b else esc(a) + "-" + esc(b) for a, b in ranges) + "]"
+
+    def cls(spans):
+        return "[" + "".join(esc(a) if a == b else esc(a) + "-" + esc(b) for a, b in spans) + "]"
+    return tuple(cls(ranges(codes)) for codes in ("123", "1", "2", "13"))
 
 
-_WORD = _word_class()
-#: the words of a text, as site.js's ``TOKEN`` takes them (keep the two alike)
-TOKEN_RE = re.compile(_WORD + r"+(?:[-']" + _WORD + "+)*")
+_WORD, _MARK, _CJK, _OTHER = _classes()
+#: the words of a text, as site.js's ``TOKEN`` takes them (keep the two
+#: alike): a run of CJK letters and numbers (with the marks on them), or
+#: letters, numbers and marks of other scripts joined by ``-`` or ``'``
+TOKEN_RE = re.compile(_CJK + "(?:" + _CJK + "|" + _MARK + ")*|" + _OTHER + r"+(?:[-']" + _OTHER + "+)*")
+#: a CJK character with its marks (a run's pairs are of these)
+_CJK_CHAR_RE = re.compile(_CJK + _MARK + "*")
+_CJK_START_RE = re.compile(_CJK)
 #: a longer word is not indexed (a hyphenated one is, by its parts)
 MAX_TERM = 40
+#: a title or tag word's weight, each time it is there (above any body word's)
 TITLE_WEIGHT = 5
+#: an id word's weight (and the whole id's)
 ID_WEIGHT = 20
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -84,13 +112,36 @@ def normalize(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+def cjk_terms(run: str) -> list:
+    """The terms of a run of CJK characters (a word of :data:`TOKEN_RE` that
+    starts with one): each pair of neighbours (``東京大学`` is ``東京``,
+    ``京大``, ``大学``), or the character of a run of one (a character is
+    taken with the marks on it).  So a query of two characters or more
+    finds them anywhere in a run, which has no spaces between its words."""
+    chars = _CJK_CHAR_RE.findall(run)
+    if len(chars) < 2:
+        return chars
+    return [chars[k] + chars[k + 1] for k in range(len(chars) - 1)]
+
+
+def is_cjk(word: str) -> bool:
+    """Whether ``word`` (of :data:`TOKEN_RE`) is a run of CJK characters."""
+    return word[0] >= "\u1100" and _CJK_START_RE.match(word) is not None
+
+
 def terms(text: str) -> Counter:
     """Lower-cased, NFC words of ``text`` (hyphenated words also split into
-    parts); a word over :data:`MAX_TERM` characters is left out, but not
-    the parts of a hyphenated one."""
+    parts, a run of CJK characters in pairs: :func:`cjk_terms`), each with
+    the number of times it occurs; a word over :data:`MAX_TERM` characters
+    is left out, but not the parts of a hyphenated one."""
     c = Counter(TOKEN_RE.findall(normalize(text)))
-    for w in [w for w in c if "-" in w or "'" in w or len(w) > MAX_TERM]:
+    for w in [w for w in c if "-" in w or "'" in w or len(w) > MAX_TERM or w[0] >= "\u1100"]:
         n = c[w]
+        if is_cjk(w):
+            del c[w]
+            for pair in cjk_terms(w):
+                c[pair] += n
+            continue
         if "-" in w or "'" in w:
             for part in _SPLIT_RE.split(w):
                 if part and len(part) <= MAX_TERM:
@@ -100,14 +151,66 @@ def terms(text: str) -> Counter:
     return c
 
 
+def query_terms(text: str) -> list:
+    """What the page searches for, in order, given ``text`` typed in the
+    search box (site.js's ``tokens``: the tests hold the two alike): its
+    words, a hyphenated word over :data:`MAX_TERM` characters by its parts
+    (one up to that long is found by prefix), a run of CJK characters by
+    its pairs (:func:`cjk_terms`)."""
+    out = []
+    for w in TOKEN_RE.findall(normalize(text)):
+        if is_cjk(w):
+            out += cjk_terms(w)
+        elif len(w) <= MAX_TERM or ("-" not in w and "'" not in w):
+            out.append(w)
+        else:
+            out += [p for p in _SPLIT_RE.split(w) if p and len(p) <= MAX_TERM]
+    return out
+
+
 _SPLIT_RE = re.compile(r"[-']")
+
+#: the saturation of a body word's count, as BM25's: a word ``tf`` times in a
+#: body of ``length`` words scores ``tf·(K1+1) / (tf + K1·(1 − B + B·length/AVG_LENGTH))``
+#: (1 for a word once in a body of AVG_LENGTH words, never above K1+1)
+BM25_K1 = 1.2
+BM25_B = 0.75
+#: the body length BM25 compares a body's with: a constant, not the
+#: average of the site's bodies, so that a record's weights depend on its
+#: own text only (an incremental build keeps the runs of the others)
+AVG_LENGTH = 200
+#: a body word's weight: 1 below a BM25 score of BODY_LEVELS[0], 2 below
+#: BODY_LEVELS[1], else 3 (so at most 3, below one title word's weight)
+BODY_LEVELS = (1.25, 1.75)
+BODY_MAX = 3
+
+
+def body_weight(tf: int, length: int) -> int:
+    """The weight of a word ``tf`` times in a body of ``length`` words (1 to
+    :data:`BODY_MAX`: the BM25 score, :data:`BM25_K1`, cut at
+    :data:`BODY_LEVELS`)."""
+    s = tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / AVG_LENGTH))
+    return 1 if s < BODY_LEVELS[0] else 2 if s < BODY_LEVELS[1] else BODY_MAX
 
 
 def doc_terms(rid: str, title: str, tags: list, text: str) -> dict:
-    """The weighted terms of one record (body words once each time they
-    occur, title and tag words :data:`TITLE_WEIGHT` times, id words
-    :data:`ID_WEIGHT` times)."""
+    """The weighted terms of one record: a body word :func:`body_weight`
+    (1 to :data:`BODY_MAX`, however often it occurs), plus
+    :data:`TITLE_WEIGHT` for each time it is in the title or a tag, plus
+    :data:`ID_WEIGHT` for a word of the id (and for the whole id)."""
     c = terms(text)
+    if c:
+        # tf at which the score reaches each level: tf·(K1+1) >= level·(tf + k)
+        k = BM25_K1 * (1 - BM25_B + BM25_B * sum(c.values()) / AVG_LENGTH)
+        t2 = BODY_LEVELS[0] * k / (BM25_K1 + 1 - BODY_LEVELS[0])
+        t3 = BODY_LEVELS[1] * k / (BM25_K1 + 1 - BODY_LEVELS[1])
+        if t2 > 1:           # most words: once, weight 1 (as they are)
+            for w, n in c.items():
+                if n > 1:
+                    c[w] = 1 if n < t2 else 2 if n < t3 else BODY_MAX
+        else:
+            for w, n in c.items():
+                c[w] = 1 if n < t2 else 2 if n < t3 else BODY_MAX
     for w, n in terms(title + " " + " ".join(tags)).items():
         c[w] += n * TITLE_WEIGHT
     for w in terms(rid):

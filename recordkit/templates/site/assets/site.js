@@ -64,23 +64,44 @@
   /* -- search ------------------------------------------------------------- */
   var index = null, parsed = {};
   RK.searchIndex = function (d) { index = d; };
-  /* Words as search.py's TOKEN_RE takes them (keep the two alike): letters,
-     combining marks and numbers, joined by "-" or "'"; lower-cased and in
-     Unicode's composed form (NFC), so a decomposed "é" is the same word. */
-  var TOKEN = /[\p{L}\p{M}\p{N}]+(?:['-][\p{L}\p{M}\p{N}]+)*/gu;
+  /* Words as search.py's TOKEN_RE takes them (keep the two alike): a run of
+     CJK letters and numbers (CJK: Han, Hiragana, Katakana, Hangul, the
+     ranges of search.py's CJK_RANGES) with the marks on them, or letters,
+     combining marks and numbers of other scripts joined by "-" or "'";
+     lower-cased and in Unicode's composed form (NFC), so a decomposed "é"
+     is the same word.  A CJK run is searched by its pairs of characters
+     (search.py's cjk_terms): those scripts put no spaces between words. */
+  var CJK = "[\\u1100-\\u11ff\\u3000-\\u303f\\u3040-\\u30ff\\u3130-\\u318f\\u31f0-\\u31ff\\u3400-\\u4dbf" +
+            "\\u4e00-\\u9fff\\ua960-\\ua97f\\uac00-\\ud7ff\\uf900-\\ufaff\\uff66-\\uffdc" +
+            "\\u{1aff0}-\\u{1b16f}\\u{20000}-\\u{3ffff}]";
+  var CJK_CHAR = "(?:(?=[\\p{L}\\p{N}])" + CJK + ")";              // a CJK letter or number
+  var OTHER = "(?:\\p{M}|(?!" + CJK + ")[\\p{L}\\p{N}])";           // what other words are made of
+  var TOKEN = new RegExp(CJK_CHAR + "(?:" + CJK_CHAR + "|\\p{M})*|" + OTHER + "+(?:['-]" + OTHER + "+)*", "gu");
+  var CJK_UNIT = new RegExp(CJK_CHAR + "\\p{M}*", "gu");           // a CJK character with its marks
+  var CJK_START = new RegExp("^" + CJK_CHAR, "u");
   var MAX_TERM = 40;     // search.py's MAX_TERM: a longer word is indexed by its parts only
   function norm(s) { s = s.toLowerCase(); return s.normalize ? s.normalize("NFC") : s; }
   function words(s) { return norm(s).match(TOKEN) || []; }
   function chars(t) { return t.length - (t.match(/[\uD800-\uDBFF]/g) || []).length; }   // code points, as Python counts
+  function isCjk(t) { return CJK_START.test(t); }
+  function cjkTerms(run) {
+    var cs = run.match(CJK_UNIT) || [], out = [];
+    if (cs.length < 2) return cs;
+    for (var i = 0; i + 1 < cs.length; i++) out.push(cs[i] + cs[i + 1]);
+    return out;
+  }
   function tokens(q) {
+    /* what a query searches for (search.py's query_terms) */
     var out = [];
     words(q).forEach(function (t) {
+      if (isCjk(t)) { out.push.apply(out, cjkTerms(t)); return; }
       if (chars(t) <= MAX_TERM || !/['-]/.test(t)) { out.push(t); return; }
       t.split(/['-]/).forEach(function (p) { if (p && chars(p) <= MAX_TERM) out.push(p); });
     });
     return out;
   }
-  RK.words = words;      // for the tests, which hold it to search.py's
+  RK.words = words;      // for the tests, which hold them to search.py's
+  RK.terms = tokens;
   function postings(ti) {
     var p = parsed[ti];
     if (p) return p;
@@ -118,7 +139,9 @@
         var p = postings(i), df = p.length / 2, idf = Math.log(1 + N / df);
         var factor = exact ? 1 : 0.6;
         for (var j = 0; j < p.length; j += 2) {
-          var sc = factor * idf * (1 + Math.log(p[j + 1]));
+          // the weight: a body word's saturated count (1 to 3), 5 a title
+          // or tag word, 20 an id word (search.py's doc_terms)
+          var sc = factor * idf * p[j + 1];
           if (!(scores[p[j]] >= sc)) scores[p[j]] = (scores[p[j]] || 0) < sc ? sc : scores[p[j]];
         }
       }
@@ -138,19 +161,38 @@
     out.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return out.slice(0, 20).map(function (x) { return x[1]; });
   }
+  function esc(t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+  var WORD_END = new RegExp(OTHER + "$", "u");
   function highlight(target, text, qs) {
-    /* text with every word starting with a query token marked */
+    /* text with every word starting with a query token marked, and every
+       pair of CJK characters of the query wherever it is (marks that touch
+       or overlap are one: 東京大学 is one mark, not 東京 and 大学) */
     if (text.normalize) text = text.normalize("NFC");
-    var re = new RegExp("(" + qs.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|") + ")[\\p{L}\\p{M}\\p{N}]*", "giu");
-    var last = 0, m;
-    while ((m = re.exec(text))) {
-      var before = m.index === 0 ? "" : text.slice(Math.max(0, m.index - 2), m.index);
-      if (/[\p{L}\p{M}\p{N}]$/u.test(before)) continue;
-      if (m.index > last) target.appendChild(doc.createTextNode(text.slice(last, m.index)));
-      target.appendChild(el("mark", null, m[0]));
-      last = m.index + m[0].length;
-      if (m[0].length === 0) re.lastIndex++;
+    var spans = [], plain = [], m;
+    qs.forEach(function (t) {
+      if (!isCjk(t)) { plain.push(esc(t)); return; }
+      for (var at = text.indexOf(t); at >= 0; at = text.indexOf(t, at + 1)) spans.push([at, at + t.length]);
+    });
+    if (plain.length) {
+      var re = new RegExp("(" + plain.join("|") + ")" + OTHER + "*", "giu");
+      while ((m = re.exec(text))) {
+        if (m[0].length === 0) { re.lastIndex++; continue; }
+        if (m.index > 0 && WORD_END.test(text.slice(Math.max(0, m.index - 2), m.index))) continue;
+        spans.push([m.index, m.index + m[0].length]);
+      }
     }
+    spans.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    var merged = [], last = 0;
+    spans.forEach(function (sp) {
+      var top = merged[merged.length - 1];
+      if (top && sp[0] <= top[1]) { if (sp[1] > top[1]) top[1] = sp[1]; }
+      else merged.push([sp[0], sp[1]]);
+    });
+    merged.forEach(function (sp) {
+      if (sp[0] > last) target.appendChild(doc.createTextNode(text.slice(last, sp[0])));
+      target.appendChild(el("mark", null, text.slice(sp[0], sp[1])));
+      last = sp[1];
+    });
     if (last < text.length) target.appendChild(doc.createTextNode(text.slice(last)));
   }
   function snippet(text, qs) {
@@ -158,7 +200,8 @@
     var low = text.toLowerCase(), at = -1;
     if (low.length !== text.length) low = text;     // lower-casing changed the length: offsets would slip
     for (var i = 0; i < qs.length && at < 0; i++) {
-      var re = new RegExp("(^|[^\\p{L}\\p{M}\\p{N}])" + qs[i].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "iu");
+      if (isCjk(qs[i])) { at = low.indexOf(qs[i]); continue; }
+      var re = new RegExp("(^|(?!" + OTHER + ")[^])" + esc(qs[i]), "iu");
       var m = re.exec(low);
       if (m) at = m.index + m[1].length;
     }
