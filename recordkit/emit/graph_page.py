@@ -12,7 +12,10 @@ replace any of them.
 The index is embedded as given (the contract shared with the site), with every
 ``<`` written as ``\\u003c`` so no string in it can close the script element.
 Kind colours come from the index (``meta.kinds``, i.e. the schema), never from
-the script.
+the script; the page's other colours, the canvas's too, are ``graph.css``'s,
+light or dark as the system prefers or the reader chose (kept under
+``theme_key``; the site's graph page shares the site's key and links back to
+its home page, see :func:`render_graph_parts`).
 """
 from __future__ import annotations
 
@@ -24,10 +27,14 @@ from typing import Any
 from .templates import get_template, read_text
 
 __all__ = ["render_graph_html", "render_graph_parts", "write_graph_html", "page_script", "SCRIPT_PARTS", "TEMPLATE",
-           "STYLESHEET"]
+           "STYLESHEET", "THEME_KEY"]
 
 TEMPLATE = "graph.html.j2"
 STYLESHEET = "graph.css"
+#: The localStorage key of the standalone page's light/dark choice (the
+#: site's graph page keeps it under the site's own key, see
+#: ``SiteBuild._graph_page``).
+THEME_KEY = "rk-graph-theme"
 
 #: The page's script, in the order its parts are joined.  Each part is a
 #: section of one closure (``(function () { "use strict"; ... })()`` in the
@@ -82,16 +89,19 @@ def _inline_code(text: str, element: str, name: str) -> str:
 
 def render_graph_html(index: dict, *, title: str = "recordkit graph",
                       focus: str | None = None, depth: int = 1,
-                      templates: str | Path | None = None) -> str:
+                      templates: str | Path | None = None, **look: Any) -> str:
     """Return the interactive graph page for ``index`` as one HTML string.
 
     ``focus`` opens the page focused on that record and its ``depth``-hop
     neighbourhood (``recordkit graph --focus ID --depth K``).  ``templates``
     is the user's templates folder (``Config.templates``), searched before the
-    package's.  Raises ``ValueError`` for an unknown focus id or a negative
-    depth, ``jinja2.TemplateError`` for a broken template.
+    package's.  ``look``: ``home``, ``home_label`` and ``theme_key``, as
+    :func:`render_graph_parts` takes them.  Raises ``ValueError`` for an
+    unknown focus id or a negative depth, ``jinja2.TemplateError`` for a
+    broken template.
     """
-    head, data, tail = render_graph_parts(index, title=title, focus=focus, depth=depth, templates=templates)
+    head, data, tail = render_graph_parts(index, title=title, focus=focus, depth=depth, templates=templates,
+                                          **look)
     return head + b"".join(data).decode("utf-8", "surrogatepass") + tail
 
 
@@ -101,7 +111,9 @@ _DATA_MARK = "\x00rk-graph-data\x00"
 
 def render_graph_parts(index: dict, *, title: str = "recordkit graph",
                        focus: str | None = None, depth: int = 1,
-                       templates: str | Path | None = None) -> tuple[str, list[bytes], str]:
+                       templates: str | Path | None = None, home: str | None = None,
+                       home_label: str | None = None,
+                       theme_key: str = THEME_KEY) -> tuple[str, list[bytes], str]:
     """The page of :func:`render_graph_html` as the HTML before the index,
     the index's JSON as UTF-8 pieces, and the HTML after it: their
     concatenation is the page.  The JSON of a large record is tens of
@@ -109,23 +121,34 @@ def render_graph_parts(index: dict, *, title: str = "recordkit graph",
     character as soon as one title holds a character above U+00FF; made
     a slice at a time, and written as it is (the site's writer takes the
     pieces), no copy of the whole text is ever held: at 10,000 records this
-    takes some 160 MB off a site build's peak memory."""
+    takes some 160 MB off a site build's peak memory.
+
+    ``home`` is the URL (relative to the page) of the site the page belongs
+    to: the header then links back to it, under ``home_label`` (the site's
+    title).  ``theme_key`` is the localStorage key under which the page
+    reads and keeps the reader's light/dark choice (the page follows the
+    system's preference until the reader picks one): the site's graph page
+    passes the site's own key, so one choice holds on every page."""
     if not isinstance(index, dict) or not isinstance(index.get("nodes"), list):
         raise ValueError("index must be a dict with a 'nodes' list")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"depth must be a non-negative integer, not {depth!r}")
+    if not isinstance(theme_key, str) or not theme_key:
+        raise ValueError(f"theme_key must be a non-empty string, not {theme_key!r}")
     if focus is not None:
         if not any(n.get("id") == focus for n in index["nodes"]):
             raise ValueError(f"focus: no record with id {focus!r} in the index")
     meta = index.get("meta") or {}
     config = {"title": title, "focus": focus, "depth": depth,
-              "record_title": meta.get("title")}
+              "record_title": meta.get("title"), "home": home, "theme_key": theme_key}
+    look = {"home": home, "home_label": home_label, "theme_key": theme_key}
     page = get_template(TEMPLATE, templates).render(
         title=title,
         css=_inline_code(read_text(STYLESHEET, templates), "style", STYLESHEET),
         js=page_script(templates),
         data=_DATA_MARK,
         config=_script_json(config),
+        **look,
     )
     if page.count(_DATA_MARK) == 1:
         head, tail = page.split(_DATA_MARK)
@@ -140,6 +163,7 @@ def render_graph_parts(index: dict, *, title: str = "recordkit graph",
         js=page_script(templates),
         data=_script_json(index),
         config=_script_json(config),
+        **look,
     )
     return page, [], ""
 

@@ -1463,7 +1463,8 @@ class _Builder:
 
     def _graph_page(self) -> None:
         """The interactive graph page of the published records, linking
-        into the site; its inline script and styles are allowed by hash."""
+        into the site (and back to its home page), in the site's light or
+        dark theme; its inline scripts and styles are allowed by hash."""
         site = self.site
         results = site.data.results
         from ..graph_page import SCRIPT_PARTS, TEMPLATE
@@ -1497,8 +1498,12 @@ class _Builder:
         index["nodes"] = scrubbed(site, index["nodes"])
         index["meta"]["counts"] = {"nodes": len(index["nodes"]), "links": len(index["links"])}
         index["meta"]["generated"] = None
+        # graph.html sits at the site's root: its header links back to the
+        # home page, and its light/dark toggle shares the site's choice (the
+        # localStorage key of assets/theme.js and site.js)
         head, data, tail = render_graph_parts(index, title=f"{self.opts.title} — graph",
-                                              templates=self.user_templates)
+                                              templates=self.user_templates, home="index.html",
+                                              home_label=self.opts.title, theme_key="rk-theme")
         del index
         self.writer.put("graph.html", [_with_csp(head, tail), *data, tail], key=key)
 

@@ -47,6 +47,10 @@ var api = {
   stopLayout: function () { if (layout.port) layout.port.postMessage({ type: "stop" }); },
   redraw: function () { var t0 = performance.now(); drawBase(); compose(); ctx.getImageData(0, 0, 1, 1); return performance.now() - t0; },
   camera: function () { return { k: cam.k, tx: cam.tx, ty: cam.ty }; },
+  // "dark" or "light": the theme the canvas is drawn in; its colours (graph.css's --c-*)
+  theme: function () { return inkTheme; },
+  ink: function () { var out = {}; for (var key in INK) out[key] = INK[key]; return out; },
+  setTheme: function (theme) { setTheme(theme === "dark" || theme === "light" ? theme : null, false); return currentTheme(); },
   renderMode: function () { return scene.mode; },
   // true when the picture shows the current state (no drawing pending)
   settled: function () {

@@ -23,6 +23,56 @@ var stats = {
 };
 var dirty = { base: true, overlay: true }, rafPending = false, deferTimer = 0, lastBaseAt = 0;
 
+// The canvas's colours: the stylesheet's --c-* custom properties, which
+// graph.css sets for the light and the dark theme (the kind and relation
+// colours are the schema's, the same in both).  Read again when the theme
+// changes (applyTheme), and passed to the scene worker with every frame.
+var INK_VARS = {
+  label: ["--c-label", "#1f2328"], halo: ["--c-halo", "rgba(247,247,245,0.92)"],
+  nodeLine: ["--c-node-line", "#ffffff"], veil: ["--c-veil", "rgba(247,247,245,0.78)"],
+  hover: ["--c-hover", "#1f2328"], hoverLabel: ["--c-hover-label", "#24292f"],
+  hoverStrong: ["--c-hover-strong", "#000000"], hoverHalo: ["--c-hover-halo", "rgba(255,255,255,0.95)"],
+  empty: ["--c-empty", "#6a737d"], hit: ["--c-hit", "#e3b341"], focus: ["--c-focus", "#bf8700"],
+  selected: ["--c-selected", "#0969da"], edgeAlpha: ["--c-edge-alpha", "1"],
+  ready: ["--c-ready", "#1a7f37"], blocked: ["--c-blocked", "#9a6700"], awaiting: ["--c-awaiting", "#6e40c9"],
+  established: ["--c-established", "#1f2328"], undermined: ["--c-undermined", "#cf222e"],
+  cross: ["--c-cross", "#82071e"], crossHalo: ["--c-cross-halo", "#ffffff"]
+};
+function readInk() {
+  var cs = getComputedStyle(document.documentElement), out = {};
+  for (var key in INK_VARS) {
+    var v = cs.getPropertyValue(INK_VARS[key][0]).trim();
+    out[key] = v && (key === "edgeAlpha" || validColor(v)) ? v : INK_VARS[key][1];
+  }
+  out.edgeAlpha = Math.max(0.2, Math.min(3, parseFloat(out.edgeAlpha) || 1));
+  return out;
+}
+function standingStyles(ink) {
+  return {
+    ready: { color: ink.ready, dash: [], gap: 3, width: 1.6 },
+    blocked: { color: ink.blocked, dash: [3, 2.2], gap: 2.2, width: 1.5 },
+    "awaiting-judgement": { color: ink.awaiting, dash: [1, 2], gap: 2.2, width: 1.6 },
+    established: { color: ink.established, dash: [], gap: 0, width: 2.2 },
+    undermined: { color: ink.undermined, dash: [], gap: 0, width: 2, cross: ink.cross }
+  };
+}
+var INK = readInk(), STANDING_STYLE = standingStyles(INK), themeVersion = 0, inkTheme = currentTheme();
+// "dark" or "light": the reader's choice (data-theme on <html>), else the system's
+function currentTheme() {
+  var t = document.documentElement.getAttribute("data-theme");
+  if (t === "dark" || t === "light") return t;
+  return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+// The theme changed (the toggle, the system, another tab): new colours, a new picture.
+function applyTheme() {
+  INK = readInk();
+  inkTheme = currentTheme();
+  STANDING_STYLE = standingStyles(INK);
+  themeVersion++;
+  if (typeof buildStandingLegend === "function") buildStandingLegend();
+  invalidate("theme");
+}
+
 function resize() {
   var r = stage.getBoundingClientRect();
   dpr = Math.min(window.devicePixelRatio || 1, 2);
@@ -142,7 +192,7 @@ function drawScene(c, S) {
   for (var e = 0; e < M; e++) {
     if (relOn[lrel[e]] && originOn[lorig[e]] && vis[lsrc[e]] && vis[ltgt[e]] && lsrc[e] !== ltgt[e]) shown++;
   }
-  var ealpha = Math.min(0.75, Math.max(0.05, 22 / Math.sqrt(shown + 1)));
+  var ink = S.ink, ealpha = Math.min(0.9, Math.min(0.75, Math.max(0.05, 22 / Math.sqrt(shown + 1))) * ink.edgeAlpha);
   // Many links: 1px solid hairlines, which software rasterisers draw several
   // times faster than thinner, thicker or dashed lines; mentions then stand
   // apart by colour and faintness only.
@@ -199,7 +249,7 @@ function drawScene(c, S) {
       c.globalAlpha = S.ALPHA_LEVELS[S.nodeAlphaLevel[i0n]];
       c.fillStyle = S.kindColors[S.nodeKind[i0n]];
       c.fill();
-      if (outline) { c.globalAlpha = Math.min(1, c.globalAlpha + 0.2); c.strokeStyle = "#ffffff"; c.lineWidth = 0.8; c.stroke(); }
+      if (outline) { c.globalAlpha = Math.min(1, c.globalAlpha + 0.2); c.strokeStyle = ink.nodeLine; c.lineWidth = 0.8; c.stroke(); }
     }
     a = nb;
   }
@@ -222,7 +272,7 @@ function drawScene(c, S) {
     if (!anyS) continue;
     c.strokeStyle = st.color; c.lineWidth = st.width; c.setLineDash(st.dash); c.stroke();
     if (st.cross) {
-      // legible on any fill: white under dark red
+      // legible on any fill: the background's colour under the cross's
       c.setLineDash([]);
       c.beginPath();
       for (var j2 = 0; j2 < N; j2++) {
@@ -233,7 +283,7 @@ function drawScene(c, S) {
         c.moveTo(cx - d, cy - d); c.lineTo(cx + d, cy + d);
         c.moveTo(cx + d, cy - d); c.lineTo(cx - d, cy + d);
       }
-      c.strokeStyle = "#ffffff"; c.lineWidth = 3.4; c.stroke();
+      c.strokeStyle = ink.crossHalo; c.lineWidth = 3.4; c.stroke();
       c.strokeStyle = st.cross; c.lineWidth = 1.8; c.stroke();
     }
   }
@@ -275,13 +325,13 @@ function staticScene() {
     edgeOrder: edgeBuckets.order, edgeKeys: edgeBuckets.keys, nodeOrder: nodeBuckets.order, nodeKeys: nodeBuckets.keys,
     nodeKind: nodeKind, nodeAlphaLevel: nodeAlphaLevel, nodeR: nodeR, nodeStanding: nodeStanding,
     kindColors: kindColors, relColors: relColors, ALPHA_LEVELS: ALPHA_LEVELS, ORIGIN_DASH: ORIGIN_DASH,
-    ORIGINS: ORIGINS, STANDINGS: STANDINGS, STANDING_STYLE: STANDING_STYLE, DENSE_EDGES: DENSE_EDGES
+    ORIGINS: ORIGINS, STANDINGS: STANDINGS, DENSE_EDGES: DENSE_EDGES
   };
   return STATIC_SCENE;
 }
 function sceneState(X, Y) {
   return { X: X, Y: Y, nodeVisible: nodeVisible, relOn: relOn, originOn: originOn, visibleCount: visibleCount,
-    k: cam.k, tx: cam.tx, ty: cam.ty, W: W, H: H, dpr: dpr };
+    k: cam.k, tx: cam.tx, ty: cam.ty, W: W, H: H, dpr: dpr, ink: INK, STANDING_STYLE: STANDING_STYLE };
 }
 function applySceneStats(out) {
   stats.drawnNodes = out.drawnNodes; stats.drawnEdges = out.drawnEdges; stats.shownEdges = out.shownEdges;
@@ -323,7 +373,7 @@ var scene = { worker: null, mode: "main", inflight: false, requestedKey: null, r
 // what the picture depends on apart from the layout's motion (in auto-fit the
 // camera follows the layout, so it moves with it)
 function sceneStillKey() {
-  return [filterVersion, focusState ? focusState.center : -1, camMode === "auto" ? "auto" : cam.k + "," + cam.tx + "," + cam.ty, W, H, dpr].join("|");
+  return [filterVersion, themeVersion, focusState ? focusState.center : -1, camMode === "auto" ? "auto" : cam.k + "," + cam.tx + "," + cam.ty, W, H, dpr].join("|");
 }
 function sceneKey() {
   return [posVersion, cam.k, cam.tx, cam.ty, sceneStillKey()].join("|");
@@ -390,14 +440,6 @@ function startSceneWorker() {
     scene.worker = null; scene.mode = "main";
   }
 }
-
-var STANDING_STYLE = {
-  ready: { color: "#1a7f37", dash: [], gap: 3, width: 1.6 },
-  blocked: { color: "#9a6700", dash: [3, 2.2], gap: 2.2, width: 1.5 },
-  "awaiting-judgement": { color: "#6e40c9", dash: [1, 2], gap: 2.2, width: 1.6 },
-  established: { color: "#1f2328", dash: [], gap: 0, width: 2.2 },
-  undermined: { color: "#cf222e", dash: [], gap: 0, width: 2, cross: "#82071e" }
-};
 
 // Greedy non-overlapping labels, by priority
 var labelBudget = 260;
@@ -483,13 +525,13 @@ function drawLabels(c, X, Y, k, tx, ty) {
       break;
     }
   }
-  c.strokeStyle = "rgba(247,247,245,0.92)"; c.lineWidth = 3;
+  c.strokeStyle = INK.halo; c.lineWidth = 3;
   baseLabels = new Map();
   for (var o = 0; o < out.length; o++) {
     baseLabels.set(out[o][3], { txt: out[o][0], x: out[o][1], y: out[o][2] });
     c.strokeText(out[o][0], out[o][1], out[o][2]);
   }
-  c.fillStyle = "#1f2328";
+  c.fillStyle = INK.label;
   for (var o2 = 0; o2 < out.length; o2++) c.fillText(out[o2][0], out[o2][1], out[o2][2]);
   return placed;
 }
@@ -505,7 +547,7 @@ function compose() {
   }
   c.setTransform(dpr, 0, 0, dpr, 0, 0);
   if (N === 0) {
-    c.fillStyle = "#6a737d"; c.font = "14px system-ui, sans-serif"; c.textAlign = "center";
+    c.fillStyle = INK.empty; c.font = "14px system-ui, sans-serif"; c.textAlign = "center";
     c.fillText("No records in this index.", W / 2, H / 2); c.textAlign = "start";
     return;
   }
@@ -530,7 +572,7 @@ function standingMark(c, name, x, y, r) {
     var d = Math.max(r * 0.72, 2.5);
     c.beginPath();
     c.moveTo(x - d, y - d); c.lineTo(x + d, y + d); c.moveTo(x + d, y - d); c.lineTo(x - d, y + d);
-    c.strokeStyle = "#ffffff"; c.lineWidth = 3.4; c.stroke();
+    c.strokeStyle = INK.crossHalo; c.lineWidth = 3.4; c.stroke();
     c.strokeStyle = st.cross; c.lineWidth = 1.8; c.stroke();
   }
 }
@@ -558,12 +600,12 @@ function drawOverlay(c) {
       var sx = X[i] * k + tx, sy = Y[i] * k + ty, r = screenR(i) + 3;
       c.moveTo(sx + r, sy); c.arc(sx, sy, r, 0, 6.283185307179586);
     }
-    c.strokeStyle = "#e3b341"; c.lineWidth = 2.5; c.stroke();
+    c.strokeStyle = INK.hit; c.lineWidth = 2.5; c.stroke();
   }
   var hi = hovered >= 0 ? hovered : -1;
   if (hi >= 0 && nodeVisible[hi]) {
     // veil, then the neighbourhood on top
-    c.fillStyle = "rgba(247,247,245,0.78)";
+    c.fillStyle = INK.veil;
     c.fillRect(0, 0, W, H);
     var nb = [hi];
     for (var a = adjStart[hi]; a < adjStart[hi + 1]; a++) {
@@ -606,10 +648,10 @@ function drawOverlay(c) {
       var vx = X[v] * k + tx, vy = Y[v] * k + ty, vr = screenR(v);
       c.beginPath(); c.arc(vx, vy, vr, 0, 6.283185307179586);
       c.fillStyle = kindColors[nodeKind[v]]; c.globalAlpha = Math.max(0.55, ALPHA_LEVELS[nodeAlphaLevel[v]]); c.fill();
-      c.globalAlpha = 1; c.strokeStyle = "#fff"; c.lineWidth = 1; c.stroke();
+      c.globalAlpha = 1; c.strokeStyle = INK.nodeLine; c.lineWidth = 1; c.stroke();
       if (nodeStanding[v] >= 0) standingMark(c, STANDINGS[nodeStanding[v]], vx, vy, vr);
     }
-    ring(c, hi, X, Y, nodeStanding[hi] >= 0 ? 6.5 : 2.5, "#1f2328", 2);
+    ring(c, hi, X, Y, nodeStanding[hi] >= 0 ? 6.5 : 2.5, INK.hover, 2);
     // labels for the neighbourhood (hovered one first, long)
     c.font = "11px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
     c.textBaseline = "middle"; c.lineJoin = "round";
@@ -620,12 +662,12 @@ function drawOverlay(c) {
       var u = labels[li], pl = u !== hi && baseCam ? baseLabels.get(u) : null, txt, lx, ly;
       if (pl) { txt = pl.txt; lx = (pl.x - baseCam.tx) * bs + cam.tx; ly = (pl.y - baseCam.ty) * bs + cam.ty; }
       else { txt = u === hi ? labelText(u, true) : String(nodes[u].id); lx = X[u] * k + tx + screenR(u) + 4; ly = Y[u] * k + ty; }
-      c.strokeStyle = "rgba(255,255,255,0.95)"; c.lineWidth = 3; c.strokeText(txt, lx, ly);
-      c.fillStyle = u === hi ? "#000" : "#24292f"; c.fillText(txt, lx, ly);
+      c.strokeStyle = INK.hoverHalo; c.lineWidth = 3; c.strokeText(txt, lx, ly);
+      c.fillStyle = u === hi ? INK.hoverStrong : INK.hoverLabel; c.fillText(txt, lx, ly);
     }
   }
-  if (focusState && nodeVisible[focusState.center]) ring(c, focusState.center, X, Y, nodeStanding[focusState.center] >= 0 ? 10.5 : 6, "#bf8700", 2);
+  if (focusState && nodeVisible[focusState.center]) ring(c, focusState.center, X, Y, nodeStanding[focusState.center] >= 0 ? 10.5 : 6, INK.focus, 2);
   if (selected >= 0 && nodeVisible[selected]) {
-    ring(c, selected, X, Y, nodeStanding[selected] >= 0 ? 7 : 3.5, "#0969da", 3);
+    ring(c, selected, X, Y, nodeStanding[selected] >= 0 ? 7 : 3.5, INK.selected, 3);
   }
 }

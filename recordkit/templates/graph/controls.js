@@ -1,5 +1,6 @@
 // graph/controls.js -- The sidebar: kind, status, tag, relation and origin filters, the standing
-// legend, counts, the status line, the focus bar and the URL hash.
+// legend, counts, the status line, the focus bar and the URL hash; the
+// light/dark toggle and, on a phone, the button that opens the filters.
 //
 // One part of the graph page's script: the parts are joined, in the order of
 // SCRIPT_PARTS in recordkit/emit/graph_page.py, inside one closure, so a part
@@ -14,7 +15,7 @@ function dotSwatch(color, alpha) {
 }
 function standingSwatch(name) {
   var st = STANDING_STYLE[name], svg = '<svg class="rk-swatch" width="22" height="22" aria-hidden="true"><circle cx="11" cy="11" r="5" fill="#8c959f"/>';
-  if (name === "undermined") svg += '<circle cx="11" cy="11" r="6" fill="none" stroke="' + st.color + '" stroke-width="2"/><path d="M7.5 7.5L14.5 14.5M14.5 7.5L7.5 14.5" stroke="#fff" stroke-width="3.4"/><path d="M7.5 7.5L14.5 14.5M14.5 7.5L7.5 14.5" stroke="' + st.cross + '" stroke-width="1.8"/>';
+  if (name === "undermined") svg += '<circle cx="11" cy="11" r="6" fill="none" stroke="' + st.color + '" stroke-width="2"/><path d="M7.5 7.5L14.5 14.5M14.5 7.5L7.5 14.5" stroke="' + INK.crossHalo + '" stroke-width="3.4"/><path d="M7.5 7.5L14.5 14.5M14.5 7.5L7.5 14.5" stroke="' + st.cross + '" stroke-width="1.8"/>';
   else {
     var rr = 5 + st.gap + st.width / 2;
     svg += '<circle cx="11" cy="11" r="' + rr + '" fill="none" stroke="' + st.color + '" stroke-width="' + st.width + '"' + (st.dash.length ? ' stroke-dasharray="' + st.dash.join(" ") + '"' : "") + "/>";
@@ -50,10 +51,14 @@ function buildControls() {
   }).join("");
   document.getElementById("rk-f-origin").innerHTML = ORIGINS.map(function (o, j) {
     if (!originCounts[j] && j === 3) return "";
-    return checkbox("origin", j, originOn[j], ORIGIN_LABELS[o], swatchLine("#57606a", ORIGIN_DASH[o]), originCounts[j]);
+    return checkbox("origin", j, originOn[j], ORIGIN_LABELS[o], swatchLine("currentColor", ORIGIN_DASH[o]), originCounts[j]);
   }).join("");
   document.getElementById("rk-f-origin").insertAdjacentHTML("beforeend",
     '<div class="rk-note" id="rk-dense-note" hidden>With over ' + fmt(DENSE_EDGES) + " links shown, all are drawn as plain lines and mentions fainter; hover a record for its links' styles.</div>");
+  buildStandingLegend();
+}
+// The standing legend (drawn in the theme's colours: built again when it changes).
+function buildStandingLegend() {
   // the standings some record has (none in a record without a lifecycle or
   // builds-on relations: then only the status note, or no section at all)
   var used = STANDINGS.map(function () { return 0; });
@@ -112,3 +117,38 @@ function updateHash() {
 
 var resizeTimer = 0;
 function resizeSoon() { if (!resizeTimer) resizeTimer = setTimeout(function () { resizeTimer = 0; resize(); }, 0); }
+
+// Light or dark.  The page follows the system's preference until the reader
+// picks one with the toggle; the choice is kept in localStorage under
+// CONFIG.theme_key (on a built site the site's own key, so the site's toggle
+// and this one are one choice) and applied before the first paint by the
+// template's head script.
+var THEME_KEY = CONFIG.theme_key || document.documentElement.getAttribute("data-theme-key") || "rk-graph-theme";
+function storedTheme() {
+  try { var t = localStorage.getItem(THEME_KEY); return t === "dark" || t === "light" ? t : null; }
+  catch (err) { return null; }
+}
+function labelThemeButton() {
+  var b = document.getElementById("rk-theme");
+  if (!b) return;
+  var t = document.documentElement.getAttribute("data-theme");
+  b.title = t ? "Theme: " + t + " (click to change)" : "Theme: follows the system (click to change)";
+}
+// the theme to show: "dark", "light" or null (the system's); kept when asked
+function setTheme(theme, keep) {
+  var root = document.documentElement;
+  if (theme) root.setAttribute("data-theme", theme); else root.removeAttribute("data-theme");
+  if (keep) { try { localStorage.setItem(THEME_KEY, theme); } catch (err) { /* not kept */ } }
+  labelThemeButton();
+  if (currentTheme() !== inkTheme) applyTheme();
+}
+function toggleTheme() { setTheme(currentTheme() === "dark" ? "light" : "dark", true); }
+
+// On a phone the sidebar is a strip above the graph; this button opens and
+// closes its filters and legend.
+function setSideOpen(open) {
+  var side = document.getElementById("rk-side"), b = document.getElementById("rk-side-toggle");
+  if (!side || !b) return;
+  side.classList.toggle("rk-open", !!open);
+  b.setAttribute("aria-expanded", open ? "true" : "false");
+}

@@ -1,4 +1,5 @@
-// graph/events.js -- Pointer, wheel, keyboard and resize handling.
+// graph/events.js -- Pointer, wheel, keyboard and resize handling; the light/dark toggle and
+// the system's theme; the phone layout's filters button.
 //
 // One part of the graph page's script: the parts are joined, in the order of
 // SCRIPT_PARTS in recordkit/emit/graph_page.py, inside one closure, so a part
@@ -163,3 +164,23 @@ document.addEventListener("keydown", function (ev) {
 });
 if (typeof ResizeObserver !== "undefined") new ResizeObserver(function () { resizeSoon(); }).observe(stage);
 else window.addEventListener("resize", resizeSoon);
+
+// Light and dark: the toggle, the system's preference changing, and a choice
+// made in another tab or on another page of the site.
+if (!document.documentElement.hasAttribute("data-theme") && storedTheme()) setTheme(storedTheme(), false);
+labelThemeButton();
+var themeButton = document.getElementById("rk-theme");
+if (themeButton) themeButton.addEventListener("click", toggleTheme);
+if (window.matchMedia) {
+  var systemDark = window.matchMedia("(prefers-color-scheme: dark)");
+  var onSystemTheme = function () { if (!document.documentElement.hasAttribute("data-theme")) applyTheme(); };
+  if (systemDark.addEventListener) systemDark.addEventListener("change", onSystemTheme);
+  else if (systemDark.addListener) systemDark.addListener(onSystemTheme);
+}
+window.addEventListener("storage", function (ev) {
+  if (ev.key === THEME_KEY) setTheme(ev.newValue === "dark" || ev.newValue === "light" ? ev.newValue : null, false);
+});
+var sideToggle = document.getElementById("rk-side-toggle");
+if (sideToggle) sideToggle.addEventListener("click", function () {
+  setSideOpen(sideToggle.getAttribute("aria-expanded") !== "true");
+});
