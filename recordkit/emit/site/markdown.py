@@ -47,6 +47,9 @@ from ...corpus.mentions import _is_attachment, markdown_target
 from ...corpus.resolve import wikilink_target
 from .mathml import tex_to_mathml
 
+#: the most characters of embedded text one page shows (an embed past it,
+#: or of a part the page already shows, is a link)
+EMBED_BUDGET = 1_000_000
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
 _CHECK_ID = re.compile(r"(?:^|\s)id=([\w.:\-]+)")
@@ -361,6 +364,19 @@ class BodyRenderer:
             shown = self.embed(rid, tok.meta.get("heading"))
             if shown is not None and shown[2] == env.get("rk_from"):
                 shown = None        # a record embedding itself: a link
+            if shown is not None:
+                # each (record, part) is shown once a page, and a page shows
+                # at most EMBED_BUDGET characters of embedded text: the rest
+                # are links (a note embedding a 200 KB note 2,000 times made
+                # a 375 MB page)
+                seen = env.setdefault("rk_embedded", set())
+                part = (rid, tok.meta.get("heading"))
+                used = env.get("rk_embed_chars", 0)
+                if part in seen or used + len(shown[1]) > EMBED_BUDGET:
+                    shown = None
+                else:
+                    seen.add(part)
+                    env["rk_embed_chars"] = used + len(shown[1])
         if shown is None:
             link = self._render_mention(renderer, tokens, idx, options, env)
             return link if tok.hidden else f"<p>{link}</p>\n"

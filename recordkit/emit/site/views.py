@@ -638,8 +638,9 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
 def row(site: Site, rid: str) -> dict:
     rec = site.corpus.records[rid]
     st = site.data.standings.get(rid)
-    return dict(site.ref(rid), date=record_date(site, rec), standing=st.state if st is not None else None,
-                tags=rec.tags)
+    # (not its tags: a row is on each of its tag pages, and every page's key
+    # is made from its rows; a record of 20,000 tags made that quadratic)
+    return dict(site.ref(rid), date=record_date(site, rec), standing=st.state if st is not None else None)
 
 
 def listings(site: Site) -> dict:
@@ -655,7 +656,7 @@ def listings(site: Site) -> dict:
         by_kind.setdefault(r["kind"], []).append(r)
         if r["status"]:
             by_status.setdefault(r["status"], []).append(r)
-        for t in r["tags"]:
+        for t in site.corpus.records[rid].tags:
             by_tag.setdefault(t, []).append(r)
     ready = [rows[r] for r in site.ids if rows[r]["standing"] == "ready"]
     failing = []

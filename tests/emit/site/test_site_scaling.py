@@ -1,0 +1,51 @@
+"""Inputs that made `recordkit build` quadratic (a defect hunt of time on
+adversarial input): many tags on one record, one record embedded many
+times.  Each is built at two sizes; the bound is generous (the machine is
+shared), the quadratic code was far past it."""
+import subprocess
+import sys
+import time
+
+
+def _build(tmp_path, name, files: dict) -> float:
+    base = tmp_path / name
+    for rel, text in files.items():
+        p = base / "v" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    (base / "recordkit.toml").write_text('root = "v"\nschema = "preset:obsidian"\n')
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "recordkit", "build", "-o", str(base / "site"), "-q"],
+                         capture_output=True, text=True, cwd=base, timeout=300)
+    took = time.perf_counter() - t0
+    assert out.returncode == 0, out.stderr
+    return took
+
+
+def test_a_record_of_many_tags_builds_in_linear_time(tmp_path):
+    # every list row carried its record's tags, and each tag page's key was
+    # made from its rows: 20,000 tags took 27 s (now 4.7 s), 40,000 81 s
+    times = [_build(tmp_path, f"t{n}", {"Hub.md": "# Hub\n\n" + " ".join(f"#t{i}" for i in range(n)) + "\n"})
+             for n in (3000, 12000)]
+    assert times[1] < 3.5 * times[0] + 1, times     # (quadratic: 2.7 s, 12.2 s; now 2.8 s, 5.6 s)
+    assert (tmp_path / "t12000" / "site" / "tag" / "t11999.html").exists()
+
+
+def test_a_note_embedded_many_times_is_shown_once(tmp_path):
+    # each embed rendered the embedded body again: a note embedding a 200 KB
+    # note 2,000 times made a 375 MB page in 60 s and 1.9 GB.  Each part is
+    # shown once a page, and at most EMBED_BUDGET characters of embedded text
+    big = ("word " * 15 + "\n") * 2500                      # 200 KB
+    files = {"Big.md": big, "Small.md": "Tiny words.\n\n## Part\n\nA part.\n",
+             "Host.md": "![[Big]]\n\n" * 2000 + "![[Small]]\n\n![[Small#Part]]\n\n![[Small]]\n"}
+    took = _build(tmp_path, "e", files)
+    page = (tmp_path / "e" / "site" / "note" / "Host.html").read_text(encoding="utf-8")
+    assert len(page) < 2_000_000 and took < 30, (len(page), took)
+    assert page.count('class="rk-embed-block"') == 3, page.count('class="rk-embed-block"')   # Big, Small, Small#Part
+    assert page.count('data-id="Big"') >= 2000     # the others: links
+    # past the budget: five notes of 300,000 characters, three are shown
+    files = {f"N{i}.md": "x " * 150_000 + "\n" for i in range(5)}
+    files["Host.md"] = "".join(f"![[N{i}]]\n\n" for i in range(5))
+    _build(tmp_path, "b", files)
+    page = (tmp_path / "b" / "site" / "note" / "Host.html").read_text(encoding="utf-8")
+    assert page.count('class="rk-embed-block"') == 3
