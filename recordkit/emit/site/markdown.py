@@ -47,8 +47,8 @@ from ...corpus.mentions import _is_attachment, markdown_target
 from ...corpus.resolve import wikilink_target
 from .mathml import tex_to_mathml
 
-#: the most characters of embedded text one page shows (an embed past it,
-#: or of a part the page already shows, is a link)
+#: the most characters of embedded text one page shows (an embed past it
+#: is a link)
 EMBED_BUDGET = 1_000_000
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
@@ -365,17 +365,13 @@ class BodyRenderer:
             if shown is not None and shown[2] == env.get("rk_from"):
                 shown = None        # a record embedding itself: a link
             if shown is not None:
-                # each (record, part) is shown once a page, and a page shows
-                # at most EMBED_BUDGET characters of embedded text: the rest
-                # are links (a note embedding a 200 KB note 2,000 times made
-                # a 375 MB page)
-                seen = env.setdefault("rk_embedded", set())
-                part = (rid, tok.meta.get("heading"))
+                # a page shows at most EMBED_BUDGET characters of embedded
+                # text: the embeds past it are links (a note embedding a
+                # 200 KB note 2,000 times made a 375 MB page)
                 used = env.get("rk_embed_chars", 0)
-                if part in seen or used + len(shown[1]) > EMBED_BUDGET:
+                if used + len(shown[1]) > EMBED_BUDGET:
                     shown = None
                 else:
-                    seen.add(part)
                     env["rk_embed_chars"] = used + len(shown[1])
         if shown is None:
             link = self._render_mention(renderer, tokens, idx, options, env)
