@@ -17,10 +17,11 @@ def code_fingerprint() -> str:
     ``__version__`` alone: the version does not change between two commits
     of a development install, and a parse made by older code (a scanner
     since fixed) must never be reused.  About 3 ms (1.7 MB), once a process."""
+    from .common.walk import walk as _walk_tree
     root = os.path.dirname(os.path.abspath(__file__))
     h = hashlib.blake2b(digest_size=16)
     h.update(__version__.encode())
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in _walk_tree(root):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
         for name in sorted(files):
             if name.endswith((".pyc", ".pyo")):

@@ -17,6 +17,7 @@ from ..common.transaction import digest
 from .plan import PLACES_SHOWN, AuthorError, Change, Plan
 from .retarget import EditRefused, retarget, token_re, verify
 from ..common.text import a_or_an, some_of
+from ..common.walk import every_path
 
 
 def check_new_id(schema, old: str, new: str) -> None:
@@ -156,7 +157,7 @@ def _outside_notes(config, old: str) -> list[str]:
         return []
     pattern = token_re(old)
     hits = []
-    for p in sorted(folder.rglob("*.py")):
+    for p in sorted(q for q in every_path(folder) if q.name.endswith(".py")):
         try:
             text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

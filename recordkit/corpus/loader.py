@@ -16,6 +16,7 @@ from .model import Diagnostic, Record
 from .parallel import parse_parallel
 from .parse import parse_text
 from .resolve import resolve_links
+from ..common.walk import walk as _walk_tree
 
 if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
     import networkx as nx
@@ -122,7 +123,7 @@ def iter_files(root: Path, exclude: list[str] | None = None, skip_dirs=None,
     root-relative paths of the folders skipped."""
     skip = skip_matcher(root, skip_dirs)
     out = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in _walk_tree(root):
         keep = []
         for d in sorted(dirnames):
             if skip(dirpath, d):

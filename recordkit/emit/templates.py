@@ -40,6 +40,7 @@ from pathlib import Path
 import jinja2
 
 from ..config import ConfigError
+from ..common.walk import every_path
 
 __all__ = ["PACKAGE_PREFIX", "environment", "read_text", "get_template", "describe_error", "site_folders",
            "site_fingerprint", "site_assets", "unusable_files", "script_json"]
@@ -212,7 +213,7 @@ def site_fingerprint(site_dir: str | Path | None = None, user_dir: str | Path | 
     if user_dir is not None and Path(user_dir).is_dir():
         folders.append(Path(user_dir))
     for folder in folders:
-        for p in sorted(folder.rglob("*")):
+        for p in sorted(every_path(folder)):
             if p.is_file():
                 h.update(p.relative_to(folder).as_posix().encode())
                 h.update(p.read_bytes())
@@ -234,7 +235,7 @@ def unusable_files(site_dir: str | Path | None = None, user_dir: str | Path | No
         folders.append(Path(user_dir))
     seen = set()
     for folder in folders:
-        for p in sorted(folder.rglob("*")):
+        for p in sorted(every_path(folder)):
             if p in seen:
                 continue
             seen.add(p)
@@ -255,7 +256,7 @@ def site_assets(site_dir: str | Path | None = None, user_dir: str | Path | None 
     for folder in reversed(site_folders(site_dir, user_dir)):
         base = folder / "assets"
         if base.is_dir():
-            for p in sorted(base.rglob("*")):
+            for p in sorted(every_path(base)):
                 if p.is_file():
                     out["assets/" + p.relative_to(base).as_posix()] = p.read_bytes()
     return out

@@ -37,6 +37,7 @@ import stat
 import subprocess
 import tempfile
 from pathlib import Path
+from ..common.walk import walk as _walk_tree
 
 CHECK = "check:"
 LINKS = "<-"
@@ -141,7 +142,7 @@ def _read_regular(path: Path, max_size: int | None = None) -> bytes | None:
 
 def _walk(folder: Path) -> list[Path]:
     out = []
-    for dirpath, dirnames, filenames in os.walk(folder):
+    for dirpath, dirnames, filenames in _walk_tree(folder):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
             if name.endswith((".md", ".py")) and not name.startswith("."):

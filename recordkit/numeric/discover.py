@@ -40,6 +40,7 @@ from pathlib import Path
 
 from ..config import DEFAULT_MAX_FILE_SIZE
 from .registry import BLOCK_KEYS, CHECK_KEYWORDS, DEFAULT_TOLERANCE, CheckSpec, parse_timeout, parse_tolerance
+from ..common.walk import walk as _walk_tree
 
 _RECORDKIT_MODULES = ("recordkit", "recordkit.numeric", "recordkit.numeric.registry")
 _PKG_DIR = Path(__file__).resolve().parent.parent      # .../recordkit
@@ -529,7 +530,7 @@ def _folder_files(folder: Path) -> list[Path]:
     """The files below ``folder``, recursively, in a stable order (by their
     path relative to it); links to folders are not followed."""
     out = []
-    for base, dirs, files in os.walk(folder):
+    for base, dirs, files in _walk_tree(folder):
         dirs.sort()
         out.extend(Path(base) / f for f in files)
     return sorted(out, key=lambda f: f.relative_to(folder).as_posix())

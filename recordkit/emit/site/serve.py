@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from ...common.walk import walk as _walk_tree
 
 LIVE_JS = r"""(function () {
   "use strict";
@@ -312,7 +313,7 @@ class SiteServer:
             if base.is_file():
                 walk = [(str(base.parent), [], [base.name])]
             else:
-                walk = os.walk(base)
+                walk = _walk_tree(base)
             for folder, dirs, files in walk:
                 # hidden folders and the site's own are never read by a build
                 dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"

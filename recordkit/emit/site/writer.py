@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from ...common.writes import replace_file as write_atomic
+from ...common.walk import walk as _walk_tree
 
 MANIFEST = ".recordkit-site.json"
 VERSION = 1
@@ -67,7 +68,7 @@ class Manifest:
 def _files_under(out: Path) -> list[str]:
     """Every file under ``out`` ('/'-separated, relative), links not followed."""
     found = []
-    for folder, dirs, files in os.walk(out):
+    for folder, dirs, files in _walk_tree(out):
         rel = os.path.relpath(folder, out)
         for name in files:
             found.append(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
