@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 #: the keys a link may be matched against, in the default order of a vault
 KEYS = ("id", "path", "stem", "title", "aliases")
+#: the ends of a path kept in the path index (longer ones: looked up by the last part)
+TAIL_PARTS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,11 +247,18 @@ class Resolver:
             for rid in records:
                 add(norm(rid), rid)
         elif key == "path":
-            # every end of every path: ``a/sub/Note`` is found as ``Note``,
-            # ``sub/Note`` and ``a/sub/Note``
+            # the ends of every path: ``a/sub/Note`` is found as ``Note``,
+            # ``sub/Note`` and ``a/sub/Note``.  Only the ends of up to
+            # TAIL_PARTS parts and the whole path are kept (every end of a
+            # path 900 folders deep made the index quadratic in the depth:
+            # 1.6 GB for 1,600 notes); a longer end is found from its last
+            # part (:meth:`_long_tail`)
             for rid, r in records.items():
                 parts = norm(_strip_md(r.relpath)).split("/")
-                for i in range(len(parts)):
+                n = len(parts)
+                if n > TAIL_PARTS:
+                    add("/".join(parts), rid)
+                for i in range(max(0, n - TAIL_PARTS), n):
                     add("/".join(parts[i:]), rid)
         elif key == "stem":
             for rid, r in records.items():
@@ -264,6 +273,16 @@ class Resolver:
                 for a in _aliases(r):
                     add(norm(a), rid)
         return out
+
+    def _long_tail(self, p: str) -> list | None:
+        """The records whose path ends with ``p`` (normalised, more than
+        TAIL_PARTS parts, not a whole path), in record order: those that
+        end with its last part, each checked."""
+        last = p.rsplit("/", 1)[1]
+        norm = self.norm
+        got = [rid for rid in self.index("path").get(last, ())
+               if ("/" + norm(_strip_md(self.records[rid].relpath))).endswith("/" + p)]
+        return got or None
 
     def resolve(self, text: str, *, from_path: str | None = None, form: str = "value") -> Resolution:
         """What ``text`` (a link's target, already taken out of its syntax)
@@ -294,6 +313,8 @@ class Resolver:
                 if "/" not in p:
                     continue    # a bare name is a stem, not a path
                 ids = self.index("path").get(p)
+                if ids is None and p.count("/") >= TAIL_PARTS:
+                    ids = self._long_tail(p)
             elif key == "stem":
                 ids = self.index("stem").get(_strip_md(t))
             else:

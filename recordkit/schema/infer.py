@@ -558,14 +558,39 @@ def _strip_code(body: str) -> str:
     return "\n".join(out)
 
 
+class _Tails:
+    """``text in tails``: whether ``text`` is what follows a ``/`` in one of
+    ``paths``.  The tails of up to ``keep`` parts are a set; a longer one is
+    checked against the paths ending with its last part (every tail of a
+    path 900 folders deep made the set quadratic in the depth)."""
+
+    def __init__(self, paths, keep: int = 8):
+        self.keep = keep
+        self.short: set = set()
+        self.by_last: dict = {}
+        for p in paths:
+            parts = p.split("/")
+            for i in range(max(1, len(parts) - keep), len(parts)):
+                self.short.add("/".join(parts[i:]))
+            if len(parts) > 1:
+                self.by_last.setdefault(parts[-1], []).append(p)
+
+    def __contains__(self, text: str) -> bool:
+        if text in self.short:
+            return True
+        if text.count("/") < self.keep:
+            return False
+        return any(p.endswith("/" + text) for p in self.by_last.get(text.rsplit("/", 1)[-1], ()))
+
+
 def _infer_links(inf: Inference, samples, metas) -> None:
     stems = Counter(_stem(s.relpath) for s in samples)
     stems_fold = {k.lower() for k in stems}
     paths = {s.relpath[:-3] for s in samples}
     paths_fold = {p.lower() for p in paths}
     # every tail of a path after a '/': [[Project/Index]] names a/Project/Index (shortest unambiguous path)
-    suffixes = {p[i + 1:] for p in paths for i, ch in enumerate(p) if ch == "/"}
-    suffixes_fold = {p.lower() for p in suffixes}
+    suffixes = _Tails(paths)
+    suffixes_fold = _Tails(paths_fold)
     titles, titles_fold, aliases, aliases_fold = set(), set(), set(), set()
     ids = set()
     for s in metas:
