@@ -188,8 +188,27 @@ def _indented_blocks(body: str, starts: list, fenced: list, out: list, bases: di
     (the content column of the list item it is in; None: no list)."""
     last_end = -1      # end of the last indented block found
     n = len(body)
+    blank_from = blank_to = -1
     for start in starts:
         if start < last_end or _inside(fenced, start):
+            continue
+        # a blank line begins no block: the first line after it that is not
+        # blank may (the blank run found is kept: many such starts in one
+        # run of blank lines are each skipped once)
+        if blank_from <= start < blank_to:
+            start = blank_to
+        else:
+            first = start
+            while True:
+                nl = body.find("\n", start)
+                if body[start:n if nl < 0 else nl].strip():
+                    break
+                start = n if nl < 0 else nl + 1
+                if nl < 0:
+                    break
+            blank_from, blank_to = first, start
+        if start >= n or start < last_end or body[start] not in " \t" or _columns(body, start) < 4 \
+                or _inside(fenced, start):
             continue
         base = 0
         if bases is not None:
@@ -276,9 +295,11 @@ def _list_bases(body: str, fenced: list) -> dict:
                     continue
         text = line.lstrip(" \t")
         m = _MARKER_RE.match(text) if col < base + 4 and not _BREAK_LINE_RE.match(text) else None
-        if m is not None and not blank_before and not code and not stack and \
+        if m is not None and not blank_before and not code and not (stack and col < stack[-1]) and \
                 (m.group(2) and m.group(2) != "1" or not text[m.end():].strip()):
-            m = None     # an ordered item not numbered 1, or an empty one, does not interrupt a paragraph
+            # a new list (not a sibling of an open item) of an ordered item
+            # not numbered 1, or of an empty item, does not interrupt a paragraph
+            m = None
         if m is not None:
             while stack and col < stack[-1]:
                 stack.pop()

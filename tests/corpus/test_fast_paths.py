@@ -50,8 +50,10 @@ def _code(mod, body):
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body_st)
 def test_body_scan_is_the_scan_before(body):
+    # (the code ranges themselves changed since: indented code inside list
+    # items is code; they are held to markdown-it's tokens by test_mentions)
     code, infos = _code(now, body)
-    assert (code, infos) == _code(before, body)
+    assert infos == _code(before, body)[1]
     for schema in (SCHEMA, NO_KINDS):
         targets_re = schema.mention_targets_re
         assert now.mention_spots(body, targets_re, code) == before.mention_spots(body, targets_re, code)
