@@ -490,14 +490,17 @@ class _Builder:
             repr((self.opts.recent, self.opts.feed_entries, self.opts.site_url, LISTS_VERSION))))
         graph = site.corpus.graph
         memo = _LISTS_MEMO.get(graph)
+        # (the rows carry no tags: which records each tag page lists is signed apart)
+        records = site.corpus.records
+        tagged = [records[r].tags for r in site.ids]
         if memo is not None and memo[0] is data.standings and memo[1] == data.git_dates and memo[2] == rest \
-                and memo[3] == site.ids:
+                and memo[3] == site.ids and memo[5] == tagged:
             L, sig = None, memo[4]
         else:
             L = listings(site)
-            sig = digest("\x00".join((rest, repr(list(L["rows"].values())), repr(L["failing"]))).encode(
+            sig = digest("\x00".join((rest, repr(list(L["rows"].values())), repr(L["failing"]), repr(tagged))).encode(
                 "utf-8", "surrogatepass"))
-            _LISTS_MEMO[graph] = (data.standings, dict(data.git_dates), rest, list(site.ids), sig)
+            _LISTS_MEMO[graph] = (data.standings, dict(data.git_dates), rest, list(site.ids), sig, tagged)
         prev = w.old.meta.get("lists")
         if isinstance(prev, list) and len(prev) == 2 and prev[0] == sig and isinstance(prev[1], list):
             out = os.fspath(w.out) + os.sep

@@ -48,3 +48,25 @@ def test_a_note_embedded_many_times_makes_a_page_of_bounded_size(tmp_path):
     _build(tmp_path, "b", files)
     page = (tmp_path / "b" / "site" / "note" / "Host.html").read_text(encoding="utf-8")
     assert page.count('class="rk-embed-block"') == 3
+
+
+def test_an_incremental_build_follows_a_change_of_tags(tmp_path):
+    # 55d34f0 took the tags out of the list rows, and the list pages'
+    # signature was made of the rows: a changed tag left tag pages stale
+    # (no page for a new tag, a record missing from one it gained)
+    root = tmp_path / "records"
+    root.mkdir()
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    one = root / "NOTE-001.md"
+    one.write_text("---\nid: NOTE-001\ntitle: One\nstatus: draft\ntags: [alpha]\n---\nBody NOTE-002\n")
+    (root / "NOTE-002.md").write_text("---\nid: NOTE-002\ntitle: Two\nstatus: draft\ntags: [beta]\n---\nBody NOTE-001\n")
+    build = [sys.executable, "-m", "recordkit", "build", "-o", "site", "-q"]
+    subprocess.run(build, cwd=tmp_path, check=True, timeout=300)
+    one.write_text(one.read_text().replace("tags: [alpha]", "tags: [alpha, beta, gamma]"))
+    subprocess.run(build, cwd=tmp_path, check=True, timeout=300)
+    site = tmp_path / "site"
+    assert (site / "tag" / "gamma.html").exists()
+    assert "NOTE-001" in (site / "tag" / "beta.html").read_text()
+    subprocess.run([*build[:-2], "fresh", "-q"], cwd=tmp_path, check=True, timeout=300)
+    for page in ("tags.html", "index.html", "tag/beta.html", "tag/gamma.html"):
+        assert (site / page).read_bytes() == (tmp_path / "fresh" / page).read_bytes(), page
