@@ -257,6 +257,7 @@ def _list_bases(body: str, fenced: list) -> dict:
     stack: list = []        # content columns of the open items, outermost first
     blank_before = True
     code = False            # the last line was in an indented code block
+    empty_item = 0          # the depth of an item opened empty on the last line (0: none)
     pos = 0
     n = len(body)
     while pos < n:
@@ -264,9 +265,13 @@ def _list_bases(body: str, fenced: list) -> dict:
         line_end = n if nl < 0 else nl
         line = body[pos:line_end]
         if not line.strip():
+            if empty_item and empty_item == len(stack) and not blank_before:
+                stack.pop()          # an item that begins empty ends at a blank line
+            empty_item = 0
             blank_before = True
             pos = line_end + 1
             continue
+        empty_item = 0               # (set again below when this line opens an empty item)
         col = _columns(body, pos)
         if _inside(fenced, pos):
             k = bisect_right(fenced, (pos, _BIG)) - 1
@@ -303,12 +308,31 @@ def _list_bases(body: str, fenced: list) -> dict:
         if m is not None:
             while stack and col < stack[-1]:
                 stack.pop()
-            width = m.end(1)
-            rest = text[width:]
-            spaces = len(rest) - len(rest.lstrip(" "))
-            if rest[:1] == "\t" or not rest.strip() or spaces > 4:
-                spaces = 1
-            stack.append(col + width + spaces)
+            # the item's content column, and that of each item it opens on
+            # the same line (``- - x``, ``1. - x``); a tab after a marker
+            # goes to the next tab stop (``-\tx``: column 4)
+            at = pos + (len(line) - len(text))      # where the marker begins
+            mcol = col
+            empty = False
+            while m is not None:
+                p = at + m.end(1)
+                c = mcol + m.end(1)
+                q = p
+                while q < line_end and body[q] in " \t":
+                    c += 4 - c % 4 if body[q] == "\t" else 1
+                    q += 1
+                if q >= line_end:                   # an empty item: its content one past the marker
+                    stack.append(mcol + m.end(1) + 1)
+                    empty = True
+                    break
+                if c - (mcol + m.end(1)) > 4:      # 5+ spaces: the content is code, one past the marker
+                    stack.append(mcol + m.end(1) + 1)
+                    break
+                stack.append(c)
+                rest = body[q:line_end]
+                m = _MARKER_RE.match(rest) if not _BREAK_LINE_RE.match(rest) else None
+                at, mcol = q, c
+            empty_item = len(stack) if empty else 0
         elif not blank_before and not code and _INTERRUPT_RE.match(text):
             while stack and col < stack[-1]:
                 stack.pop()

@@ -519,3 +519,22 @@ def test_code_inside_list_items_agrees_with_markdown_it(blocks):
     body = "\n\n".join(blocks) + "\n"
     got = Counter(m.target for m in scan_mentions(body, SCHEMA.mention_re))
     assert got == reference(body), body
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("body", [
+    "- - nested item\n\n      see NOTE-404 here\n",       # two markers on a line: the inner item's column
+    "-\ttab item\n\n      see NOTE-405 here\n",           # a tab after the marker goes to column 4
+    "1. - item\n\n        see NOTE-406\n",
+    "1.\titem\n\n       see NOTE-407\n",
+    " - \n   \n\t-     NOTE-185\n",                        # an item that begins empty ends at a blank line
+    "-\n\n  foo NOTE-111\n",
+    "- a\n\n      code NOTE-112\n",
+    "- - a\n\n          code NOTE-113\n",
+    "* * *word\n\n        text NOTE-114\n",
+])
+def test_list_item_columns_as_markdown_it_reads_them(body):
+    got = Counter(m.target for m in scan_mentions(body, SCHEMA.mention_re))
+    assert got == reference(body), body
