@@ -24,7 +24,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from ..common.text import some_of
 from ..corpus.mentions import (_MD_DEF_AT_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _links, code_ranges,
@@ -154,6 +154,12 @@ class _Namer:
         path, rest = inner[:cut], inner[cut:]
         new = "/" + target_relpath if path.startswith("/") else \
             posixpath.relpath(target_relpath, posixpath.dirname(from_path) or ".")
+        head = posixpath.dirname(unquote(path))
+        if head and not path.startswith("/") and posixpath.normpath(
+                posixpath.join(posixpath.dirname(from_path), head)) == (posixpath.dirname(target_relpath) or "."):
+            # the note stays in the folder the link wrote (``./x.md``,
+            # ``../notes/x.md``): only the file name changes
+            new = head + "/" + posixpath.basename(target_relpath)
         if bare and new.lower().endswith(".md"):
             new = new[:-3]
         if angle:
@@ -281,7 +287,8 @@ def _definition_label(body: str, ws: int, label: str, from_path: str, after_path
     ``[[note-b]]`` work in other Markdown tools: the wikilink is rewritten,
     so must its definition's label be) and no ``[text][label]`` link of
     the body uses it (that link would lose its definition)."""
-    name = re.split(r"[#^]", label.strip(), maxsplit=1)[0].rstrip()    # (Foam's ``[note#Section]``)
+    # (Foam labels a definition with the wikilink's whole inside: ``[note#Section]``, ``[note|Alias]``)
+    name = re.split(r"[#^|]", label.strip(), maxsplit=1)[0].rstrip()
     if not name or before.resolve(name, from_path=from_path, form=_form(name)).target != old:
         return []
     for m in re.finditer(re.escape("[" + label + "]"), body, re.I):

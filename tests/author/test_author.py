@@ -722,3 +722,25 @@ def test_an_id_in_a_links_address_is_not_renamed(make_record, tmp_path):
         "\n\n[fig]: ../figs/LIT-001.png\n")
     assert "inside code or a link's address" in proc.stderr and "note/NOTE-001.md:6" in proc.stderr \
         and "note/NOTE-001.md:8" in proc.stderr
+
+
+def test_a_rename_keeps_a_links_folder_form_and_foams_aliased_definition_labels(tmp_path):
+    """A defect hunt of vault workflows: rename wrote ``[b](./note-b.md)``
+    as ``note-c.md`` and ``../notes/note-b.md`` as ``note-c.md`` (only the
+    target should change), and left Foam's definition of an aliased
+    wikilink, ``[note-b|Bee]: note-b``, labelled with the old name."""
+    write(tmp_path, "notes/note-b.md", "# Note B\n")
+    write(tmp_path, "notes/note-a.md", "# Note A\n\nSee [[note-b|Bee]], [b](./note-b.md), [c](./note-b.md#x), "
+                                       "[d](../notes/note-b.md), [e](note-b.md).\n\n[note-b|Bee]: note-b \"Note B\"\n")
+    write(tmp_path, "other/x.md", "X [f](../notes/note-b.md)\n")
+    (tmp_path / "recordkit.toml").write_text('root = "."\nschema = "preset:foam"\n')
+    proc = run_cli("rename", "notes/note-b", "note-c", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "notes" / "note-a.md").read_text() == (
+        "# Note A\n\nSee [[note-c|Bee]], [b](./note-c.md), [c](./note-c.md#x), [d](../notes/note-c.md), "
+        "[e](note-c.md).\n\n[note-c|Bee]: note-c \"Note B\"\n")
+    assert (tmp_path / "other" / "x.md").read_text() == "X [f](../notes/note-c.md)\n"
+    # moved to another folder: the paths are made again from the linking file
+    assert run_cli("rename", "notes/note-c", "other/note-d", cwd=tmp_path).returncode == 0
+    assert "[b](../other/note-d.md)" in (tmp_path / "notes" / "note-a.md").read_text()
+    assert (tmp_path / "other" / "x.md").read_text() == "X [f](note-d.md)\n"

@@ -108,7 +108,7 @@ up: "[[New name]]"
 related: ['[[New name|a]]', "[[The A]]"]
 ---
 [[New name]], ![[New name#^b1]], [[Inbox/New name|label]], [[New name]], [[The A]], [[New name.md]]
-[x](New%20name.md), [y](<New name.md#top>), [z](/Inbox/New%20name.md), [w](New%20name.md?q=1)
+[x](New%20name.md), [y](<New name.md#top>), [z](/Inbox/New%20name.md), [w](./New%20name.md?q=1)
 | a | [[New name\\|in a table]] |
 |---|---|
 `[[Alpha]]` stays: it is code.
