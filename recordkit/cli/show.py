@@ -90,7 +90,8 @@ def _not_there(link: dict) -> str:
 def _format_text(info: dict, width: int) -> str:
     import textwrap
     lines = [f"{info['id']}: {_one_line(info['title'] or '')}"]
-    status = str(info["status"] or "?")
+    written = info["fields"].get("status")   # (as written: MADR's "superseded by [ADR-0002](…)", status superseded)
+    status = str(written if isinstance(written, str) and written.strip() else info["status"] or "?")
     status = status[:1].upper() + status[1:]     # (as written: .title() made "Superseded By [Adr-0002](0002-Use.Md)")
     note = info["fields"].get("status_note")
     if note is not None and not isinstance(note, str):

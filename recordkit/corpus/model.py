@@ -94,6 +94,10 @@ class Record:
     #: (``tags.inline``); ``_inline_tags``: those tags, found on first use
     inline_tags: bool = field(default=False, repr=False)
     _inline_tags: list | None = field(default=None, repr=False)
+    #: the status a ``derive`` rule on ``status`` names (MADR's ``status:
+    #: superseded by [ADR-0008](…)`` is ``superseded``), set by the loader;
+    #: None: the field's value is the status
+    status_word: str | None = field(default=None, repr=False)
     #: what the loader's ``analyze`` function returned for this record
     #: (the lint's local rules' findings), None when it did not run
     analysis: Any = field(default=None, repr=False)
@@ -220,8 +224,10 @@ class Record:
 
     @property
     def status(self) -> str | None:
+        """The record's status: the ``status`` field's string, or the status
+        a derive rule reads in it (:attr:`status_word`)."""
         s = self.get("status")
-        return s if isinstance(s, str) else None
+        return (self.status_word or s) if isinstance(s, str) else None
 
     @property
     def tags(self) -> list[str]:

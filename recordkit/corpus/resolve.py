@@ -410,6 +410,27 @@ def resolver_for(corpus: "Corpus") -> Resolver:
     return got
 
 
+def derived_status(rules, status: str, statuses) -> str | None:
+    """The status of the kind that a ``derive`` rule on ``status`` reads in
+    the value ``status``, such as MADR's ``superseded by
+    [ADR-0008](0008-….md)``: the words before the rule's ``target`` group
+    ("superseded by", or without its last word, "superseded") when they
+    name one of ``statuses``; else None.  ``rules``: the schema's derive
+    patterns (those on other fields are passed over)."""
+    for derive in rules:
+        if derive.field != "status":
+            continue
+        m = derive.regex.search(status)
+        if m is None or m.start("target") < 0:
+            continue
+        head = status[:m.start("target")].strip()
+        words = head.split()
+        for cand in (head, " ".join(words[:-1])):
+            if cand and cand in statuses:
+                return cand
+    return None
+
+
 def files_consulted(corpus: "Corpus") -> dict[str, bool]:
     """The files outside the corpus's records that its links were looked for
     on disk (a Markdown link to a file that is no record: in a skipped
@@ -474,11 +495,17 @@ def resolve_links(corpus: "Corpus") -> None:
     schema = corpus.schema
     id_re = schema.mention_re if settings.mentions else None
     inline_tags = getattr(schema, "inline_tags", False)
+    status_rules = [d for d in getattr(schema, "derive_patterns", ()) if d.field == "status"]
     for rec in corpus.files:
         if not rec.ok:
             continue
         if inline_tags and not rec.inline_tags:
             rec.inline_tags, rec._inline_tags = True, None
+        if status_rules:
+            s = rec.get("status")
+            kind = schema.kinds.get(rec.kind) if rec.kind else None
+            rec.status_word = derived_status(status_rules, s, kind.statuses) \
+                if isinstance(s, str) and kind is not None and s not in kind.statuses else None
         rels = rec.relations
         if rels:
             for targets in rels.values():

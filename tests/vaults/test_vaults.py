@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, write
 
 VAULTS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
 NAMES = ["obsidian", "foam", "dendron", "madr"]
@@ -579,3 +579,29 @@ def test_a_vault_of_deep_folders_lints_in_memory_linear_in_its_size(tmp_path):
             assert rss_kb < 100_000, (args, rss_kb, proc.stderr[-500:])     # (before: 171 MB for lint)
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+def test_a_madr_decision_superseded_by_another_has_the_status_superseded(tmp_path):
+    """MADR writes ``status: superseded by [ADR-0002](0002-….md)``: lint
+    accepted it, but the graph, RK406, the site's status pages and query
+    read the whole string as the status (not faded, nothing reported for a
+    decision building on it, a status page per superseded decision)."""
+    body = "\n## Context and Problem Statement\n\nx\n\n## Decision Outcome\n\ny\n"
+    write(tmp_path, "dec/0001-use-sqlite.md",
+          "---\nstatus: superseded by [ADR-0002](0002-use-duckdb.md)\ndate: 2024-01-01\n---\n# Use SQLite\n" + body)
+    write(tmp_path, "dec/0002-use-duckdb.md", "---\nstatus: accepted\ndate: 2024-02-01\n---\n# Use DuckDB\n" + body)
+    write(tmp_path, "dec/0003-query-layer.md", "---\nstatus: accepted\ndate: 2024-03-01\n"
+          "depends_on: [\"[[0001-use-sqlite]]\"]\n---\n# Query layer\n" + body)
+    (tmp_path / "recordkit.toml").write_text('root = "dec"\nschema = "s.yaml"\n')
+    (tmp_path / "s.yaml").write_text("extends: preset:madr\nrelations:\n"
+                                     "  depends_on: {from: [ADR], to: [ADR], builds_on: true}\n")
+    lint = run_cli("lint", cwd=tmp_path)
+    assert "RK406 builds on 0001-use-sqlite (depends_on), which is superseded" in lint.stdout, lint.stdout
+    graph = json.loads(run_cli("graph", "--format", "json", cwd=tmp_path).stdout)
+    assert {n["id"]: n["status"] for n in graph["nodes"]}["0001-use-sqlite"] == "superseded"
+    assert [(e["source"], e["target"]) for e in graph["links"] if e.get("relation") == "superseded_by"] == \
+        [("0001-use-sqlite", "0002-use-duckdb")]
+    run_cli("build", "-o", "site", "-q", cwd=tmp_path, check=True)
+    assert sorted(p.name for p in (tmp_path / "site" / "status").iterdir()) == ["accepted.html", "superseded.html"]
+    q = run_cli("query", "select status from records where id = '0001-use-sqlite'", "--format", "csv", cwd=tmp_path)
+    assert q.stdout == "status\nsuperseded\n"

@@ -416,21 +416,9 @@ def invalid_status(ctx, rec):
 
 def _derived_status(schema, status: str, statuses) -> bool:
     """A status that a ``derive`` rule on ``status`` reads, such as MADR's
-    ``superseded by [ADR-0008](0008-….md)``: the words before the rule's
-    ``target`` group ("superseded by", or without its last word,
-    "superseded") name one of the kind's statuses."""
-    for derive in getattr(schema, "derive_patterns", ()):
-        if derive.field != "status":
-            continue
-        m = derive.regex.search(status)
-        if m is None or m.start("target") < 0:
-            continue
-        head = status[:m.start("target")].strip()
-        words = head.split()
-        for cand in (head, " ".join(words[:-1])):
-            if cand and cand in statuses:
-                return True
-    return False
+    ``superseded by [ADR-0008](0008-….md)`` (:func:`recordkit.corpus.resolve.derived_status`)."""
+    from ...corpus.resolve import derived_status
+    return derived_status(getattr(schema, "derive_patterns", ()), status, statuses) is not None
 
 
 @rule("RK205", "invalid-date", "error", local=True)
