@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path
+from ..config import symlink_loop
 
 import yaml
 
@@ -1079,20 +1080,6 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
     return name, text, data
 
 
-def _symlink_loop(path) -> bool:
-    """Whether ``path``'s links go round in a loop (``Path.resolve()``
-    raises RuntimeError there)."""
-    import errno
-    import os
-    try:
-        os.stat(path)
-    except OSError as exc:
-        return exc.errno == errno.ELOOP
-    except ValueError:
-        return False
-    return False
-
-
 def schema_layers(spec) -> list[tuple[str, str, dict]]:
     """The files a schema is made of, the base first: ``spec`` (a path or
     ``preset:NAME``) and what its ``extends:`` names, transitively.  Each is
@@ -1101,7 +1088,7 @@ def schema_layers(spec) -> list[tuple[str, str, dict]]:
     seen = set()
     where = ""
     while spec is not None:
-        if not is_preset(spec) and _symlink_loop(spec):
+        if not is_preset(spec) and symlink_loop(spec):
             raise SchemaError(f"{spec}: cannot read the schema file{where}: it is a symbolic link loop (a link "
                               "that leads, through links, back to itself)")
         key = spec.strip() if is_preset(spec) else str(Path(spec).resolve())
