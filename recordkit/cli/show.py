@@ -99,9 +99,11 @@ def _format_text(info: dict, width: int) -> str:
     lines.append(f"  Status: {status}" + (f" — {_one_line(note)}" if note else ""))
     lines.append(f"  Kind: {info['kind']}    File: {info['path']}")
     skip = {"id", "title", "status", "status_note", "promote_when"}
+    dates = info.get("dates") or {}
     for k, v in info["fields"].items():
         if k in skip:
             continue
+        v = dates.get(k, v)           # (epoch milliseconds as their date)
         if isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
             v = ", ".join(x if isinstance(x, str) else yaml_text(x) for x in v)
         elif not isinstance(v, str):

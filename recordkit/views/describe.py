@@ -54,9 +54,13 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
     mentioned_by = sorted({src for src, _, d in g.in_edges(record_id, data=True) if d["origin"] == "body"},
                           key=id_sort_key)
     fields = to_plain({k: v for k, v in rec.meta.items() if k not in schema.relations})
+    # a date field of epoch numbers (Dendron's milliseconds), as its date
+    dates = {k: schema.date_text(rec.kind, k, v) for k, v in rec.meta.items()
+             if isinstance(v, int) and not isinstance(v, bool) and schema.epoch_unit(rec.kind, k)}
     info = {
         "id": rec.id, "kind": rec.kind, "title": rec.title, "status": rec.status,
-        "path": path_text(display_path(rec.path)), "fields": fields, "relations": relations, "derived": derived,
+        "path": path_text(display_path(rec.path)), "fields": fields,
+        "dates": {k: d for k, d in dates.items() if d is not None}, "relations": relations, "derived": derived,
         "backlinks": {label: [{"id": s, "title": records[s].title} for s in ids]
                       for label, ids in backlinks(corpus, record_id).items()},
         "mentions": mentions_out,

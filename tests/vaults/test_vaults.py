@@ -605,3 +605,22 @@ def test_a_madr_decision_superseded_by_another_has_the_status_superseded(tmp_pat
     assert sorted(p.name for p in (tmp_path / "site" / "status").iterdir()) == ["accepted.html", "superseded.html"]
     q = run_cli("query", "select status from records where id = '0001-use-sqlite'", "--format", "csv", cwd=tmp_path)
     assert q.stdout == "status\nsuperseded\n"
+
+
+def test_dendron_epoch_dates_are_shown_as_dates(tmp_path):
+    """Dendron writes created/updated as epoch milliseconds: query and the
+    page's header gave dates, but show and the site's Properties printed
+    1767434400000."""
+    write(tmp_path, "notes/proj.md", "---\nid: a1\ntitle: Proj\n---\n\nSee [[eval]].\n")
+    write(tmp_path, "notes/eval.md", "---\nid: c3\ntitle: Bench\nupdated: 1772363700000\ncreated: 1767434400000\n"
+          "---\n\nx [[proj]]\n")
+    (tmp_path / "recordkit.toml").write_text('root = "notes"\nschema = "preset:dendron"\n')
+    out = run_cli("show", "eval", cwd=tmp_path).stdout
+    assert "Updated: 2026-03-01" in out and "Created: 2026-01-03" in out and "1767434400000" not in out, out
+    info = json.loads(run_cli("show", "eval", "--format", "json", cwd=tmp_path).stdout)
+    assert info["dates"] == {"updated": "2026-03-01", "created": "2026-01-03"}
+    assert info["fields"]["created"] == 1767434400000
+    run_cli("build", "-o", "site", "-q", cwd=tmp_path, check=True)
+    page = (tmp_path / "site" / "note" / "eval.html").read_text()
+    assert "<dt>Created</dt>\n<dd><ul class=\"rk-items\">\n<li>2026-01-03</li>" in page
+    assert "1767434400000" not in page and "1772363700000" not in page

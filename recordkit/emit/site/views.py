@@ -297,6 +297,8 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
             continue
         if value is None or value == [] or value == "":
             continue
+        if isinstance(value, int) and not isinstance(value, bool) and schema.epoch_unit(rec.kind, key):
+            value = schema.date_text(rec.kind, key, value) or value     # (Dendron's epoch milliseconds)
         props.append({"label": humanize(key), "kind": "field", "items": _value_items(value)})
 
     st = site.data.standings.get(rid)
