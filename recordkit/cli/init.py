@@ -53,7 +53,9 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
                               "(move it away, or edit it)")
     root_text = os.path.relpath(folder.resolve(), here.resolve()).replace(os.sep, "/")
     if infer:
-        inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset)
+        from ..corpus.mentions import body_tags
+        inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset,
+                                    body_tags=body_tags)
         schema_text = inference.schema_yaml()
         for line in inference.report():
             click.echo(line)

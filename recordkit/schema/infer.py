@@ -112,6 +112,7 @@ class Inference:
     link_counts: dict = field(default_factory=dict)
     tag_pattern: str | None = None
     tag_note: str = ""
+    tag_inline: bool = False          # the bodies hold #tags (Obsidian's, Foam's)
     preset: str | None = None
 
     # -- the proposal, as text -------------------------------------------
@@ -146,7 +147,8 @@ class Inference:
             out.append(f"  {key}: {_flow(self.links[key])}")
         out.append("")
         if self.tag_pattern:
-            out += [f"# tags: {self.tag_note}", "tags:", f"  pattern: {_q(self.tag_pattern)}", ""]
+            out += [f"# tags: {self.tag_note}", "tags:", f"  pattern: {_q(self.tag_pattern)}"]
+            out += ["  inline: true", ""] if self.tag_inline else [""]
         out.append("fields:")
         if not self.fields:
             out.append("  {}")
@@ -219,8 +221,10 @@ class Inference:
 
 
 # -- the inference -------------------------------------------------------
-def infer(samples, preset: str | None = None) -> Inference:
-    """Infer a schema from ``samples`` (an iterable of :class:`Sample`)."""
+def infer(samples, preset: str | None = None, body_tags=None) -> Inference:
+    """Infer a schema from ``samples`` (an iterable of :class:`Sample`).
+    ``body_tags``: body -> its ``#tags`` (:func:`recordkit.corpus.mentions.body_tags`),
+    to read the tags written in the text; None: only ``tags`` fields."""
     inf = Inference(preset=preset)
     samples = list(samples)
     inf.files = len(samples)
@@ -242,7 +246,7 @@ def infer(samples, preset: str | None = None) -> Inference:
     _infer_fields(inf, metas, set(ids.values()) | set(stems))
     inf.title_from = ["field:title", "h1", "stem"]
     _infer_links(inf, samples, metas)
-    _infer_tags(inf, metas)
+    _infer_tags(inf, metas, samples, body_tags)
     return inf
 
 
@@ -690,13 +694,21 @@ def _infer_links(inf: Inference, samples, metas) -> None:
     inf.link_counts = {"wikilinks": wikilinks, "Markdown links to .md": markdown, "front-matter links": fm_links}
 
 
-def _infer_tags(inf: Inference, metas) -> None:
+def _infer_tags(inf: Inference, metas, samples=(), body_tags=None) -> None:
+    """The tags' shape (the first of TAG_PATTERNS every tag fits), from the
+    ``tags`` fields and the bodies' ``#tags`` (which, when there are any,
+    make ``tags.inline`` true: Obsidian and Foam read them as tags).
+    ``body_tags``: body -> its #tags (the corpus's scanner, given by the
+    caller: the schema stage does not read bodies itself)."""
     tags = []
     for s in metas:
         t = s.meta.get("tags")
         for x in (t if isinstance(t, list) else [t]):
             if isinstance(x, str) and x.strip():
                 tags.append(x.strip())
+    inline = [t for s in samples if s.body and "#" in s.body for t in body_tags(s.body)] if body_tags else []
+    inf.tag_inline = bool(inline)
+    tags += inline
     if not tags:
         return
     # a tag with a space or a bracket is a slip, not a convention
@@ -706,8 +718,8 @@ def _infer_tags(inf: Inference, metas) -> None:
         if all(rx.match(t) for t in clean):
             inf.tag_pattern = pattern
             slips = len(tags) - len(clean)
-            inf.tag_note = f"{len(tags)} tags, {name}" + (f" ({slips} with a space or bracket: RK206 shows them)"
-                                                           if slips else "")
+            inf.tag_note = f"{len(tags)} tags" + (f" ({len(inline)} in the text)" if inline else "") + \
+                f", {name}" + (f" ({slips} with a space or bracket: RK206 shows them)" if slips else "")
             return
     inf.tag_pattern = TAG_PATTERNS[-2][1]
     inf.tag_note = f"{len(tags)} tags of several shapes: any word characters, nested with /"

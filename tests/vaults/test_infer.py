@@ -122,3 +122,20 @@ def test_init_infer_on_the_research_record(tmp_path):
     errors = [line for line in lint.stdout.splitlines() if ": RK" in line and "RK307" not in line]
     assert not errors, errors
     assert Path(tmp_path / "recordkit.schema.yaml").read_text(encoding="utf-8").startswith("# recordkit schema")
+
+
+def test_tags_written_in_the_text_are_inferred_inline(tmp_path):
+    """A Foam or Obsidian vault that tags in the text (``#soil/carbon``):
+    init --infer read only tags: fields, so the schema had no tags and
+    the vault lost every tag (a hunt of vault workflows)."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "biochar.md").write_text("# Biochar\n\nSee [[soil]]. #soil/carbon #todo\n")
+    (notes / "soil.md").write_text("# Soil\n\nBack to [[biochar]]. #soil\n\n```\n#not-a-tag\n```\n")
+    proc = run_cli("init", "--infer", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    schema = yaml.safe_load((tmp_path / "recordkit.schema.yaml").read_text())
+    assert schema["tags"]["inline"] is True
+    out = run_cli("query", "select record, tag from tags order by tag", "--format", "csv", cwd=tmp_path).stdout
+    assert out == "record,tag\nsoil,soil\nbiochar,soil/carbon\nbiochar,todo\n", out
+    assert "All checks passed" in run_cli("lint", cwd=tmp_path).stdout
