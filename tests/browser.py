@@ -335,3 +335,25 @@ class PageProbe:
 
     def close(self):
         self.context.close()
+
+
+class Tab:
+    """A browser context and page that collect what goes wrong: console
+    errors, uncaught exceptions, failed requests (but one cut short by
+    leaving the page, net::ERR_ABORTED).  ``with Tab(browser) as t:``."""
+
+    def __init__(self, browser, width=1280, height=900, dark=False):
+        self.context = browser.new_context(viewport={"width": width, "height": height},
+                                           color_scheme="dark" if dark else "light")
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"{m.text} @ {self.page.url}"))
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror {e} @ {self.page.url}"))
+        self.page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "")
+                     and self.errors.append(f"requestfailed {r.url} {r.failure}"))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.context.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import ARTIFACTS, chromium_available, launch_chromium
+from browser import ARTIFACTS, chromium_available, Tab, launch_chromium
 from conftest import run_cli
 from site_fixtures import XSS_ID, XSS_RECORD, copy_example
 
@@ -34,23 +34,6 @@ def browser():
         yield b
 
 
-class Tab:
-    def __init__(self, browser, width=1280, height=900, dark=False):
-        self.context = browser.new_context(viewport={"width": width, "height": height},
-                                           color_scheme="dark" if dark else "light")
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"{m.text} @ {self.page.url}"))
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror {e} @ {self.page.url}"))
-        # a request cut short by leaving the page (net::ERR_ABORTED) is no fault
-        self.page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "")
-                     and self.errors.append(f"requestfailed {r.url} {r.failure}"))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.context.close()
 
 
 def follow(page, link):

@@ -14,7 +14,7 @@ import unicodedata
 
 import pytest
 
-from browser import chromium_available, launch_chromium
+from browser import chromium_available, Tab, launch_chromium
 from conftest import run_cli
 from site_fixtures import copy_example
 
@@ -65,20 +65,6 @@ def browser():
         yield b
 
 
-class Tab:
-    def __init__(self, browser, width=1280, height=900, dark=False):
-        self.context = browser.new_context(viewport={"width": width, "height": height},
-                                           color_scheme="dark" if dark else "light")
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"{m.text} @ {self.page.url}"))
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror {e} @ {self.page.url}"))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.context.close()
 
 
 def _colour(page, value: str) -> str:
