@@ -59,13 +59,21 @@ def first_h1(body: str, code: list | None) -> str | None:
 _LIST_OR_RULE_RE = re.compile(r"\s*(?:[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|[-*_ ]{3,}$|\|)")
 
 
+#: a front-matter id longer than this is not taken (RK105 says so): the id
+#: is written wherever the record is named (every mention row of an
+#: export, every edge, every page that links it), so a 150,000-character id
+#: with 11,000 mentions made a 3.5 GB database; no one writes an id that long
+MAX_ID_LENGTH = 256
+
+
 def record_id(meta: dict, relpath: str, stem: str, sources) -> str:
     """The record's id: the first of ``sources`` (``id_from``) that yields a
-    non-empty string; the file's stem when none does."""
+    non-empty string of at most :data:`MAX_ID_LENGTH` characters; the file's
+    stem when none does."""
     for src, arg in sources:
         if src == "field":
             v = meta.get(arg)
-            if isinstance(v, str) and v:
+            if isinstance(v, str) and v and len(v) <= MAX_ID_LENGTH:
                 return v
         elif src == "stem":
             return stem

@@ -15,7 +15,7 @@ from ..config import DEFAULT_MAX_FILE_SIZE
 from ..common.reading import file_kind, read_fd
 from ..common.text import kind_of
 from .frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
-from .identity import is_research_identity, record_id, record_kind, record_title
+from .identity import MAX_ID_LENGTH, is_research_identity, record_id, record_kind, record_title
 from .mentions import code_ranges, scan_suppressions, with_percent_comments
 from .model import Diagnostic, Record, Target
 from .resolve import body_links
@@ -107,7 +107,7 @@ def _identify(rec: Record, data: dict, schema) -> None:
     stem = rec.path.stem
     if is_research_identity(schema):   # the research record's way, at the cost of today's
         rid = data.get("id")
-        rec.id = rid if isinstance(rid, str) and rid else stem
+        rec.id = rid if isinstance(rid, str) and rid and len(rid) <= MAX_ID_LENGTH else stem
         rec.kind = schema.kind_of(rec.id) if not schema.page_globs or not schema.is_page(rec.relpath) else None
         t = data.get("title")
         if isinstance(t, str) and t.strip():

@@ -849,3 +849,23 @@ def test_the_streamed_table_is_the_table(table, width):
     n = write_table(columns, iter([tuple(r) for r in rows]), out.append, width)
     assert n == len(rows)
     assert "".join(out) == format_table(Result(columns, [tuple(r) for r in rows], set()), width) + "\n"
+
+
+def test_an_over_long_id_is_not_taken(record_copy):
+    """A fuzzer's record: an `id` of 150,000 digits and 11,000 mentions made
+    `export` write 3.5 GB (every mention row held the id).  Such an id is
+    RK105 and the record is named by its file instead."""
+    long_id = "LIT-" + "1" * 150_000
+    path = record_copy / "records" / "lit" / "long-one.md"
+    path.write_text(f"---\nid: {long_id}\ntitle: Long\nstatus: queued\n---\n" + "See THEORY-798. " * 11_000)
+    lint = run_cli("lint", "--format", "json", cwd=record_copy)
+    mine = [d for d in json.loads(lint.stdout) if d["filename"].endswith("long-one.md")]
+    assert [(d["code"], d["location"]["row"]) for d in mine if d["code"] in ("RK105", "RK106")] == [("RK105", 2)]
+    assert "150,004 characters long" in mine[0]["message"] and "named `long-one` instead" in mine[0]["message"]
+    out = record_copy / "record.db"
+    proc = run_cli("export", "--sqlite", str(out), cwd=record_copy)
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size < 20 * 2 ** 20
+    db = sqlite3.connect(out)
+    assert db.execute("SELECT count(*) FROM mentions WHERE record = 'long-one'").fetchone() == (11_000,)
+    assert db.execute("SELECT max(length(record)) FROM mentions").fetchone()[0] < 300

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...common.didyoumean import near_words
 from ...common.text import int_text, kind_of, yaml_text
+from ...corpus.identity import MAX_ID_LENGTH
 from ..registry import rule
 
 
@@ -189,7 +190,9 @@ def invalid_id(ctx, rec):
     another `id_pattern` the message names that pattern; with an `id_from`
     that falls back to the file's name or path, a missing `id` is not
     reported and the id taken from the file is checked instead; with no
-    `id_pattern`, only a missing or non-text `id` is reported.
+    `id_pattern`, only a missing or non-text `id` is reported.  An `id` of
+    over 256 characters is reported too, and not taken: the record is named
+    by its file instead.
 
     ## Why is this bad
     The id is how every other record and every body mention names this one.
@@ -225,6 +228,9 @@ def invalid_id(ctx, rec):
         return [ctx.diag("RK105", f"`{name}` `{written}` is read by YAML as {kind_of(rid)}, not as text: quote it "
                                   f"(`{name}: \"{written}\"`){_id_shape(schema)}{_expected(schema, rec)}",
                          rec, rec.value_pos(name))]
+    if len(rid) > MAX_ID_LENGTH:
+        return [ctx.diag("RK105", f"`{name}` is {len(rid):,} characters long, over the {MAX_ID_LENGTH} an id may "
+                                  f"have: the record is named `{rec.id}` instead", rec, rec.value_pos(name))]
     if rx is not None and not rx.match(rid):
         return [ctx.diag("RK105", f"`{name}` `{yaml_text(rid)}` {_not_of_pattern(schema)}", rec, rec.value_pos(name))]
     return None
@@ -316,7 +322,7 @@ def id_file_mismatch(ctx, rec):
     if schema.page_globs and schema.is_page(rec.relpath):
         return None
     rid = rec.meta.get(name)
-    if isinstance(rid, str) and schema.id_re.match(rid) and rid != rec.stem:
+    if isinstance(rid, str) and len(rid) <= MAX_ID_LENGTH and schema.id_re.match(rid) and rid != rec.stem:
         return [ctx.diag("RK106", f"`{name}` {rid} differs from the file name {rec.path.name}", rec,
                          rec.value_pos(name))]
     return None
