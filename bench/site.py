@@ -170,6 +170,81 @@ def markdown_floor(root: Path) -> float:
     return time.perf_counter() - t0
 
 
+def markdown_floor_two_cores(root: Path) -> float:
+    """The markdown floor on both cores: two forked processes, each rendering
+    every other body (read before the fork), timed from the fork to the
+    second exit.  What a build that did nothing but render its bodies, on
+    both cores, would take."""
+    from markdown_it import MarkdownIt
+    md = MarkdownIt("commonmark")
+    bodies = []
+    for p in sorted(root.rglob("*.md")):
+        t = p.read_text(encoding="utf-8")
+        if t.startswith("---"):
+            end = t.find("\n---", 4)
+            t = t[end + 4:] if end > 0 else t
+        bodies.append(t)
+    t0 = time.perf_counter()
+    pids = []
+    for k in range(2):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for b in bodies[k::2]:
+                    md.render(b)
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    return time.perf_counter() - t0
+
+
+def write_floor_two_cores(site: Path, scratch: Path) -> tuple[float, int]:
+    """Seconds to write a built site's files again (as many, as large, in
+    folders of the same names), two forked processes taking every other
+    file, each file written as the build writes it (a temporary file and a
+    rename); and how many files there are."""
+    files = [(p.relative_to(site), p.stat().st_size) for p in sorted(site.rglob("*")) if p.is_file()]
+    shutil.rmtree(scratch, ignore_errors=True)
+    for d in sorted({rel.parent for rel, _ in files}):
+        (scratch / d).mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    pids = []
+    for k in range(2):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for rel, size in files[k::2]:
+                    path = scratch / rel
+                    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                    with open(tmp, "wb") as fh:
+                        fh.write(b"x" * size)
+                    os.replace(tmp, path)
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    took = time.perf_counter() - t0
+    shutil.rmtree(scratch, ignore_errors=True)
+    return took, len(files)
+
+
+def stage_times(root: Path, out: Path, cwd: Path) -> dict:
+    """A cold build's seconds by stage (load, gather, pages with the lists
+    made meanwhile, search), from the build's own report, in a fresh
+    process as the CLI runs it."""
+    code = ("import json, sys; from pathlib import Path; from recordkit.config import load_config; "
+            "from recordkit.emit.site import build_site; cfg = load_config(sys.argv[1]); "
+            "cfg.root = Path(sys.argv[1]).resolve(); cfg.cache_dir = Path(sys.argv[3]) / '.recordkit'; "
+            "print(json.dumps(build_site(cfg, sys.argv[2]).timings))")
+    proc = subprocess.run([sys.executable, "-c", code, str(root), str(out), str(cwd)], capture_output=True,
+                          text=True, env=_env(), cwd=cwd, check=True)
+    import json
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def edit_one(root: Path, k: int) -> None:
     p = sorted((root / "question").glob("*.md"))[0]
     text = p.read_text(encoding="utf-8")
@@ -207,6 +282,9 @@ def main() -> None:
     print(f"machine yardstick (yaml.load of every front matter): {yaml_reference(root, 1):.2f} s")
     floor = markdown_floor(root)
     print(f"markdown floor: plain markdown-it-py over {args.count} bodies on one core: {floor:.2f} s")
+    floor2 = markdown_floor_two_cores(root)
+    print(f"markdown floor on both cores (two processes, half the bodies each): {floor2:.2f} s "
+          f"({floor / floor2:.2f}x the one-core floor)")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         work = tmp / "records"
@@ -226,6 +304,17 @@ def main() -> None:
               f"(runs {', '.join(f'{x:.2f}' for x in cold)}; target ≤ 10 s) — "
               f"{statistics.median(cold) / floor:.2f}x the markdown floor; CPU (user+sys, all processes) "
               f"median {statistics.median(CPU):.2f} s (runs {', '.join(f'{x:.2f}' for x in CPU)})")
+        stages = stage_times(work, tmp / "cold-stages", fresh_cwd(tmp / "cwd-stages"))
+        writes, nfiles = write_floor_two_cores(tmp / "cold-stages", tmp / "write-floor")
+        shutil.rmtree(tmp / "cold-stages")
+        load = stages.get("load", 0.0)
+        print("where a cold build's time goes (one more cold build, its own report): "
+              + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
+        print(f"writing its {nfiles} files again, on both cores, nothing else: {writes:.2f} s")
+        print(f"so a build that loads the record before it renders (a page needs every id, title and "
+              f"backlink), renders its bodies with markdown-it-py and writes its pages cannot go below "
+              f"{load + floor2 + writes:.2f} s here (load {load:.2f} + markdown on both cores {floor2:.2f} "
+              f"+ writes {writes:.2f}), before any template, key or search index")
         out = tmp / f"cold-{args.runs - 1}"
         warm = []
         del CPU[:]
