@@ -536,15 +536,29 @@ def test_an_ambiguous_name_exits_2_listing_the_candidates(make_record, tmp_path)
 
 def test_new_after_an_id_too_long_for_a_number_says_so(record_copy):
     """An id whose number Python cannot read (5,000 digits, found by the
-    fuzz test) is a message with exit 2, not a traceback."""
+    fuzz test) was a traceback; it is now no id at all (over the 256
+    characters an id may have: RK105, the record named by its file), so
+    `new` goes on from the record's real ids, as it does past one of 250
+    digits (an id, whose number no next id is made from)."""
     root = record_copy / "records"
     huge = "THEORY-" + "9" * 5000
     (root / "theory" / f"{huge[:7]}x.md").write_text(
         f"---\nid: {huge}\ntitle: Far\nstatus: proposed\nsource: LIT-849\n---\n", encoding="utf-8")
     proc = run_cli("new", "THEORY", "--title", "Next", "--field", "source=LIT-849", cwd=record_copy)
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "5,000 digits" in proc.stderr
+    made = [p for p in (root / "theory").glob("THEORY-*.md") if "Next" in p.read_text(encoding="utf-8")]
+    assert len(made) == 1 and len(made[0].stem) < 20, made
+    lint = run_cli("lint", "--select", "RK105", cwd=record_copy)
+    assert "5,007 characters long" in lint.stdout, lint.stdout
+    made[0].unlink()
+    long = "THEORY-" + "9" * 250
+    (root / "theory" / f"{huge[:7]}x.md").write_text(
+        f"---\nid: {long}\ntitle: Far\nstatus: proposed\nsource: LIT-849\n---\n", encoding="utf-8")
+    proc = run_cli("new", "THEORY", "--title", "Next", "--field", "source=LIT-849", cwd=record_copy)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    made = [p for p in (root / "theory").glob("THEORY-*.md") if "Next" in p.read_text(encoding="utf-8")]
+    assert len(made) == 1 and len(made[0].stem) < 20, made
 
 
 def test_rename_past_a_named_pipe_and_a_file_too_large_to_read(record_copy):
