@@ -11,6 +11,7 @@ checked against the graph before, OLD read as INTO).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..common.splice import apply_fixes
@@ -170,12 +171,35 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
             target = copy.copy(dst)
             target.meta = {**dst.meta, "aliases": dst.aliases + [a for a in theirs if a not in dst.aliases]}
         namer = namer_for(corpus, old, target)
-        texts, plan.references = relink_all(corpus, src, namer, skip=(src,))
+        texts, plan.references = relink_all(corpus, src, namer, skip=(src, dst))
+        for r in corpus.files:
+            if r.path in texts:
+                head = parse_text(texts[r.path], r.path, r.relpath, schema)[0].body_offset
+                texts[r.path] = _retitled(texts[r.path], head, r.relpath, namer, src.title, dst.title)
+        from ..corpus.resolve import link_settings, resolver_for
+        from .relink import derived_edits, front_matter_edits
+        before, settings = resolver_for(corpus), link_settings(schema)
+        # INTO's links to OLD, and OLD's to INTO or to itself, would be links
+        # of the merged note to itself: made plain text (_unlinks), the rest
+        # of INTO's links to OLD rewritten as everywhere else
+        unlinked, dropped = _unlinks(dst, dst.text, (old,), before, settings)
+        edits = front_matter_edits(dst, dst.text, old, before, namer, settings) + \
+            body_edits(dst, dst.text, old, before, namer, settings, None, records)
+        if schema.derive_patterns:
+            edits += derived_edits(dst, dst.text, old, before, namer, settings, schema)
+        edits = _outside(edits, unlinked)
+        plan.references += sum(len(e) == 3 for e in set(edits))
+        if edits or unlinked:
+            texts[dst.path] = spliced(dst.text, edits + unlinked)
         # OLD's body, read from INTO's file: its links to OLD reach INTO, its
         # relative links are redone from INTO's folder
-        from ..corpus.resolve import link_settings, resolver_for
-        moved_src = spliced(src.text, body_edits(src, src.text, old, resolver_for(corpus), namer,
-                                                   link_settings(schema), dst.relpath, records))
+        unlinked, more = _unlinks(src, src.text, (old, into), before, settings)
+        dropped += more
+        moved_src = spliced(src.text, _outside(body_edits(src, src.text, old, before, namer, settings, dst.relpath,
+                                                          records), unlinked) + unlinked)
+        if dropped:
+            plan.notes.append(f"links of {old} and {into} to each other, now of {into} to itself, made plain text: "
+                              + some_of(dropped, shown=PLACES_SHOWN))
     # 2. every other file: OLD -> INTO, a relation item that would repeat INTO removed
     for rec in sorted(corpus.files, key=lambda r: r.relpath) if not vault else ():
         if rec is src or old not in rec.text:
@@ -239,11 +263,35 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         raise AuthorError(f"{dst.relpath}: overlapping edits; merge by hand")
     eol = _eol(into_text)
     body = (moved_src[src.body_offset:] if vault else src.body).strip("\r\n")
+    defs = ""
+    if vault:
+        # the link reference definitions that end each note (Foam writes
+        # one per wikilink there) are one block at the end of the merged
+        # note, as Foam keeps them, each label once: not INTO's before the
+        # merged text and OLD's after it
+        head = parse_text(into_text, dst.path, dst.relpath, schema)[0].body_offset
+        k = _trailing_definitions(into_text, head)
+        mine, into_text = into_text[k:], into_text[:k]
+        k = _trailing_definitions(body, 0)
+        body, theirs = body[:k].strip("\r\n"), body[k:]
+        defs, differ = _merged_definitions(mine, theirs, into_text[head:])
+        if differ:
+            plan.notes.append(f"{old}'s definition{'s' if len(differ) != 1 else ''} of " + ", ".join(differ)
+                              + f" left out: {into} defines {'them' if len(differ) != 1 else 'it'} otherwise")
+        if defs:
+            into_text = into_text.rstrip("\r\n") + eol if into_text.strip("\r\n") else into_text
     if body:
         if not into_text.endswith("\n"):
             into_text += eol
         heading = f"## Merged from “{src.title}”" if src.title else "## Merged"
         into_text += f"{eol}{heading}{eol}{eol}" + body.replace("\r\n", "\n").replace("\n", eol) + eol
+    if defs:
+        if not into_text.endswith("\n"):
+            into_text += eol
+        into_text += (eol if into_text.strip("\r\n") else "") + defs.replace("\r\n", "\n").replace("\n", eol) + eol
+    if vault:
+        head = parse_text(into_text, dst.path, dst.relpath, schema)[0].body_offset
+        into_text = _retitled(into_text, head, dst.relpath, namer, src.title, dst.title)
     if not vault:
         into_text = retarget(parse_text(into_text, dst.path, dst.relpath, schema)[0], old, into, pattern).text
     texts[dst.path] = into_text
@@ -272,6 +320,243 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         plan.notes.append(f"{old} inside code or a link's address (not a reference, left as it is): "
                           + some_of(left, shown=PLACES_SHOWN))
     return plan
+
+
+def _outside(edits: list, spans: list) -> list:
+    """``edits`` but those inside one of ``spans`` (a link made plain text)."""
+    return [e for e in edits if not any(s <= e[0] and e[1] <= t for s, t, *_ in spans)]
+
+
+def _unlinks(rec, text: str, targets: tuple, before, settings) -> tuple[list, list]:
+    """The edits (start, end, replacement; offsets in ``text``, ``rec``'s)
+    that make plain text of each link of ``rec``'s body to one of
+    ``targets`` as a whole note (no ``#heading`` or ``^block``): after the
+    merge it would be a link of the merged note to itself.  Such a link
+    reaches nothing (the reader is there) and Foam shows it as a link all
+    the same, so it is not rewritten to a self-link; nor dropped, which
+    would cut words out of a sentence: it becomes the words the reader saw
+    (its label, or its target as written; a Markdown link's text).  An
+    embed on a line of its own is dropped with its line (what it showed is
+    in the merged note now).  A link reference definition of such a link
+    is dropped, and the ``[text][label]`` links that used one become their
+    text.  A link to a heading or block stays a link (and Foam's definition
+    of it, labelled ``[note#heading]``): it still goes somewhere, within
+    the note.  Also returns where each link was (``file:line``), for a
+    note."""
+    from ..corpus.anchors import markdown_fragment
+    from ..corpus.mentions import _MD_DEF_AT_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _inside, _links, code_ranges, \
+        markdown_destination
+    from ..corpus.resolve import _form
+    base = rec.body_offset
+    body = text[base:]
+    code = code_ranges(body)
+    label_first = settings.wikilink_order == "label-first"
+
+    def reaches(target: str, form: str) -> bool:
+        return before.resolve(target, from_path=rec.relpath, form=form).target in targets
+
+    def section(label: str) -> bool:
+        """Whether a definition is Foam's of a link to a heading or block."""
+        name = label.rsplit("|", 1)[-1] if label_first else label.split("|", 1)[0]
+        return "#" in name or "^" in name
+
+    def whole_line(ws: int, we: int) -> tuple[int, int]:
+        ls = body.rfind("\n", 0, ws) + 1
+        le = body.find("\n", we)
+        return ls, len(body) if le < 0 else le + 1
+
+    out, labels, spans, at = [], [], [], []     # (at: where each link made plain text starts)
+    for ws, we, target, label, form in _links(body, settings):
+        spans.append((ws, we))
+        if code and _inside(code, ws):
+            continue
+        if form == "markdown":
+            d = markdown_destination(body, ws, we)
+            if d is None or markdown_fragment(d.group(1)) or not reaches(target, "markdown"):
+                continue
+            if d.re is not _MD_DEF_AT_RE:       # (a definition: below)
+                out.append((ws, we, label))
+                at.append(ws)
+            continue
+        m = (_WIKI_LABEL_FIRST_RE if label_first else _WIKI_RE).match(body, ws + 1 if form == "embed" else ws)
+        g = 2 if label_first else 1
+        if m is None or body[m.end(g):m.end(g) + 1] in ("#", "^") or not reaches(target, _form(target)):
+            continue
+        ls, le = whole_line(ws, we)
+        at.append(ws)
+        if form == "embed" and not (body[ls:ws] + body[we:le]).strip():
+            if body[ls - 2:ls] in ("\n\n", "") and body[le:le + 1] == "\n":
+                le += 1                 # (a paragraph of its own: one blank line stays between its neighbours)
+            out.append((ls, le, ""))
+        else:
+            shown = m.group(3 - g)
+            out.append((ws, we, (shown if shown and shown.strip() else m.group(g)).rstrip("\\").strip()))
+    # the definitions of such links: ``[note]: note.md``, and Foam's without .md (``[note]: note "Note"``)
+    for ls, le, m in _definition_lines(body, code):
+        target, fragment = _definition_target(m.group(2))
+        if target is None or fragment or section(m.group(1)) or not reaches(target, "markdown"):
+            continue
+        labels.append(m.group(1))
+        out.append((ls, le, ""))
+    # the ``[text][label]``, ``[label][]`` and ``[label]`` links that used a definition dropped
+    for label in labels:
+        name = re.escape(label)
+        for m in re.finditer(r"\[([^\[\]\n]*)\]\[" + name + r"\]|\[(" + name + r")\](?:\[\]|(?![\[(:]))", body, re.I):
+            s, e = m.span()
+            if body[s - 1:s] in ("!", "]", "\\") or any(a <= s < b for a, b in spans) or (code and _inside(code, s)):
+                continue
+            out.append((s, e, m.group(1) if m.group(1) is not None else m.group(2)))
+            at.append(s)
+    lines = sorted({rec.body_line + body.count("\n", 0, s) for s in at})
+    where = [f"{rec.relpath}:{n}" for n in lines]
+    return sorted({(base + s, base + e, new) for s, e, new in out}), where
+
+
+#: a line of a link reference definition (its label: group 1), as
+#: :func:`~recordkit.corpus.mentions.definitions` reads one
+_DEF_LINE_RE = re.compile(r" {0,3}\[([^\[\]\n^][^\[\]\n]{0,998})\]:[ \t]*(<[^<>\n]{0,2048}>|[^\s<>]{1,2048})"
+                          r"(?:[ \t]+(\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'|\([^()\n]{0,2048}\)))?[ \t]*\r?")
+
+
+def _definition_lines(body: str, code: list):
+    """(start, end, match of :data:`_DEF_LINE_RE`) of each line of ``body``
+    that is a link reference definition, outside ``code`` (``end``: after
+    its line break; a line break of either kind: a note may be CRLF).  A
+    definition cannot interrupt a paragraph: a line after a paragraph's is
+    its text."""
+    from ..corpus.mentions import _CLOSES_BLOCK_RE, _HEADING_LINE_RE, _inside
+    pos, prev = 0, ""
+    for line in body.split("\n"):
+        start, pos = pos, min(pos + len(line) + 1, len(body))
+        m = _DEF_LINE_RE.fullmatch(line)
+        opens = not prev.strip() or _DEF_LINE_RE.fullmatch(prev) or _HEADING_LINE_RE.match(prev.rstrip("\r") + "\n") \
+            or _CLOSES_BLOCK_RE.match(prev.rstrip("\r"))
+        prev = line
+        if m is not None and opens and not (code and _inside(code, start)):
+            yield start, pos, m
+
+
+def _definition_target(dest: str) -> tuple[str | None, bool]:
+    """The ``.md`` file a definition's destination names (URL-decoded; one
+    of Foam's, without ``.md``, names the file of that name), or None; and
+    whether it names a heading or block of it (``#…``)."""
+    from urllib.parse import unquote
+    from ..corpus.mentions import markdown_target
+    dest = dest[1:-1] if dest.startswith("<") and dest.endswith(">") else dest
+    target = markdown_target(dest)
+    if target is None:
+        path = dest.split("#", 1)[0].split("?", 1)[0]
+        if path and markdown_target(path + ".md") is not None:
+            target = unquote(path) + ".md"
+    return target, "#" in dest
+
+
+def _label_key(label: str) -> str:
+    """A definition's label as CommonMark matches it (case and runs of spaces aside)."""
+    return " ".join(label.split()).casefold()
+
+
+def _retitled(text: str, base: int, from_path: str, namer, old_title: str | None, new_title: str | None) -> str:
+    """``text`` (of a note the merge changed, its body from ``base``) with
+    each link reference definition that names INTO now (``namer``'s) and
+    was Foam's for OLD given INTO's title for OLD's (Foam titles one
+    with its note's: ``[old]: old "Old"`` became ``[into]: into "Old"``,
+    and Foam writes ``"Into"``), and one that repeats an earlier one of
+    its label and destination removed (the note linked to both)."""
+    from ..corpus.mentions import code_ranges
+    body = text[base:]
+    if "]:" not in body:
+        return text
+    edits, seen = [], set()
+    for start, end, m in _definition_lines(body, code_ranges(body)):
+        target, _ = _definition_target(m.group(2))
+        if target is None or not namer.reaches(target, from_path, "markdown"):
+            continue
+        key = (_label_key(m.group(1)), m.group(2))
+        if key in seen:
+            edits.append((base + start, base + end, ""))
+            continue
+        seen.add(key)
+        title = m.group(3)
+        if title and old_title and new_title and old_title != new_title and title[1:-1] == old_title:
+            edits.append((base + start + m.start(3) + 1, base + start + m.end(3) - 1, new_title))
+    from .relink import spliced
+    return spliced(text, edits) if edits else text
+
+
+def _trailing_definitions(text: str, start: int) -> int:
+    """Where the block of link reference definitions (and blank lines) that
+    ends ``text`` begins (``len(text)``: none); ``start``: where the body
+    does.  A definition line right after a paragraph's is its text (a
+    definition cannot interrupt a paragraph), and ends the search."""
+    from ..corpus.mentions import _CLOSES_BLOCK_RE, _HEADING_LINE_RE, code_ranges, _inside
+    lines = text[start:].split("\n")
+    pos = len(text) + 1
+    at = len(text)
+    first = None
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        pos -= len(line) + 1
+        if not line.strip():
+            continue
+        if not _DEF_LINE_RE.fullmatch(line):
+            break
+        first, at = i, pos
+    if first is None:
+        return len(text)
+    # the block's first definition must start a block of its own
+    while first > 0 and lines[first - 1].strip() and not _HEADING_LINE_RE.match(lines[first - 1] + "\n") \
+            and not _CLOSES_BLOCK_RE.match(lines[first - 1].rstrip("\r")):
+        nxt = next((j for j in range(first, len(lines)) if not lines[j].strip()), None)
+        if nxt is None:
+            return len(text)
+        at += sum(len(x) + 1 for x in lines[first:nxt])
+        first = next((j for j in range(nxt, len(lines)) if lines[j].strip()), None)
+        if first is None:
+            return len(text)
+        at += sum(len(x) + 1 for x in lines[nxt:first])
+    code = code_ranges(text[start:])
+    return len(text) if code and _inside(code, at - start) else at
+
+
+def _merged_definitions(mine: str, theirs: str, body: str) -> tuple[str, list[str]]:
+    """One block of link reference definitions from INTO's (``mine``, as
+    they were laid out) and OLD's (``theirs``), each label once (the
+    first, as CommonMark reads them: a second is dead text): OLD's go after
+    INTO's last (before Foam's ``[//end]`` marker, when INTO has its
+    markers; OLD's own markers are left out then).  ``body``: INTO's text
+    before its block (a label defined there is taken).  Also returns the
+    labels of OLD's left out because INTO's name another destination."""
+    from ..corpus.mentions import definitions
+
+    key = _label_key
+    seen = {key(label): None for _, _, _, label, _ in definitions(body, md_only=False)}
+    out, differ = [], []
+    for line in mine.strip("\r\n").split("\n") if mine.strip() else []:
+        m = _DEF_LINE_RE.fullmatch(line)
+        if m is not None:
+            if key(m.group(1)) in seen:
+                continue
+            seen[key(m.group(1))] = m.group(2)
+        out.append(line)
+    markers = any(key(x).startswith("//") for x in seen)
+    end = next((i for i, line in enumerate(out) if line.lstrip().lower().startswith("[//end]")), len(out))
+    while end > 0 and not out[end - 1].strip():
+        end -= 1
+    added = []
+    for line in theirs.strip("\r\n").split("\n") if theirs.strip() else []:
+        m = _DEF_LINE_RE.fullmatch(line)
+        if m is None or (markers and key(m.group(1)).startswith("//")):
+            continue
+        k = key(m.group(1))
+        if k in seen:
+            if seen[k] is not None and seen[k] != m.group(2) and not k.startswith("//"):
+                differ.append(f"[{m.group(1)}]")
+            continue
+        seen[k] = m.group(2)
+        added.append(line)
+    out[end:end] = added
+    return "\n".join(out), differ
 
 
 def _corpus_after(corpus, texts: dict, removed):

@@ -234,12 +234,14 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
         if new is not None:
             out.append((base + s, base + e, new))
     if "]:" in body:
-        out += _extensionless_definitions(body, base, code, old, rec.relpath, after_path, before, namer)
+        out += _extensionless_definitions(body, base, code, old, rec.relpath, after_path, before, namer,
+                                          rec.id if moved_to is not None else None, records)
     return out
 
 
 def _extensionless_definitions(body: str, base: int, code: list, old: str, from_path: str, after_path: str,
-                               before: Resolver, namer: _Namer) -> list[tuple]:
+                               before: Resolver, namer: _Namer, moved: str | None = None,
+                               records: dict | None = None) -> list[tuple]:
     """The edits of the link reference definitions outside code whose
     destination names the renamed note without ``.md``, as Foam writes
     them by default (``[note-b]: note-b "Note B"``, one per wikilink, so
@@ -247,7 +249,10 @@ def _extensionless_definitions(body: str, base: int, code: list, old: str, from_
     recordkit reads, but a rename that left them would break that link
     (and any ``[text][note-b]``): the destination is given the new path
     (still without ``.md``) and, when it is one of Foam's, the label the
-    new name."""
+    new name.  ``moved``: the id of the note whose text this is, when it
+    moves (a rename to another folder, the merged text of a merge): its
+    definitions of other notes are worked out again from its new place,
+    as its Markdown links are, their labels as they were."""
     from urllib.parse import unquote
     from ..corpus.mentions import _inside, definitions
     out = []
@@ -265,7 +270,16 @@ def _extensionless_definitions(body: str, base: int, code: list, old: str, from_
         if not path or posixpath.splitext(path)[1] or markdown_target(path + ".md") is None:
             continue                    # an extension of its own, an address, a same-page anchor
         with_md = f"<{path}.md{rest}>" if angle else f"{path}.md{rest}"
-        if before.resolve(unquote(path) + ".md", from_path=from_path, form="markdown").target != old:
+        was = before.resolve(unquote(path) + ".md", from_path=from_path, form="markdown").target
+        if was != old:
+            if moved is None or was is None or was == moved or after_path == from_path or records is None \
+                    or was not in records:
+                continue
+            new = namer.markdown(with_md, after_path, was, records[was].relpath)
+            k = -1 if new is None else new.rfind(".md", 0, len(new) - len(rest) - (1 if angle else 0))
+            if k >= 0:
+                # (not a link to the note renamed: not counted as one)
+                out.append((base + d.start(1), base + d.end(1), new[:k] + new[k + 3:], "moved"))
             continue
         new = namer.markdown(with_md, after_path)
         if new is None:
@@ -457,6 +471,8 @@ def plan_vault_rename(corpus, old: str, new: str) -> Plan:
         raise AuthorError(f"{new_relpath} would not read as a note; rename it by hand")
     if new_id in records and new_id != old:
         raise AuthorError(f"{new_id} exists already: {records[new_id].relpath}")
+    from .rename import check_schema_id
+    check_schema_id(schema, new_id, new_relpath, [r for r in corpus.files if r is not rec])
     namer = namer_for(corpus, old, moved, new_relpath)
     texts, count = relink_all(corpus, rec, namer, moved_to=new_relpath)
     new_text = texts.pop(rec.path, rec.text)

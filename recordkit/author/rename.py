@@ -42,6 +42,41 @@ def check_new_id(schema, old: str, new: str) -> None:
                           f"(make a new {kind_new} with `recordkit new` and merge into it)", usage=True)
 
 
+def check_schema_id(schema, new: str, relpath: str, others) -> None:
+    """Refuse a new id the schema would report on the renamed record, at
+    ``relpath`` after the rename: one its ``id_pattern`` does not match
+    (RK105: a MADR decision without its number), or one whose group named
+    by a ``unique: [pattern:GROUP]`` entry is another record's already
+    (RK111: another decision's number).  Read from the schema, as lint
+    reads it, so any schema's pattern and unique groups are held, and a
+    page (the schema's ``pages``) is held to neither, as lint holds it.
+    ``others``: the other records that may hold such a value (not the
+    renamed one: its old value is its own).  A ``field:NAME`` entry is not
+    checked: a rename changes no field's value, only its links."""
+    if schema.page_globs and schema.is_page(relpath):
+        return
+    rx = schema.id_re
+    if rx is None:
+        return
+    m = rx.match(new)
+    if m is None:
+        raise AuthorError(f"{new} does not match the id pattern {rx.pattern}: lint would report it (RK105); "
+                          "choose a name of that form", usage=True)
+    for source, group in schema.unique:
+        value = m.group(group) if source == "pattern" else None
+        if value is None:
+            continue
+        for r in others:
+            if not r.ok or not isinstance(r.id, str) or \
+                    (schema.page_globs and schema.is_page(r.relpath)):
+                continue
+            theirs = rx.match(r.id)
+            if theirs is not None and theirs.group(group) == value:
+                raise AuthorError(f"{new}: {group} {value} is the {group} of {r.relpath} already, and the schema "
+                                  f"keeps it unique: lint would report both (RK111); choose another {group}",
+                                  usage=True)
+
+
 def _names_any(path: Path, needles: list[bytes]) -> bytes | None:
     """The first of ``needles`` the file at ``path`` holds (None: none),
     read in pieces (a file too large to be read whole)."""
@@ -60,11 +95,13 @@ def _names_any(path: Path, needles: list[bytes]) -> bytes | None:
 
 
 def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
-                    max_size: int = DEFAULT_MAX_FILE_SIZE):
+                    max_size: int = DEFAULT_MAX_FILE_SIZE, values: tuple[str, ...] = ()):
     """Parse the files whose bytes name one of ``ids`` (or are named after
     one): (records, other file names by id stem).  A file larger than
     ``max_size`` (``max_file_size``: no command reads it as a record) that
-    names one is refused: it would keep the old id."""
+    names one is refused: it would keep the old id.  ``values``: text whose
+    files (by their bytes or name) are parsed too, to find the records whose
+    id holds it (a unique value of the new id)."""
     import stat
 
     from ..corpus.parse import NotRead, _read
@@ -88,7 +125,8 @@ def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
             continue        # a named pipe, a device, a socket; a large file that names neither
         except OSError as exc:
             raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
-        if first in data or p.name in stems or any(n in data for n in rest):
+        if first in data or p.name in stems or any(n in data for n in rest) or \
+                any(v in p.name or v.encode() in data for v in values):
             rec, _ = parse_bytes(data, p, str(p)[prefix:].replace(os.sep, "/"), schema)
             rec.digest = digest(data)
             out.append(rec)
@@ -101,7 +139,13 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     root = Path(config.root).resolve()
     if files is None:
         files = iter_files(root, config.exclude, config.skip_dirs)
-    recs = read_candidates(root, files, (old, new), schema, config.max_file_size)
+    # the values the new id takes of the schema's `unique: [pattern:GROUP]`
+    # (check_new_id: it matches id_pattern): the files that hold one are
+    # read too, for check_schema_id to find another record of that value
+    m = schema.id_re.match(new) if schema.id_re is not None else None
+    values = tuple(v for source, group in schema.unique if source == "pattern" and (v := m.group(group))) \
+        if m is not None else ()
+    recs = read_candidates(root, files, (old, new), schema, config.max_file_size, values)
     owners = [r for r in recs if r.ok and r.id == old]
     if not owners:
         from ..common.didyoumean import IdIndex
@@ -120,6 +164,7 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     new_path = rec.path.with_name(new + rec.path.suffix) if rec.path.stem == old else rec.path
     if new_path != rec.path and os.path.lexists(new_path):
         raise AuthorError(f"{new_path} exists already")
+    check_schema_id(schema, new, Path(os.path.relpath(new_path, root)).as_posix(), [r for r in recs if r is not rec])
 
     plan = Plan(root=root)
     pattern = token_re(old)
@@ -171,4 +216,4 @@ def _outside_notes(config, old: str) -> list[str]:
         if hits else []
 
 
-__all__ = ["plan_rename", "check_new_id"]
+__all__ = ["plan_rename", "check_new_id", "check_schema_id"]

@@ -37,7 +37,7 @@ def command(ctx, record_id, fmt):
     if fmt == "json":
         click.echo(json_text(info, indent=2))
     else:
-        click.echo(format_text(info) + format_query_blocks(blocks))
+        click.echo(format_text(info, mention_label=corpus.schema.mention_label) + format_query_blocks(blocks))
 
 
 def _unreadable(corpus, name: str) -> str | None:
@@ -73,11 +73,14 @@ def record_argument(corpus, text: str, prog: str, option: str = "") -> str:
     return res.target if res.target is not None else text
 
 
-def format_text(info: dict, width: int = 100) -> str:
+def format_text(info: dict, width: int = 100, mention_label: str = "Mentioned by") -> str:
     """A plain-text rendering of :func:`describe`'s result, safe to print on
     a terminal: control characters and bidi overrides from the record's
-    text show as visible escapes (``\\x1b``)."""
-    return terminal_safe(_format_text(info, width))
+    text show as visible escapes (``\\x1b``).  ``mention_label``: what the
+    records whose text links to this one are listed under, the schema's
+    ``mention.label`` (a vault preset's "Linked from"), as the site and the
+    graph's index name them."""
+    return terminal_safe(_format_text(info, width, mention_label))
 
 
 def _not_there(link: dict) -> str:
@@ -87,7 +90,7 @@ def _not_there(link: dict) -> str:
     return f"(ambiguous: {' or '.join(many[:5])}{' …' if len(many) > 5 else ''})" if many else "(missing)"
 
 
-def _format_text(info: dict, width: int) -> str:
+def _format_text(info: dict, width: int, mention_label: str = "Mentioned by") -> str:
     import textwrap
     lines = [f"{info['id']}: {_one_line(info['title'] or '')}"]
     written = info["fields"].get("status")   # (as written: MADR's "superseded by [ADR-0002](…)", status superseded)
@@ -160,7 +163,7 @@ def _format_text(info: dict, width: int) -> str:
         lines.append("Mentions " + ", ".join(m["id"] + ("" if m["exists"] else " " + _not_there(m))
                                              for m in info["mentions"]))
     if info["mentioned_by"]:
-        lines.append("Mentioned by " + ", ".join(m["id"] for m in info["mentioned_by"]))
+        lines.append(f"{mention_label} " + ", ".join(m["id"] for m in info["mentioned_by"]))
     if info.get("checks"):
         lines.append("")
         lines.append("Checks")
