@@ -133,6 +133,8 @@ function labelThemeButton() {
   if (!b) return;
   var t = document.documentElement.getAttribute("data-theme");
   b.title = t ? "Theme: " + t + " (click to change)" : "Theme: follows the system (click to change)";
+  // a toggle named "Dark theme": pressed while the dark theme is shown
+  b.setAttribute("aria-pressed", currentTheme() === "dark" ? "true" : "false");
 }
 // the theme to show: "dark", "light" or null (the system's); kept when asked
 function setTheme(theme, keep) {

@@ -173,7 +173,7 @@ var themeButton = document.getElementById("rk-theme");
 if (themeButton) themeButton.addEventListener("click", toggleTheme);
 if (window.matchMedia) {
   var systemDark = window.matchMedia("(prefers-color-scheme: dark)");
-  var onSystemTheme = function () { if (!document.documentElement.hasAttribute("data-theme")) applyTheme(); };
+  var onSystemTheme = function () { if (!document.documentElement.hasAttribute("data-theme")) { applyTheme(); labelThemeButton(); } };
   if (systemDark.addEventListener) systemDark.addEventListener("change", onSystemTheme);
   else if (systemDark.addListener) systemDark.addListener(onSystemTheme);
 }

@@ -88,6 +88,9 @@ def browser():
 def _hits(p, q):
     """The ids of the results of ``q``, in order (waiting for the snippets)."""
     p.fill("#rk-q", q)
+    # the list of this query, not the last one's still shown (the list says which it shows)
+    p.wait_for_function("q => document.getElementById('rk-hits').getAttribute('data-q') === q", arg=q,
+                        timeout=5000)
     p.locator("#rk-hits li").first.wait_for(timeout=5000)
     p.wait_for_timeout(200)
     return [a.get_attribute("data-id") for a in p.locator("#rk-hits li[role=option] a").all()]

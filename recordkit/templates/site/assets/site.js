@@ -45,16 +45,22 @@
   function setupTheme() {
     var b = doc.getElementById("rk-theme");
     if (!b) return;
+    var media = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+    function shown() { return html.getAttribute("data-theme") || (media && media.matches ? "dark" : "light"); }
     function label() {
+      /* the button is a toggle named "Dark theme": aria-pressed tells a
+         screen reader whether the dark theme is the one shown */
       var t = html.getAttribute("data-theme");
       b.title = t ? "Theme: " + t + " (click to change)" : "Theme: follows the system (click to change)";
+      b.setAttribute("aria-pressed", shown() === "dark" ? "true" : "false");
     }
     label();
+    if (media) {
+      if (media.addEventListener) media.addEventListener("change", label);
+      else if (media.addListener) media.addListener(label);
+    }
     b.addEventListener("click", function () {
-      var cur = html.getAttribute("data-theme");
-      var sysDark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
-      var shown = cur || (sysDark ? "dark" : "light");
-      var next = shown === "dark" ? "light" : "dark";
+      var next = shown() === "dark" ? "light" : "dark";
       html.setAttribute("data-theme", next);
       try { localStorage.setItem("rk-theme", next); } catch (e) { /* not kept */ }
       label();
@@ -223,14 +229,25 @@
     function show(hits, message) {
       list.textContent = "";
       sel = -1;
+      input.removeAttribute("aria-activedescendant");
       var q = input.value, qs = tokens(q);
       shownFor = q;
-      if (!q.trim()) { list.hidden = true; input.setAttribute("aria-expanded", "false"); return; }
+      list.setAttribute("data-q", q);      // which query the list shows (tests wait on it)
+      if (!q.trim()) { close(); return; }
       if (!hits.length) list.appendChild(el("li", "rk-empty", message || "No record matches."));
       hits.forEach(function (di, k) {
         var d = index.docs[di];
+        /* an option of a listbox is one thing to a screen reader: it holds
+           no link of its own (axe's nested-interactive), so the link is
+           inert (no focus, no click, out of the accessibility tree), the
+           option is named by the hit's id and title, and a click on the
+           option follows the link (see onPick); the arrow keys and Enter
+           work from the search field as before */
         var li = el("li"); li.setAttribute("role", "option"); li.id = "rk-hit-" + k;
+        li.setAttribute("aria-label", d[0] + ": " + d[1]);
+        li.setAttribute("data-id", d[0]);
         var a = el("a"); a.href = ROOT + d[4]; a.setAttribute("data-id", d[0]);
+        a.inert = true; a.setAttribute("inert", "");
         var head = el("span", "rk-hit-title k-" + d[2]);
         head.appendChild(el("span", "rk-dot"));
         highlight(head, d[0] + ": " + d[1], qs);
@@ -248,11 +265,26 @@
       list.hidden = false;
       input.setAttribute("aria-expanded", "true");
     }
+    function close() {
+      list.hidden = true;
+      input.setAttribute("aria-expanded", "false");
+      input.removeAttribute("aria-activedescendant");
+    }
     function run() { clearTimeout(timer); timer = null; ensure(function () { show(search(input.value)); }); }
     function go() {
       var items = list.querySelectorAll("li[role=option]"), pick = items[sel >= 0 ? sel : 0];
       if (pick) window.location.href = pick.querySelector("a").href;
     }
+    function onPick(e) {
+      if (e.type === "auxclick" && e.button !== 1) return;
+      var li = e.target.closest ? e.target.closest("li[role=option]") : null, a = li && li.querySelector("a");
+      if (!a) return;
+      e.preventDefault();
+      if (e.type === "auxclick" || e.ctrlKey || e.metaKey || e.shiftKey) window.open(a.href, "_blank", "noopener");
+      else window.location.href = a.href;
+    }
+    list.addEventListener("click", onPick);
+    list.addEventListener("auxclick", onPick);
     input.addEventListener("focus", function () { ensure(function () {}); });
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 60); });
     input.addEventListener("keydown", function (e) {
@@ -279,7 +311,10 @@
       } else if (e.key === "Enter") {
         if (items.length) { e.preventDefault(); go(); }
       } else if (e.key === "Escape") {
-        list.hidden = true; input.blur();
+        // the list closes and the focus stays in the field; a second
+        // Escape (the list already closed) empties the field
+        if (!list.hidden) { e.preventDefault(); close(); }
+        else if (input.value) { e.preventDefault(); input.value = ""; shownFor = ""; }
       }
     });
     doc.addEventListener("keydown", function (e) {
@@ -288,7 +323,12 @@
       }
     });
     doc.addEventListener("click", function (e) {
-      if (!list.contains(e.target) && e.target !== input) list.hidden = true;
+      if (!list.contains(e.target) && e.target !== input) close();
+    });
+    // Tab out of the field (or the list) closes the list: it would hide the page under it
+    input.parentNode.addEventListener("focusout", function (e) {
+      var to = e.relatedTarget;
+      if (to && to !== input && !list.contains(to)) close();
     });
   }
 
@@ -297,7 +337,11 @@
     var box = doc.getElementById("rk-preview");
     if (!box) return;
     var timer = null, current = null;
-    function hide() { clearTimeout(timer); current = null; box.hidden = true; }
+    function hide() {
+      clearTimeout(timer);
+      if (current && current.getAttribute("aria-describedby") === "rk-preview") current.removeAttribute("aria-describedby");
+      current = null; box.hidden = true;
+    }
     function fill(a, id) {
       var p = previews[id];
       if (!p || current !== a) return;
@@ -309,6 +353,7 @@
       box.appendChild(el("div", "pv-title", p[2]));
       if (p[4]) box.appendChild(el("p", "pv-text", p[4]));
       box.hidden = false;
+      if (!a.hasAttribute("aria-describedby")) a.setAttribute("aria-describedby", "rk-preview");
       var r = a.getBoundingClientRect();
       var left = window.scrollX + r.left;
       var w = box.offsetWidth, maxLeft = window.scrollX + doc.documentElement.clientWidth - w - 8;
@@ -319,8 +364,9 @@
       var top = h > below && (h <= above || above > below) ? r.top - 6 - h : r.bottom + 6;
       box.style.top = (window.scrollY + top) + "px";
     }
+    var HOVERED = "a[data-id], #rk-hits li[data-id]";    // a hit's link is inert: its option is hovered
     doc.addEventListener("mouseover", function (e) {
-      var a = e.target.closest ? e.target.closest("a[data-id]") : null;
+      var a = e.target.closest ? e.target.closest(HOVERED) : null;
       if (!a || a === current) return;
       var id = a.getAttribute("data-id");
       current = a;
@@ -330,7 +376,7 @@
       }, 250);
     });
     doc.addEventListener("mouseout", function (e) {
-      var a = e.target.closest ? e.target.closest("a[data-id]") : null;
+      var a = e.target.closest ? e.target.closest(HOVERED) : null;
       if (a && a === current && !a.contains(e.relatedTarget)) hide();
     });
     doc.addEventListener("focusin", function (e) {
@@ -368,8 +414,10 @@
       var a = (2 * Math.PI * i) / Math.max(1, n) - Math.PI / 2;
       pos[nd.id] = [cx + Math.cos(a) * ring * (W / 2 - 18), cy + Math.sin(a) * ring * (H / 2 - 18)];
     });
-    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": "Graph of " + center.id + " and its " + n + " neighbours" });
+    /* a named group, not an image: an image's content is hidden from a
+       screen reader, and these are links (each named by its <title>) */
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "group",
+      "aria-label": "Graph of " + center.id + " and its " + n + (n === 1 ? " neighbour" : " neighbours") });
     var styles = getComputedStyle(html);
     edges.forEach(function (e) {
       var a = pos[e.s], b = pos[e.t];
@@ -413,8 +461,29 @@
     window.addEventListener("resize", measure);
   }
 
+  /* -- scroll regions ----------------------------------------------------------
+     A table, code block or display formula wider than the page scrolls on
+     its own: it takes a tab stop (tabindex 0) while it does, so that a
+     keyboard can scroll it too (WCAG 2.1.1), and gives it back when the
+     window is wide enough that it does not. */
+  function setupScrollers() {
+    var SCROLLERS = "table.rk-list, .rk-body table, pre.rk-code, .math.display";
+    function mark() {
+      var all = doc.querySelectorAll(SCROLLERS);
+      for (var i = 0; i < all.length; i++) {
+        var e = all[i], over = e.scrollWidth > e.clientWidth + 1;
+        if (over && !e.hasAttribute("tabindex")) { e.setAttribute("tabindex", "0"); e.setAttribute("data-rk-scroll", ""); }
+        else if (!over && e.hasAttribute("data-rk-scroll")) { e.removeAttribute("tabindex"); e.removeAttribute("data-rk-scroll"); }
+      }
+    }
+    mark();
+    var pending = null;
+    window.addEventListener("resize", function () { clearTimeout(pending); pending = setTimeout(mark, 100); });
+  }
+
   function start() {
     setupAnchors();
+    setupScrollers();
     setupTheme();
     setupSearch();
     setupPreviews();
