@@ -395,3 +395,23 @@ def test_ten_thousand_records_all_drawn_and_searchable(probe, tmp_path):
     page.wait_for_function("recordkitGraph.settled()", timeout=10_000)
     page.screenshot(path=str(artifacts_dir() / "graph-10k-THEORY-798.png"))
     assert_clean(probe)
+
+
+@needs_chromium
+def test_the_panel_names_body_backlinks_with_the_schemas_label(probe, tmp_path):
+    """A Foam vault's preset calls body backlinks "Linked from" (as the site
+    and `show` do); the panel said "Mentioned by" whatever the schema said."""
+    import shutil
+    from conftest import run_cli
+    base = tmp_path / "foam"
+    shutil.copytree(REPO / "tests" / "fixtures" / "vaults" / "foam", base)
+    (base / "recordkit.toml").write_text('root = "."\nschema = "preset:foam"\n')
+    f = tmp_path / "g.html"
+    proc = run_cli("graph", "--html", str(f), cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = probe.open(f)
+    page.wait_for_function("!recordkitGraph.layoutRunning() && recordkitGraph.settled()", timeout=10000)
+    click_record(page, "notes/priming-effect")
+    panel = page.inner_text("#rk-panel")
+    assert "Linked from" in panel and "Mentioned by" not in panel, panel
+    assert_clean(probe)

@@ -99,18 +99,22 @@ function panelHTML(i) {
     h += "</dl>";
   }
   // body mentions, both ways
-  var mout = [], min = [];
+  var mout = [], min = [], minLabel = null;
   for (var a2 = adjStart[i]; a2 < adjStart[i + 1]; a2++) {
     var e2 = adjLink[a2];
     if (lorig[e2] !== 1) continue;
-    if (lsrc[e2] === i) mout.push(nodes[ltgt[e2]].id); else min.push(nodes[lsrc[e2]].id);
+    if (lsrc[e2] === i) { mout.push(nodes[ltgt[e2]].id); continue; }
+    min.push(nodes[lsrc[e2]].id);
+    // the schema's label of body backlinks ("Linked from" in a vault), as the site and show say it
+    var mrel = (META.relations || {})[relNames[lrel[e2]]];
+    if (minLabel === null && mrel && mrel.label) minLabel = mrel.label;
   }
   var uniq = function (arr) { return Array.from(new Set(arr)); };
   mout = uniq(mout); min = uniq(min);
   if (mout.length || min.length) {
     h += "<h3>Body mentions</h3><dl>";
     if (mout.length) h += "<dt>Mentions</dt><dd>" + refList(mout) + "</dd>";
-    if (min.length) h += "<dt>Mentioned by</dt><dd>" + refList(min) + "</dd>";
+    if (min.length) h += "<dt>" + esc(minLabel || "Mentioned by") + "</dt><dd>" + refList(min) + "</dd>";
     h += "</dl>";
   }
   h += '<div class="rk-actions"><button type="button" data-act="focus">Focus here</button>';
