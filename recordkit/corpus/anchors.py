@@ -53,17 +53,48 @@ def fragment(target: str) -> str | None:
     """The heading (``Heading``) or block (``^b1``) a wikilink's target
     (``Note#Heading``, ``Note#^b1``, ``Note^b1``) names, or None.  A
     subheading path (``Note#Part#Section``, Obsidian's) names its last
-    heading."""
+    heading; a Dendron range (``Note#h1:#h2``) is kept whole
+    (:func:`range_parts`)."""
     k = target.find("#")
     b = target.find("^")
     if k >= 0 and (b < 0 or k < b):
         frag = target[k + 1:]
-        if "#" in frag and not frag.lstrip().startswith("^"):
+        if "#" in frag and not frag.lstrip().startswith("^") and ":#" not in frag:
             frag = frag.rsplit("#", 1)[1] or frag.rstrip("#").rsplit("#", 1)[-1]
         return frag.strip() or None
     if b >= 0:
         return "^" + target[b + 1:].strip() if target[b + 1:].strip() else None
     return None
+
+
+#: a Dendron note reference's offset, ``#heading,1`` (lines skipped)
+_OFFSET = re.compile(r",[0-9]+\Z")
+
+
+def range_parts(frag: str) -> tuple[str, str | None] | None:
+    """``(start, end)`` of a fragment that is a Dendron note reference's
+    range, wildcard or offset, None for any other: ``h1:#h2`` (from heading
+    ``h1`` to heading ``h2``; ``^b1:#^b2`` from block to block), ``h1:#*``
+    (from ``h1`` to the next heading), ``*`` alone (the whole note: start
+    ``*``, end None), ``h1,1`` (``h1``, its first line skipped: end None),
+    each part without its offset.  A ``*`` part names no anchor."""
+    f = frag.strip()
+    if f == "*":
+        return "*", None
+    if ":#" not in f:
+        return (_OFFSET.sub("", f).strip(), None) if _OFFSET.search(f) else None
+    start, end = f.split(":#", 1)
+    start, end = _OFFSET.sub("", start.strip()), _OFFSET.sub("", end.strip())
+    return (start, end) if start and end else None
+
+
+def link_anchor(frag: str) -> str | None:
+    """The anchor a link with ``frag`` goes to on its target's page: the
+    start of a Dendron range (none for ``*``), else ``frag`` itself."""
+    parts = range_parts(frag)
+    if parts is None:
+        return frag
+    return None if parts[0] == "*" else parts[0]
 
 
 def wikilink_fragment(inner: str, order: str = "target-first") -> str | None:
@@ -326,7 +357,27 @@ class Anchors:
         """Whether a link's ``fragment`` (``Heading`` or ``^b1``) names a
         heading or block of the body: a heading whose id is the fragment's
         slug (the id the link goes to: ``Results``, ``results`` and
-        ``RESULTS`` name ``## Results``), a block of exactly that id."""
+        ``RESULTS`` name ``## Results``), a block of exactly that id; for a
+        Dendron range, both its ends (:meth:`lacks`)."""
+        return self.lacks(fragment) is None
+
+    def lacks(self, fragment: str) -> str | None:
+        """The part of ``fragment`` the body does not have, or None when
+        it has them all: the fragment itself, or for a Dendron range
+        (``h1:#h2``, ``h1:#*``, ``*``: :func:`range_parts`) the first of its
+        ends that is missing (a ``*`` end names none).  A heading whose
+        text is the whole fragment counts as it is."""
+        if self._has(fragment):
+            return None
+        parts = range_parts(fragment)
+        if parts is None:
+            return fragment
+        for part in parts:
+            if part is not None and part != "*" and not self._has(part):
+                return part
+        return None
+
+    def _has(self, fragment: str) -> bool:
         want = fragment.strip()
         if want.startswith("^"):
             return want in self.blocks

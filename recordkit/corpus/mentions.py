@@ -32,7 +32,7 @@ class Mention:
     line: int
     col: int
     end_col: int
-    form: str = "bare"          # "bare", "wikilink", "embed" or "markdown"
+    form: str = "bare"          # "bare", "wikilink", "embed", "markdown" or "tag" (``#tag``, ``@name``)
     label: str | None = None
     text: str | None = None
 
@@ -672,7 +672,7 @@ def _links(body: str, links) -> list[tuple]:
                 target = w.group(2).strip()
                 if label and label[-1] == "\\":    # ``\|`` in a table
                     label = label[:-1]
-                if _is_attachment(target):
+                if _is_attachment(target) or _is_pattern(target):
                     continue
                 out.append((ws, w.end(), target, label, form))
         else:
@@ -686,9 +686,13 @@ def _links(body: str, links) -> list[tuple]:
                         form = "embed"
                     if target[-1:] == "\\":     # ``[[Note\|label]]``: Obsidian's bar escaped in a table
                         target = target[:-1].rstrip()
-                    if _is_attachment(target):
+                    if _is_attachment(target) or _is_pattern(target):
                         continue
                 out.append((ws, w.end(), target, w.group(2), form))
+    if links is not None and links.sigils:
+        tags = _sigil_links(body, links.sigils)
+        if tags:
+            out = sorted(out + tags) if out else tags
     if links is not None and links.markdown_links and "](" in body:
         md = []
         bare = links.markdown_extensionless
@@ -711,6 +715,25 @@ def _links(body: str, links) -> list[tuple]:
         if defs:
             out = sorted(out + defs) if out else defs
     return out
+
+
+# ``#name`` and ``@name`` as Dendron reads them: after a line's start or a
+# blank (not ``a#b``, not an address ``ana@x.org``), a dotted name
+# (``#eval.bench``; a dot ending a sentence is not part of it), not all
+# digits (``#123``), not a heading's ``# ``
+_SIGIL_RE = re.compile(r"(?:(?<=\s)|^)([#@])((?=[\w.-]*[^\W\d])[\w-]+(?:\.[\w-]+)*)", re.M)
+
+
+def _sigil_links(body: str, sigils: tuple) -> list[tuple]:
+    """(start, end, target, None, "tag") of each ``#name`` and ``@name``
+    of ``body`` (code or not) whose sigil ``sigils`` maps to a prefix: a
+    link to the note ``prefix + name`` (Dendron's ``#tag`` is
+    ``[[tags.tag]]``, ``@ana`` ``[[user.ana]]``)."""
+    prefixes = dict(sigils)
+    if not any(k in body for k in prefixes):
+        return []
+    return [(m.start(), m.end(), prefixes[m.group(1)] + m.group(2), None, "tag")
+            for m in _SIGIL_RE.finditer(body) if m.group(1) in prefixes]
 
 
 def definitions(body: str, md_only: bool = True) -> list[tuple]:
@@ -1031,6 +1054,15 @@ canvas excalidraw csv tsv xls xlsx doc docx ppt pptx odt ods odp zip gz tar epub
 def _is_attachment(target: str) -> bool:
     k = target.rfind(".")
     return k > 0 and target[k + 1:].lower() in ATTACHMENT_SUFFIXES
+
+
+def _is_pattern(target: str) -> bool:
+    """Whether a link's target is a pattern over note names, not a name:
+    Dendron's wildcard note reference ``![[journal.2020.*]]`` (every note
+    of that level).  It names no one record, so it is no record link (and
+    not missing); no note's name holds a ``*`` (Windows forbids it, and
+    Obsidian and Dendron with it)."""
+    return "*" in target
 
 
 def mention_links(body: str, targets_re: re.Pattern | None, code: list | None, links) -> list[tuple[str, str]]:

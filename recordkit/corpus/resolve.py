@@ -27,6 +27,14 @@ a scan of the records.
 With the research defaults (``resolve: [id]``, case-sensitive) a link
 resolves exactly when its text is an id, as before the resolver existed:
 :func:`resolve_links` then leaves the records as they were loaded.
+
+A Dendron cross-vault link, ``[[dendron://vault/note.name]]`` (with a
+``label|`` before it and a ``#anchor`` after it as any link), names a note of
+the vault called ``vault`` in the workspace's ``dendron.yml``
+(:func:`vault_names`): when that is the vault loaded, the note is looked for
+as ``[[note.name]]`` is; a note of another vault is not loaded, so the link
+is no record link, and not missing (``by == "vault"``), as a Markdown link
+to a file outside the root is not.
 """
 from __future__ import annotations
 
@@ -61,6 +69,9 @@ class LinkSettings:
     mentions: bool = True
     #: a Markdown link's path without an extension names ``path.md``
     markdown_extensionless: bool = False
+    #: ``((sigil, prefix), ...)``: ``#name``/``@name`` link to the note
+    #: ``prefix + name`` when it exists (Dendron's tags and users)
+    sigils: tuple = ()
 
     @property
     def is_default(self) -> bool:
@@ -98,7 +109,7 @@ def _settings_of(got) -> LinkSettings:
         return _DEFAULT
     if not isinstance(got, dict):
         got = {k: getattr(got, k) for k in ("resolve", "case_sensitive", "wikilink_order", "markdown_links",
-                                               "mentions", "markdown_extensionless") if hasattr(got, k)}
+                                               "mentions", "markdown_extensionless", "sigils") if hasattr(got, k)}
     order = got.get("resolve", _DEFAULT.resolve)
     if isinstance(order, str):
         order = [order]
@@ -112,7 +123,18 @@ def _settings_of(got) -> LinkSettings:
         wikilink_order=wl if wl in ("target-first", "label-first") else _DEFAULT.wikilink_order,
         markdown_links=_bool(got.get("markdown_links"), _DEFAULT.markdown_links),
         mentions=_bool(got.get("mentions"), _DEFAULT.mentions),
-        markdown_extensionless=_bool(got.get("markdown_extensionless"), _DEFAULT.markdown_extensionless))
+        markdown_extensionless=_bool(got.get("markdown_extensionless"), _DEFAULT.markdown_extensionless),
+        sigils=_sigils(got.get("sigils")))
+
+
+def _sigils(value) -> tuple:
+    """``links.sigils`` as ``((sigil, prefix), ...)`` (a mapping, or the
+    schema's tuple); anything else: none."""
+    if isinstance(value, dict):
+        value = tuple(sorted(value.items()))
+    if not isinstance(value, tuple):
+        return ()
+    return tuple((k, v) for k, v in value if k in ("#", "@") and isinstance(v, str) and v)
 
 
 def _bool(value, default: bool) -> bool:
@@ -137,12 +159,105 @@ class Resolution(NamedTuple):
     @property
     def missing(self) -> bool:
         """Nothing matches (a Markdown link to a file that exists but is no
-        record, ``by == "file"``, is not missing: it is not a record link)."""
-        return self.target is None and not self.candidates and self.by != "file"
+        record, ``by == "file"``, and a Dendron link into another vault,
+        ``by == "vault"``, are not missing: they are not record links)."""
+        return self.target is None and not self.candidates and self.by not in ("file", "vault")
 
 
 _MISSING = Resolution(None)
 _FILE = Resolution(None, (), "file")
+_OTHER_VAULT = Resolution(None, (), "vault")
+
+#: how a Dendron cross-vault link starts: ``dendron://vault/note.name``
+XVAULT = "dendron://"
+
+
+def xvault_parts(text: str) -> tuple[str, str] | None:
+    """``(vault, note)`` of a Dendron cross-vault link's target
+    (``dendron://vault/note.name``), or None for any other link."""
+    if not text.startswith(XVAULT):
+        return None
+    vault, sep, note = text[len(XVAULT):].partition("/")
+    return (vault.strip(), note.strip()) if sep else None
+
+
+def dendron_config(root: Path | None) -> Path | None:
+    """The ``dendron.yml`` of the Dendron workspace ``root`` is a vault of:
+    in ``root`` or the nearest folder above it that has one (Dendron keeps
+    it at the workspace's top, the vaults in folders under it), or None."""
+    if root is None:
+        return None
+    try:
+        here = Path(root).resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        cfg = folder / "dendron.yml"
+        if cfg.is_file():
+            return cfg
+    return None
+
+
+def dendron_config_bytes(root: Path | None) -> bytes:
+    """The bytes of :func:`dendron_config` (or a word for none): what the
+    caches of answers that read it (the lint's, the query database's) key
+    on, as they key on the records' files."""
+    cfg = dendron_config(root)
+    if cfg is None:
+        return b"no dendron.yml"
+    try:
+        return cfg.read_bytes()
+    except OSError:
+        return b"unreadable dendron.yml"
+
+
+_VAULT_NAMES: dict = {}
+
+
+def vault_names(root: Path | None) -> frozenset[str]:
+    """The names a cross-vault link gives the vault at ``root``: the
+    ``name`` of the entry of ``dendron.yml``'s ``workspace.vaults`` (or the
+    older top-level ``vaults``) whose ``fsPath`` (under its ``workspace``
+    when it has one) is ``root``, else the last part of that ``fsPath``,
+    as Dendron names a vault; with no ``dendron.yml`` that lists it, the
+    root folder's name.  Read once per root and ``dendron.yml`` state."""
+    if root is None:
+        return frozenset()
+    cfg = dendron_config(root)
+    try:
+        stamp = (cfg.stat().st_mtime_ns, cfg.stat().st_size) if cfg is not None else None
+    except OSError:
+        stamp = None
+    key = (str(root), str(cfg), stamp)
+    got = _VAULT_NAMES.get(key)
+    if got is not None:
+        return got
+    here = Path(root).resolve()
+    got = frozenset([here.name])
+    if cfg is not None:
+        import yaml
+        try:
+            data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            data = None
+        ws = data.get("workspace") if isinstance(data, dict) else None
+        vaults = (ws.get("vaults") if isinstance(ws, dict) else None) or \
+            (data.get("vaults") if isinstance(data, dict) else None)
+        for v in vaults if isinstance(vaults, list) else ():
+            fs = v.get("fsPath") if isinstance(v, dict) else None
+            if not isinstance(fs, str) or not fs.strip():
+                continue
+            where = cfg.parent / v["workspace"] / fs if isinstance(v.get("workspace"), str) else cfg.parent / fs
+            try:
+                same = where.resolve() == here
+            except OSError:
+                same = False
+            if same:
+                name = v.get("name")
+                got = frozenset([name if isinstance(name, str) and name.strip() else Path(fs).name])
+                break
+    _VAULT_NAMES[key] = got
+    return got
 
 
 # -- link text ----------------------------------------------------------------
@@ -221,6 +336,8 @@ class Resolver:
         #: what the answer depended on beyond the records (the lint cache
         #: keeps it and checks it again, see :mod:`recordkit.lint.cache`)
         self.files_consulted: dict[str, bool] = {}
+        #: the names cross-vault links give the vault loaded (normalised), read on first use
+        self._vaults: frozenset | None = None
 
     # indexes: normalised key -> ids, in record order
     def index(self, key: str) -> dict[str, list[str]]:
@@ -290,6 +407,11 @@ class Resolver:
         against which a Markdown link (``form="markdown"``) is read."""
         if form == "markdown":
             return self._resolve_markdown(text, from_path)
+        if text[:10] == XVAULT:
+            got = self._cache.get(text)
+            if got is None:
+                got = self._cache[text] = self._resolve_xvault(text)
+            return got
         if text[:1] == "." and text.startswith(("./", "../")) and from_path is not None and "path" in self.order:
             return self._resolve_relative(text, from_path)
         key = text
@@ -324,6 +446,20 @@ class Resolver:
                     return Resolution(ids[0], (ids[0],), key)
                 return Resolution(None, tuple(ids), key)
         return _MISSING
+
+    def _resolve_xvault(self, text: str) -> Resolution:
+        """A Dendron cross-vault link (``dendron://vault/note.name``): the
+        note, when ``vault`` is the vault loaded (:func:`vault_names`); a
+        note of another vault is no record link, and not missing."""
+        parts = xvault_parts(text)
+        if parts is None:
+            return _MISSING
+        if self._vaults is None:
+            self._vaults = frozenset(self.norm(n) for n in vault_names(self.root))
+        vault, note = parts
+        if self.norm(vault) not in self._vaults:
+            return _OTHER_VAULT
+        return self.resolve(note, form=_form(note)) if note else _MISSING
 
     def _resolve_relative(self, text: str, from_path: str) -> Resolution:
         """A wikilink written as a path from the linking file's folder

@@ -142,6 +142,10 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
     h.update(json.dumps(schema_raw, sort_keys=True, default=str).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
     h.update(os.fsencode(str(config.root)))   # a file name need not be UTF-8
+    # the Dendron workspace's dendron.yml names the vault: which cross-vault
+    # links (``dendron://vault/…``) name its notes (RK305)
+    from ..corpus.resolve import dendron_config_bytes
+    h.update(dendron_config_bytes(config.root))
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
     for k in sorted(hashes):
         h.update(os.fsencode(k))

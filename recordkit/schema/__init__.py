@@ -830,6 +830,10 @@ class LinkSettings:
     #: a Markdown link's path without an extension names the note
     #: ``path.md`` (``[a](Note%20One)``: Obsidian resolves it)
     markdown_extensionless: bool = False
+    #: ``((sigil, prefix), ...)``: ``#name`` (``@name``) in a body links to
+    #: the note ``prefix + name`` when there is one (Dendron's ``#tag`` is
+    #: ``[[tags.tag]]``, ``@name`` ``[[user.name]]``)
+    sigils: tuple = ()
 
 
 def _links(value) -> LinkSettings:
@@ -838,7 +842,8 @@ def _links(value) -> LinkSettings:
     if not isinstance(value, dict):
         raise SchemaError(f"links must be a mapping (resolve, case_sensitive, wikilink_order, markdown_links, "
                           f"mentions), not {_show(value)}")
-    known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions", "markdown_extensionless")
+    known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions", "markdown_extensionless",
+             "sigils")
     extra = sorted(str(k) for k in value if k not in known)
     if extra:
         raise SchemaError(f"links: unknown key(s) {', '.join(extra)} (known: {', '.join(known)})")
@@ -863,6 +868,13 @@ def _links(value) -> LinkSettings:
             raise SchemaError(f"links.wikilink_order must be {' or '.join(WIKILINK_ORDERS)}, "
                               f"not {_show(value['wikilink_order'])}")
         kw["wikilink_order"] = value["wikilink_order"]
+    if "sigils" in value:
+        sig = value["sigils"]
+        if not isinstance(sig, dict) or any(k not in ("#", "@") or not isinstance(v, str) or not v.strip()
+                                             for k, v in sig.items()):
+            raise SchemaError(f"links.sigils must map '#' or '@' to the prefix of the notes they name "
+                              f"({{'#': tags., '@': user.}}), not {_show(sig)}")
+        kw["sigils"] = tuple(sorted(sig.items()))
     return LinkSettings(**kw)
 
 

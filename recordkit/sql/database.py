@@ -70,7 +70,7 @@ CREATE TABLE mentions (
   target TEXT NOT NULL,
   line INTEGER NOT NULL,
   col INTEGER NOT NULL,
-  form TEXT NOT NULL CHECK (form IN ('bare', 'wikilink', 'embed', 'markdown')),
+  form TEXT NOT NULL CHECK (form IN ('bare', 'wikilink', 'embed', 'markdown', 'tag')),
   label TEXT,
   target_exists INTEGER NOT NULL
 );

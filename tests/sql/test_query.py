@@ -519,7 +519,7 @@ def test_check_constraints_are_checked_once_the_tables_are_filled(tmp_path):
     that breaks one, as SQLite would have."""
     from recordkit.sql import database as D
     assert D.CHECKS["relations"] == ["origin IN ('frontmatter', 'body', 'derived')"]
-    assert D.CHECKS["mentions"] == ["form IN ('bare', 'wikilink', 'embed', 'markdown')"]
+    assert D.CHECKS["mentions"] == ["form IN ('bare', 'wikilink', 'embed', 'markdown', 'tag')"]
     conn = D._connect(str(tmp_path / "x.db"))
     conn.executescript(D.SCHEMA)
     conn.execute("INSERT INTO relations VALUES ('A', 'B', 'cites', 'frontmatter', 1, 1, 1, NULL)")

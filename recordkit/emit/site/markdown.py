@@ -42,9 +42,10 @@ from markdown_it.common.utils import escapeHtml
 from ...corpus.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
 from ...corpus.anchors import SAFE_SCHEME as _SAFE_SCHEME
 from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
-from ...corpus.anchors import anchor, body_anchors, heading_text, markdown_fragment, markdown_parser, slugify
-from ...corpus.mentions import _is_attachment, markdown_target
-from ...corpus.resolve import wikilink_target
+from ...corpus.anchors import (anchor, body_anchors, heading_text, link_anchor, markdown_fragment, markdown_parser,
+                                range_parts, slugify)
+from ...corpus.mentions import _is_attachment, _is_pattern, markdown_target
+from ...corpus.resolve import wikilink_target, xvault_parts
 from .mathml import tex_to_mathml
 
 #: the most characters of embedded text one page shows (an embed past it
@@ -325,10 +326,14 @@ class BodyRenderer:
         tok = tokens[idx]
         rid = tok.meta["id"]
         label = tok.meta.get("label")
-        text = escapeHtml(label.strip() if label and label.strip() else rid)
+        xvault = xvault_parts(rid)      # [[dendron://vault/note]]: shown as the note's name
+        text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
         if _is_attachment(rid):
             # a figure or file of the vault: not published, named as text
             return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
+        if _is_pattern(rid):
+            # Dendron's ![[journal.2020.*]]: every note of a level, no one page
+            return f'<span class="rk-pattern" title="the notes {escapeHtml(rid)}">{text}</span>'
         fragment = tok.meta.get("heading")
         if not rid and fragment:         # [[#Heading]]: on this page
             return self._same_page(fragment, label, env)
@@ -341,9 +346,15 @@ class BodyRenderer:
             embed = " rk-embed" if tok.meta.get("embed") else ""
             if fragment and self.has_anchor is not None and not self.has_anchor(rid, fragment):
                 fragment = None
+            fragment = link_anchor(fragment) if fragment else None     # (a Dendron range: its start)
             href = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
             return (f'<a class="rk-ref{embed} k-{escapeHtml(target[2] or "")}" '
                     f'href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>')
+        if target[0] == "dangling" and xvault:
+            # a note of another Dendron vault (or none of this one: RK305
+            # says which): not on this site, named as text
+            return (f'<span class="rk-external" title="{escapeHtml(rid)}: not on this site">'
+                    f'{text}</span>')
         if target[0] == "dangling":
             return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
                     f'{text}</span>')
@@ -395,7 +406,7 @@ class BodyRenderer:
         return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
                 f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(self.prefix + target[1])}" '
                 f'data-id="{escapeHtml(rid)}">{escapeHtml(rid)}</a>: {escapeHtml(title)}'
-                + (f' § {escapeHtml(heading)}' if heading and not heading.startswith("^") else "") +
+                + (f' § {escapeHtml(_heading_shown(heading))}' if heading and not heading.startswith("^") else "") +
                 f'</p>\n<div class="rk-embed-body">\n{inner}</div>\n</div>\n')
 
     def _render_fence(self, renderer, tokens, idx, options, env):
@@ -469,9 +480,24 @@ class BodyRenderer:
         """The part of ``body`` under the first heading whose id is
         ``heading``'s slug (what :meth:`corpus.anchors.Anchors.has` finds),
         down to the next heading of its level or above (None when it has
-        no such heading)."""
-        if heading.strip().startswith("^"):
+        no such heading).  A Dendron range (:func:`range_parts`): from the
+        heading ``h1`` up to the heading ``h2`` (``h1:#h2``), or to the next
+        heading (``h1:#*``); ``*``: the whole body; a range with a block end
+        (``^b1``): None (a link)."""
+        parts = range_parts(heading)
+        if parts is not None and body_anchors(body, self.md)._has(heading):
+            parts = None        # a heading that reads as a range (``## Part: #2``) is itself
+        if parts is not None:
+            start, end = parts
+            if start == "*":
+                return body
+            if start.startswith("^") or end is not None and end.startswith("^"):
+                return None
+            heading = start
+        elif heading.strip().startswith("^"):
             return self._block(body, heading.strip())
+        else:
+            end = None
         want = slugify(heading)
         toks = self.md.parse(body, {})
         lines = body.split("\n")
@@ -481,12 +507,19 @@ class BodyRenderer:
             if slugify(heading_text(toks[i + 1])) != want:
                 continue
             level = tok.tag
-            end = len(lines)
-            for later in toks[i + 1:]:
-                if later.type == "heading_open" and later.tag <= level and later.map is not None:
-                    end = later.map[0]
+            stop = len(lines)
+            for j in range(i + 1, len(toks)):
+                later = toks[j]
+                if later.type != "heading_open" or later.map is None:
+                    continue
+                if end is None and later.tag <= level or end == "*" or \
+                        end is not None and slugify(heading_text(toks[j + 1])) == slugify(end):
+                    stop = later.map[0]
                     break
-            return "\n".join(lines[tok.map[0]:end])
+            else:
+                if end is not None and end != "*":
+                    return None         # no heading h2 after h1
+            return "\n".join(lines[tok.map[0]:stop])
         return None
 
     def _block(self, body: str, bid: str) -> str | None:
@@ -579,6 +612,15 @@ _EMPH_OPEN = re.compile(r"[*_](?<![\w*][*_])")
 #: where an emphasis may end: "*" or "_" after a non-space, then (one more
 #: "*" or "_" and) no word character or "*"
 _EMPH_CLOSE = re.compile(r"[*_](?<=\S[*_])(?=[*_](?![\w*])|(?![\w*]))")
+
+
+def _heading_shown(heading: str) -> str:
+    """An embed's heading as its box names it: a Dendron range
+    ``h1:#h2`` as "h1 – h2"."""
+    parts = range_parts(heading)
+    if parts is None or parts[1] is None:
+        return heading if parts is None else parts[0]
+    return f"{parts[0]} – {'…' if parts[1] == '*' else parts[1]}"
 
 
 def _word_or_star(c: str) -> bool:

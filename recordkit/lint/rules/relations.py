@@ -260,7 +260,11 @@ def dangling_mention(ctx, rec):
     record by its id, or by what `links.resolve` adds (path, file name,
     title, aliases); one that
     matches several records is reported by RK308, and links to attachments
-    (`![[figure.png]]`) are not checked.
+    (`![[figure.png]]`) are not checked, nor Dendron's wildcard references
+    (`![[journal.2020.*]]`: every note of a level), links into another
+    vault (`[[dendron://other-vault/note]]`; one into the vault loaded
+    names its note as any link does) and, with `links.sigils`, a `#tag` or
+    `@name` that has no note (`tags.tag`, `user.name`) of its own.
 
     ## Why is this bad
     A mention is a link on the site and an edge in the graph; one that names
@@ -287,6 +291,8 @@ def dangling_mention(ctx, rec):
         return out   # (the positions are worked out only for a record that has a dangling mention)
     for m in rec.mentions:
         if m.target not in records:
+            if m.form == "tag":
+                continue   # a #tag or @name with no note of its own: a tag, a name (links.sigils)
             if m.text is not None and not mention_resolution(ctx.corpus, rec, m).missing:
                 continue   # ambiguous: RK308 says which records it may mean
             if m.form == "markdown":
@@ -384,7 +390,9 @@ def missing_anchor(ctx, rec):
     heading]]`, `![[Note#Some heading]]`), an Obsidian block
     (`[[Note#^block-id]]`, `[[Note^block-id]]`), on the same page
     (`[[#Heading]]`, `[[#^block-id]]`, `[text](#heading)`), with or
-    without a `|label`, and with `links.markdown_links` a Markdown link to
+    without a `|label`, Dendron's ranges (`![[Note#start:#end]]`: both
+    ends; `#start:#*` and `#*`, where `*` names no heading), and with
+    `links.markdown_links` a Markdown link to
     a `.md` file with a `#fragment`.  The target must have that heading or block, as the site
     finds it: a heading whose text as its page shows it (a link in it by
     its label, `&amp;` as `&`) is the link's, case and punctuation aside
@@ -423,7 +431,7 @@ def missing_anchor(ctx, rec):
     body = rec.body
     out = []
     for m in rec.mentions if other else ():
-        if m.form == "bare":
+        if m.form in ("bare", "tag"):
             continue
         target = records.get(m.target)
         if target is None:
@@ -432,18 +440,20 @@ def missing_anchor(ctx, rec):
         written = body[s:s + (m.end_col - m.col)]
         frag = _markdown_fragment(written) if m.form == "markdown" else \
             wikilink_fragment(written.lstrip("!")[2:-2], order)
-        if frag and not ctx.anchors_of(target).has(frag):
-            out.append(ctx.diag("RK309", _missing_part(written, m.target, frag), rec,
+        lacks = ctx.anchors_of(target).lacks(frag) if frag else None
+        if lacks:
+            out.append(ctx.diag("RK309", _missing_part(written, m.target, lacks), rec,
                                 (m.line, m.col, m.line, m.end_col), about=(m.target,)))
     if "[[" in body or "](" in body:
         own = None
         for s, e, frag in same_page_links(body, rec.code, order):
             if own is None:
                 own = ctx.anchors_of(rec)
-            if not own.has(frag):
+            lacks = own.lacks(frag)
+            if lacks:
                 line, col = line_col(body, s)
                 line += rec.body_line - 1           # (the body's first line is the file's body_line)
-                out.append(ctx.diag("RK309", _missing_part(body[s:e], rec.id, frag), rec,
+                out.append(ctx.diag("RK309", _missing_part(body[s:e], rec.id, lacks), rec,
                                     (line, col, line, col + (e - s))))
     return out
 
@@ -522,6 +532,9 @@ def isolated_record(ctx):
     ## What it does
     Reports a record that no edge of the graph touches: no front-matter
     relation, no derived `cites`, no body mention, in either direction.
+    With `links.sigils` (Dendron's `#tag` and `@name`), a body's `#foo` and
+    `@ana` are links, and a tag note that a note's `tags:` names (`tags.foo`
+    for `tags: [foo]`) is linked from that note, as Dendron links it.
 
     ## Why is this bad
     It is not wrong, but an isolated record is one nothing in the record
@@ -537,6 +550,28 @@ def isolated_record(ctx):
     """
     from ...graph.edges import linked_ids
     linked = linked_ids(ctx.corpus)
+    if len(linked) < len(ctx.records):
+        linked = linked | _tagged_notes(ctx)
     return [ctx.diag("RK307", "no relation in or out of this record", rec, rec.value_pos("id"),
                      about=(links_key(rid),))
             for rid, rec in ctx.records.items() if rid not in linked]
+
+
+def _tagged_notes(ctx) -> set:
+    """With ``links.sigils`` mapping ``#`` to a prefix (Dendron's
+    ``tags.``): the tag notes a front-matter tag names, and the notes that
+    carry it.  Dendron links ``tags: [foo]`` to ``tags.foo`` as it does
+    ``#foo`` in the text (a body's ``#foo`` is a link already): the tag
+    note is what the tag is, not an isolated note."""
+    from ...corpus.resolve import link_settings, resolver_for
+    prefix = dict(link_settings(ctx.schema).sigils).get("#")
+    if not prefix:
+        return set()
+    resolver = resolver_for(ctx.corpus)
+    out: set = set()
+    for rid, rec in ctx.records.items():
+        for tag in rec.tags:
+            got = resolver.resolve(prefix + tag).target
+            if got is not None and got != rid:
+                out.update((rid, got))
+    return out
