@@ -52,9 +52,10 @@ _WIKI_LABEL_FIRST_RE = re.compile(r"\[\[(?:([^\[\]|\n]*)\|)?([^\[\]|#^\n]+?)(?:[
 _MD_DEST_RE = re.compile(r"\]\([ \t]*(<[^<>\n]{0,2048}>|[^()\s]{1,2048})(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'))?[ \t]*\)")
 # a link reference definition, ``[label]: dest "title"`` (Foam writes one per
 # wikilink at the end of a note; ``[text][label]`` links use them): group 1
-# the label (not ``^``: a footnote), 2 the destination
+# the label (not ``^``: a footnote), 2 the destination; a line may end in
+# ``\r\n`` (a note saved on Windows)
 _MD_DEF_RE = re.compile(r"^ {0,3}\[([^\[\]\n^][^\[\]\n]{0,998})\]:[ \t]*(<[^<>\n]{0,2048}>|[^\s<>]{1,2048})"
-                        r"(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'|\([^()\n]{0,2048}\)))?[ \t]*$", re.M)
+                        r"(?:[ \t]+(?:\"[^\"\n]{0,2048}\"|'[^'\n]{0,2048}'|\([^()\n]{0,2048}\)))?[ \t]*\r?$", re.M)
 # a line after which a definition may start (a fence, a thematic break)
 _CLOSES_BLOCK_RE = re.compile(r" {0,3}(?:`{3,}|~{3,}|(?:[-*_][ \t]*){3,})[ \t]*\Z")
 # the same from its ``[``, group 1 the destination (what a rename rewrites)
@@ -752,7 +753,7 @@ def definitions(body: str, md_only: bool = True) -> list[tuple]:
         s = d.start()
         if s:
             p = body.rfind("\n", 0, s - 1) + 1       # the line before
-            line = body[p:s - 1]
+            line = body[p:s - 1].rstrip("\r")
             if line.strip() and prev_end != s - 1 and not _HEADING_LINE_RE.match(line + "\n") \
                     and not _CLOSES_BLOCK_RE.match(line):
                 continue
@@ -763,7 +764,7 @@ def definitions(body: str, md_only: bool = True) -> list[tuple]:
         seen.add(key)
         target = markdown_target(d.group(2))
         if target is not None or not md_only:
-            out.append((d.start(1) - 1, s + len(d.group(0).rstrip(" \t")), target, d.group(1), "markdown"))
+            out.append((d.start(1) - 1, s + len(d.group(0).rstrip(" \t\r")), target, d.group(1), "markdown"))
     return out
 
 

@@ -695,3 +695,25 @@ def test_show_names_body_backlinks_with_the_schemas_label(tmp_path, vault, rid):
     proc = run_cli("show", rid, cwd=base)
     assert proc.returncode == 0, proc.stderr
     assert "\nLinked from " in proc.stdout and "Mentioned by" not in proc.stdout, proc.stdout
+
+
+def test_a_foam_rename_rewrites_the_definitions_of_a_note_saved_with_crlf(tmp_path):
+    """A note saved on Windows ends its lines with CRLF: its Foam link
+    reference definitions were not read (the pattern wanted a line's end
+    right after the title), so a rename left ``[priming-effect]:
+    priming-effect`` pointing at a note that no longer exists."""
+    base = vault_copy(tmp_path, "foam")
+    for rel in ("notes/biochar.md", "inbox.md"):
+        p = base / rel
+        p.write_bytes(p.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    proc = run_cli("rename", "notes/priming-effect", "notes/priming-effects", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    biochar = (base / "notes" / "biochar.md").read_bytes()
+    assert b'[priming-effects]: priming-effects "Priming effect"\r\n' in biochar or \
+        b"]: priming-effects" in biochar, biochar
+    assert b"]: priming-effect \"" not in biochar and b"]: priming-effect\r" not in biochar, biochar
+    assert b"\n" not in biochar.replace(b"\r\n", b""), "a bare LF was written into a CRLF note"
+    inbox = (base / "inbox.md").read_bytes()
+    assert b"]: notes/priming-effects" in inbox, inbox
+    lint = run_cli("lint", "--format", "json", "--exit-zero", cwd=base)
+    assert [d for d in json.loads(lint.stdout) if "priming" in d["message"]] == [], lint.stdout
