@@ -209,6 +209,37 @@ def where(path: Path | None, key: str, table: str | None = None) -> str:
     return str(path)
 
 
+def _unknown_keys(path: Path | None, keys: set, known: set, table: str | None, what: str) -> str:
+    """The message for keys of the configuration that recordkit does not
+    know: where the first is written (as ``key =`` or as the header of a
+    table ``[key]``, where a misspelt ``[querys]`` is), and the closest
+    known name of each, since a misspelt key is otherwise just ignored."""
+    import difflib
+    import re
+    names = sorted(keys, key=str)
+    at = where(path, names[0], table)
+    if path is not None and at == str(path):
+        # not written as ``key = ...``: the header of a table of that name
+        prefix = ("tool.recordkit." if path.name == "pyproject.toml" else "") + (f"{table}." if table else "")
+        header = re.compile(r"\s*\[+\s*" + re.escape(prefix + names[0]) + r"\s*[\].]")
+        try:
+            lines = path.read_text("utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            lines = []
+        for n, line in enumerate(lines, 1):
+            if header.match(line):
+                at = f"{path}:{n}:{len(line) - len(line.lstrip()) + 1}"
+                break
+    hints = []
+    for name in names:
+        close = difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.6)
+        if close:
+            hints.append(f"{name} → {close[0]}" if len(names) > 1 else close[0])
+    hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+    return (f"{at}: unknown {what} key(s): {', '.join(map(str, names))}{hint}; the keys are "
+            f"{', '.join(sorted(known))} (docs/configuration.md)")
+
+
 def _path_value(table: dict, key: str, default: str, path: Path | None) -> str:
     value = table.get(key, default)
     if not isinstance(value, str) or not value.strip():
@@ -319,7 +350,7 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     base = path.parent if path is not None else Path.cwd()
     unknown = set(table) - KNOWN_KEYS
     if unknown:
-        raise ConfigError(f"{path}: unknown configuration key(s): {', '.join(sorted(unknown))}")
+        raise ConfigError(_unknown_keys(path, unknown, KNOWN_KEYS, None, "configuration"))
     cfg = Config(base=base, file=path, raw=table)
 
     def p(value) -> Path:
@@ -331,7 +362,8 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     if table.get("schema"):
         value = table["schema"]
         if not isinstance(value, str):
-            raise ConfigError(f"{path}: schema must be a string: the path of a schema file, or preset:NAME")
+            raise ConfigError(f"{where(path, 'schema')}: schema must be a string: the path of a schema file, "
+                              f"or preset:NAME")
         # ``preset:NAME`` names a schema shipped with recordkit (checked when it loads)
         cfg.schema = value.strip() if value.strip().startswith("preset:") else p(value)
     for key in ("site_title", "site_url"):
@@ -343,16 +375,17 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
     check_cache_dir(cfg)
     if table.get("templates") is not None:
         if not isinstance(table["templates"], str) or not table["templates"].strip():
-            raise ConfigError(f"{path}: templates must be the path of a folder, not {table['templates']}")
+            raise ConfigError(f"{where(path, 'templates')}: templates must be the path of a folder, such as "
+                              f"\"templates\", not {_toml_show(table['templates'])}")
         cfg.templates = p(table["templates"])
     if "skip_dirs" in table:
         dirs = table["skip_dirs"]
         if not isinstance(dirs, list) or not all(isinstance(d, str) and d.strip() for d in dirs):
-            raise ConfigError(f"{path}: skip_dirs must be a list of folder names or patterns, such as "
+            raise ConfigError(f"{where(path, 'skip_dirs')}: skip_dirs must be a list of folder names or patterns, such as "
                               f"[\".*\", \"_*\", \"node_modules\"]")
         cfg.skip_dirs = [d.strip().rstrip("/") for d in dirs]
     if "max_file_size" in table:
-        cfg.max_file_size = parse_size(table["max_file_size"], f"{path}: max_file_size")
+        cfg.max_file_size = parse_size(table["max_file_size"], f"{where(path, 'max_file_size')}: max_file_size")
     for key in ("site", "queries"):       # (read by build and query; a value that is no table is wrong everywhere)
         if key in table and not isinstance(table[key], dict):
             raise ConfigError(f"{where(path, key)}: {key} must be a table ([{key}] in recordkit.toml, "
@@ -363,7 +396,7 @@ def load_config(start: str | Path = ".", file: str | Path | None = None) -> Conf
                           f"[tool.recordkit.lint] in pyproject.toml)")
     bad = set(lint) - LINT_KEYS
     if bad:
-        raise ConfigError(f"{path}: unknown lint key(s): {', '.join(sorted(bad))}")
+        raise ConfigError(_unknown_keys(path, bad, LINT_KEYS, "lint", "lint"))
     codes = '["RK203", "RK3"]'
     # (the codes themselves are checked against the rules by the lint stage:
     # recordkit.lint.engine.check_codes, which every command runs)

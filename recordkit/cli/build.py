@@ -25,6 +25,9 @@ def command(ctx, out, dates, jobs, force, quiet):
     from ..emit.site import build_site
     from ..emit.site.build import TemplateFailed
     from ..emit.site.writer import NotASite
+    # a missing record root is said as every other command says it (where
+    # the root came from, how to give another), not as "is not a folder"
+    ctx.check_root()
     try:
         report = build_site(ctx.config, out, dates=dates, jobs=jobs, force=force,
                             progress=sys.stderr.isatty() and not quiet)
@@ -42,6 +45,9 @@ def command(ctx, out, dates, jobs, force, quiet):
             click.echo(terminal_safe(f"note: {path} is {what}, not a file: not read, the package's template or "
                                      f"asset of that name is used"), err=True)
         if report.load_diagnostics:
-            click.echo(f"note: {report.load_diagnostics} file(s) could not be read and are not in the site "
-                       f"(run `recordkit lint`)", err=True)
+            # (the count is of the loader's diagnostics, not of files: a
+            # duplicate key is one, and its file is in the site)
+            n = report.load_diagnostics
+            click.echo(f"note: {n} problem{'s' if n != 1 else ''} reading the record's files; a file that could "
+                       f"not be read is not in the site (run `recordkit lint`)", err=True)
     fast_exit(0)

@@ -101,8 +101,13 @@ def command(ctx, ids, jobs, timeout, max_timeout, memory, pass_env, no_cache, fm
         click.echo(f"recordkit: {exc}", err=True)
         sys.exit(2)
     if not specs:
-        click.echo(f"recordkit: no numeric checks found (checks folder {_rel(corpus.config.checks)}, "
-                   f"and no ```python check``` blocks under {_rel(corpus.root)})", err=True)
+        folder = Path(corpus.config.checks)
+        where = (f"no folder {_rel(folder)}" if not folder.exists()
+                 else f"no @check in {_rel(folder)}/*.py" if folder.is_dir() else f"{_rel(folder)} is not a folder")
+        click.echo(f"recordkit: no numeric checks found ({where}, and no ```python check``` blocks under "
+                   f"{_rel(corpus.root)}); docs/checks.md says how to write one", err=True)
+        if fmt == "json":
+            click.echo("[]")        # a JSON reader gets an empty list, not an empty output
         sys.exit(1 if disc.problems else 0)
 
     show_bar = not quiet and sys.stderr.isatty() and len(specs) > 0
@@ -208,7 +213,9 @@ def _print_details(results, show_report, verbose=False) -> None:
             click.echo("")
             click.echo(click.style(f"{r.verdict.upper()} {_t(r.id)}", fg=_VERDICT_STYLE[r.verdict], bold=True)
                        + _t(f" ({_rel(r.path)}:{r.line}): {r.message}"))
-            if r.traceback:
+            # (a traceback that is the message again, a bad return value's
+            # "TypeError: ...", is not printed twice)
+            if r.traceback and r.traceback.strip() != (r.message or "").strip():
                 for l in r.traceback.splitlines():
                     click.echo(_t("    " + _rel_in(l)))
         if verbose and r.claim:

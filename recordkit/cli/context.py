@@ -63,7 +63,7 @@ class Context:
         """The corpus, loaded on first use (``load_options`` go to
         :func:`recordkit.load` then, and are ignored once it is loaded)."""
         if self._corpus is None:
-            self._check_root()
+            self.check_root()
             from ..common.gcpause import gc_paused
             from ..corpus.loader import load
             # A command runs once over a corpus that lives until it exits.
@@ -86,7 +86,7 @@ class Context:
         from ..corpus.store import RecordStore
         return RecordStore(self.config, Path(self.config.root).resolve())
 
-    def _check_root(self) -> None:
+    def check_root(self) -> None:
         """A record root that is not a folder is a configuration error that
         says where the root came from and how to give another."""
         config = self.config

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..common.text import path_text
-from .context import pass_ctx
+from .context import not_empty, pass_ctx
 
 
 @click.command("init")
@@ -19,6 +19,7 @@ from .context import pass_ctx
 @click.option("--preset", default=None, metavar="NAME",
               help="Start from a preset: obsidian, foam, dendron, madr, research (docs/presets.md).")
 @click.option("--schema-file", default="recordkit.schema.yaml", show_default=True,
+              callback=not_empty("schema file name"),
               help="Name of the schema file to write, beside recordkit.toml.")
 @click.option("--dry-run", is_flag=True, help="Print what would be written, and write nothing.")
 @pass_ctx
@@ -34,7 +35,9 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
     from ..schema import infer as inferring
     folder = Path(folder or ctx.root_opt or ".")
     if not folder.is_dir():
-        raise ConfigError(f"{path_text(str(folder))} is not a folder: give the folder that holds the notes")
+        # (a typo in the name is the usual case: said as such, not as "not a folder")
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(f"{path_text(str(folder))} {what}: give the folder that holds the notes")
     if preset is not None:
         preset = preset.removeprefix("preset:").strip()
         if preset not in preset_names():
@@ -47,6 +50,11 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
         raise click.UsageError(f"--schema-file {path_text(schema_file)}: the schema file and "
                                "recordkit.toml would have the same name; give the schema another name, such "
                                "as recordkit.schema.yaml")
+    if not schema_path.parent.is_dir():
+        # (else the write failed naming its temporary file, ".x.yaml.tcfn4n36.tmp")
+        raise click.UsageError(f"--schema-file {path_text(schema_file)}: the folder "
+                               f"{path_text(os.path.dirname(schema_file))} does not exist; give a name beside "
+                               "recordkit.toml, such as recordkit.schema.yaml")
     for p in (toml_path, schema_path):
         if p.exists() or p.is_symlink():
             raise ConfigError(f"{path_text(str(p))} exists: recordkit init never overwrites a file "

@@ -81,6 +81,7 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
     keep = None
     if targets:
         from ..common.paths import display_path
+        from ..common.text import terminal_safe
         from ..lint.engine import involving_keys
         from ..schema import load_schema
         unknown: list = []
@@ -88,6 +89,15 @@ def command(ctx, paths, fmt, select, ignore, fix, unsafe_fixes, diff, exit_zero,
         for p in unknown:
             click.echo(f"recordkit: {display_path(p)} does not exist (nor in git's HEAD): nothing to lint there",
                        err=True)
+        # a PATH outside the record (a typo'd folder, a note of another
+        # vault) is said, as a missing one is: the lint of nothing there
+        # printed "All checks passed" as if it had been read
+        inside = [Path(ctx.config.root).resolve(), Path(ctx.config.checks).resolve()]
+        for t in targets:
+            if os.path.lexists(t) and not any(t == f or t.is_relative_to(f) or f.is_relative_to(t) for f in inside):
+                click.echo(terminal_safe(f"recordkit: {display_path(t)} is outside the record root "
+                                         f"{display_path(inside[0])} and the checks folder: nothing to lint there"),
+                           err=True)
 
         def keep(ds):
             return filter_paths(ds, targets, keys)
@@ -122,7 +132,9 @@ def _say_what_is_read(config) -> None:
     pats = "[" + ", ".join(f'"{p}"' for p in config.skip_dirs) + "]"
     click.echo(terminal_safe(f"recordkit: reading {len(files)} file{'s' if len(files) != 1 else ''} under "
                              f"{display_path(root)}"), err=True)
-    where = f"{config.file.name}: skip_dirs" if config.file is not None else "skip_dirs"
+    # the file is named only when it sets skip_dirs: the default is not its doing
+    where = (f"{config.file.name}: skip_dirs" if config.file is not None and "skip_dirs" in config.raw
+             else "the default skip_dirs")
     click.echo(terminal_safe(f"recordkit: folders not walked ({where} = {pats}): "
                              + (", ".join(skipped) if skipped else "none found")), err=True)
 

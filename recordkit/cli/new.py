@@ -8,10 +8,22 @@ import click
 from .context import not_empty, pass_ctx
 
 
+def _name_value(ctx, param, value):
+    """A --field with no name (``--field =v``, ``--field " =v"``) is a usage
+    error that says how to write one: it was "a NOTE has no field " (an
+    empty name, not seen as one)."""
+    for item in value:
+        name, sep, _ = item.partition("=")
+        if sep and not name.strip():
+            raise click.BadParameter(f"{item!r} has no NAME: write NAME=VALUE, such as tags=reading",
+                                     ctx=ctx, param=param)
+    return value
+
+
 @click.command("new")
 @click.argument("kind", callback=not_empty("kind"))
 @click.option("--title", required=True, help="The record's title.")
-@click.option("--field", "fields", multiple=True, metavar="NAME=VALUE",
+@click.option("--field", "fields", multiple=True, metavar="NAME=VALUE", callback=_name_value,
               help="A field (repeatable); lists and relations take comma-separated values, or a YAML list "
                    "(authors='[\"Park, K.\", \"Choe, Y.\"]'); a list field given again adds to it.")
 @click.option("--folder", default=None, metavar="FOLDER",
@@ -24,7 +36,15 @@ def command(ctx, kind, title, fields, folder, edit, dry_run):
     """A new record of KIND with the next free id, from the kind's skeleton
     (required fields, expected sections, a promote_when stub for a theory).
     In a vault whose ids are paths or file names, a note named after its
-    title (FOLDER/TITLE.md) with the fields given."""
+    title (FOLDER/TITLE.md) with the fields given.
+
+    KIND is a kind of the schema, in any case (LIT, NOTE, THEORY, CLAIM,
+    QUESTION in the default one); a field a kind requires is given with
+    --field.  Example:
+
+    \b
+      recordkit new THEORY --title "Conformal maps between encoders" --field source=LIT-849
+    """
     from ..author.new import plan_new, plan_vault_new
     from ..author.plan import AuthorError
     from .rename import run_plan

@@ -26,6 +26,9 @@ def command(ctx, port, host, out, force):
     from ..emit.site.serve import SiteServer, default_out
     from ..emit.site.writer import Manifest, NotASite
     config = ctx.config
+    # a root that is missing at the start is a configuration error (exit 2):
+    # the server would otherwise run on, printing "watching failed" every second
+    ctx.check_root()
     if out and not force:
         # as `build` does: a folder of other files is not written over unasked
         try:

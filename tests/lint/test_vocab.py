@@ -202,7 +202,8 @@ def test_skipped_folders_are_listed_by_verbose_and_configurable(tmp_path):
         write(tmp_path, rel, f"---\nid: QUESTION-{n}\ntitle: q\nstatus: open\n---\n")
     out = run_cli("lint", "--no-cache", "-v", cwd=tmp_path)
     assert "recordkit: reading 2 files under records" in out.stderr
-    assert ('recordkit: folders not walked (recordkit.toml: skip_dirs = [".*", "_*", "node_modules"]): '
+    # (recordkit.toml sets no skip_dirs: the default is named as such, not as the file's)
+    assert ('recordkit: folders not walked (the default skip_dirs = [".*", "_*", "node_modules"]): '
             ".obsidian, _templates, node_modules") in out.stderr
     write(tmp_path, "recordkit.toml", 'root = "records"\nskip_dirs = [".obsidian", "archive"]\n')
     out = run_cli("lint", "--no-cache", "-v", "--format", "json", "--exit-zero", cwd=tmp_path)
