@@ -2,8 +2,11 @@
 do, exit statuses, and commands that did something else than they said.
 Each test runs the real CLI on real files."""
 import json
+import os
 import subprocess
 import sys
+
+import pytest
 
 from conftest import REPO, run_cli, write
 
@@ -158,6 +161,50 @@ def test_build_does_not_call_a_duplicate_key_an_unreadable_file(tmp_path):
     proc = run_cli("build", "-o", "site", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "site" / "question" / "QUESTION-002.html").is_file()
-    assert "could not be read and are not in the site" not in proc.stderr
-    assert "note: 1 problem reading the record's files; a file that could not be read is not in the site" \
+    assert "could not be read" not in proc.stderr, proc.stderr
+    assert "1 record kept out" not in proc.stderr
+    # a file that cannot be read (bad YAML) is counted, once, as a file
+    write(tmp_path, "records/question/QUESTION-003.md", "---\nid: QUESTION-003\ntitle: [unclosed\n---\n")
+    proc = run_cli("build", "-o", "site", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: 1 file of the record could not be read and is not in the site (run `recordkit lint`)" \
         in proc.stderr, proc.stderr
+    assert not (tmp_path / "site" / "question" / "QUESTION-003.html").exists()
+
+
+# -- what the loader and the configuration say -------------------------------------
+
+def test_a_tab_in_the_front_matter_a_dangling_link_and_a_link_loop_say_what_they_are(tmp_path):
+    """"found character that cannot start any token" said nothing of the
+    tab; a dangling symbolic link was "No such file or directory" of a
+    file the folder lists."""
+    _record(tmp_path)
+    write(tmp_path, "records/note/NOTE-009.md", "---\nid: NOTE-009\ntitle: T\nstatus: draft\ntags:\n\t- a\n---\nx\n")
+    os.symlink("/nowhere/x.md", tmp_path / "records" / "note" / "gone.md")
+    os.symlink("self.md", tmp_path / "records" / "note" / "self.md")
+    out = run_cli("lint", cwd=tmp_path).stdout
+    assert "NOTE-009.md:6:1: RK102 front matter is not valid YAML: a tab, where YAML indents with spaces only" \
+        in out, out
+    assert "gone.md:1:1: RK103 file cannot be read: it is a symbolic link to /nowhere/x.md, which does not " \
+           "exist" in out, out
+    assert "self.md:1:1: RK103 file cannot be read: it is a symbolic link that leads, through links, back to " \
+           "itself" in out, out
+
+
+@pytest.mark.parametrize("toml, command, said", [
+    ('schema = "missing.yaml"\n', ("lint",),
+     "missing.yaml: cannot read the schema file (the configuration names it: schema = ...): No such file or directory"),
+    ('site_url = "ftp://x"\n', ("build", "-o", "site"),
+     "recordkit.toml:2:1: site_url must be an http(s) URL"),
+    ('[site]\ntemplates = "nope"\n', ("build", "-o", "site"),
+     "recordkit.toml:3:1: site.templates "),
+    ('[queries]\nx = 5\n', ("query", "x"),
+     "recordkit.toml:3:1: query x must be SQL text"),
+])
+def test_configuration_values_that_cannot_be_used_say_where(tmp_path, toml, command, said):
+    _record(tmp_path)
+    cfg = tmp_path / "recordkit.toml"
+    cfg.write_text(cfg.read_text() + toml)
+    proc = run_cli(*command, cwd=tmp_path)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert said in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

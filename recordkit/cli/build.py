@@ -44,10 +44,8 @@ def command(ctx, out, dates, jobs, force, quiet):
         for path, what in report.unusable_templates:
             click.echo(terminal_safe(f"note: {path} is {what}, not a file: not read, the package's template or "
                                      f"asset of that name is used"), err=True)
-        if report.load_diagnostics:
-            # (the count is of the loader's diagnostics, not of files: a
-            # duplicate key is one, and its file is in the site)
-            n = report.load_diagnostics
-            click.echo(f"note: {n} problem{'s' if n != 1 else ''} reading the record's files; a file that could "
-                       f"not be read is not in the site (run `recordkit lint`)", err=True)
+        if report.unreadable:
+            n = report.unreadable
+            click.echo(f"note: {n} file{'s' if n != 1 else ''} of the record could not be read and "
+                       f"{'are' if n != 1 else 'is'} not in the site (run `recordkit lint`)", err=True)
     fast_exit(0)

@@ -57,6 +57,9 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         mark = exc.problem_mark or exc.context_mark
         line, col = mark_position(fm_text, line0, mark) if mark else (line0, 1)
         problem = exc.problem or exc.context or "invalid YAML"
+        if mark is not None and "cannot start any token" in problem and \
+                0 <= mark.index < len(fm_text) and fm_text[mark.index] == "\t":
+            problem = "a tab, where YAML indents with spaces only: replace it with spaces"
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {problem}", path, line, col, line, col + 1))
         return rec, diags
     except AliasBomb as exc:
@@ -171,6 +174,22 @@ class NotRead(Exception):
     """The path is not a regular file, or is larger than the size cap."""
 
 
+def _why_unread(path, exc: OSError) -> str:
+    """Why a file could not be read, as its reader can act on it: a link
+    that names nothing (or a loop of links) said as such, with where it
+    points, not as "No such file or directory" of a file the folder lists."""
+    import errno
+    try:
+        if os.path.islink(path):
+            if exc.errno == errno.ELOOP:
+                return f"it is a symbolic link that leads, through links, back to itself ({exc.strerror})"
+            if exc.errno == errno.ENOENT:
+                return f"it is a symbolic link to {os.readlink(path)}, which does not exist"
+    except OSError:
+        pass
+    return exc.strerror or str(exc)
+
+
 def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False,
                 max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[Record, list[Diagnostic]]:
     """Read and parse the file at ``path``.  ``keep_bytes``: also keep the
@@ -184,7 +203,7 @@ def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False,
         return rec, [Diagnostic("RK109", str(exc), path, 1, 1)]
     except OSError as exc:
         rec = Record(path=path, relpath=relpath)
-        return rec, [Diagnostic("RK103", f"file cannot be read: {exc.strerror or exc}", path, 1, 1)]
+        return rec, [Diagnostic("RK103", f"file cannot be read: {_why_unread(path, exc)}", path, 1, 1)]
     rec, diags = parse_bytes(data, path, relpath, schema)
     # sha256 runs on the CPU's SHA instructions here: 30% faster than blake2b
     rec.digest = hashlib.sha256(data).hexdigest()[:32]

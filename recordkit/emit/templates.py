@@ -69,7 +69,7 @@ def environment(user_dir: str | Path | None = None, site_dir: str | Path | None 
     pages."""
     key = _key(user_dir)
     if key is not None and not Path(key).is_dir():
-        raise ConfigError(f"templates: {user_dir} is not a folder")
+        raise ConfigError(f"templates: {user_dir} is not a folder (the configuration's templates = names it)")
     site_key = _key(site_dir)
     if site_key is not None and not Path(site_key).is_dir():
         raise ConfigError(f"site templates: {site_dir} is not a folder")

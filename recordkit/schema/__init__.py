@@ -1065,8 +1065,13 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
             text = read_regular_file(p).decode("utf-8")
         except NotAFile as exc:     # a named pipe would hang the read, /dev/zero never end it
             raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from exc
+        except OSError as exc:
+            # (the reason alone: the exception's own text repeats the path)
+            raise SchemaError(f"{p}: cannot read the schema file{where or ' (the configuration names it: schema = ...)'}"
+                              f": {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise SchemaError(f"{p}: cannot read the schema file{where}: it is not UTF-8 text ({exc.reason} at "
+                              f"byte {exc.start})") from exc
     # as a front matter is read: nesting too deep for the C composer (which
     # would kill the process), and aliases that expand without bound, are
     # refused before anything walks them

@@ -514,8 +514,9 @@ def named_queries(config) -> dict[str, dict]:
         elif isinstance(q, dict) and isinstance(q.get("sql"), str):
             out[name] = {"sql": q["sql"], "description": str(q.get("description", ""))}
         else:
-            from ..config import ConfigError
-            raise ConfigError(f"{config.file}: query {name} must be SQL text or a table with sql = ...")
+            from ..config import ConfigError, where
+            raise ConfigError(f"{where(config.file, name, 'queries')}: query {name} must be SQL text "
+                              f"({name} = \"SELECT ...\") or a table with sql = \"...\" (and description = \"...\")")
     return out
 
 

@@ -96,6 +96,9 @@ class BuildReport:
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
     load_diagnostics: int = 0
+    #: files of the record that could not be read as records (bad YAML, not
+    #: UTF-8, unreadable): not in the site
+    unreadable: int = 0
     #: files a folder that was no site held, which a forced build wrote over
     replaced: list = field(default_factory=list)
     #: (path, what it is) of each entry of the user's templates folders that
@@ -105,7 +108,8 @@ class BuildReport:
 
     def summary(self) -> str:
         return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "
-                f"{self.kept} unchanged, {len(self.removed)} removed, {self.excluded} records kept out; "
+                f"{self.kept} unchanged, {len(self.removed)} removed, "
+                f"{self.excluded} record{'' if self.excluded == 1 else 's'} kept out; "
                 f"{self.seconds:.2f} s")
 
 
@@ -213,7 +217,8 @@ def _build_site(config, out, *, corpus=None, options=None, cancel=None, resident
     site = make_site(data, pub.ids, opts.title)
     timings["gather"] = time.perf_counter() - t
     report = BuildReport(out_dir, records=len(pub.ids), excluded=len(pub.excluded),
-                         load_diagnostics=len(corpus.diagnostics))
+                         load_diagnostics=len(corpus.diagnostics),
+                         unreadable=sum(1 for r in corpus.files if not r.ok))
     writer = SiteWriter(out_dir, old)
     b = _Builder(site, opts, writer, report, timings)
     b.cancel = cancel

@@ -66,6 +66,9 @@ def site_options(config, **overrides) -> SiteOptions:
                        out=path("out", "site"),
                        exclude=strings("exclude"), exclude_statuses=strings("exclude_statuses"),
                        templates=path("templates") if table.get("templates") not in (None, "") else None)
+    if opts.templates is not None and not opts.templates.is_dir():
+        # (said here, where the key's line is known; the environment would say it without)
+        raise ConfigError(f"{at('templates')}: site.templates {opts.templates} is not a folder")
     for key in ("toc_min_headings", "recent", "feed_entries"):
         if key in table:
             v = table[key]
@@ -81,7 +84,9 @@ def site_options(config, **overrides) -> SiteOptions:
             setattr(opts, k, Path(v) if k in ("out", "templates") else v)
     if opts.site_url is not None:
         if not isinstance(opts.site_url, str) or not opts.site_url.startswith(("http://", "https://")):
-            raise ConfigError(f"site_url must be an http(s) URL, not {opts.site_url!r}")
+            raise ConfigError(f"{where(config.file, 'site_url')}: site_url must be an http(s) URL (the address "
+                              f"the site is published at, such as \"https://example.org/notes/\"), not "
+                              f"{opts.site_url!r}")
         if not opts.site_url.endswith("/"):
             opts.site_url += "/"
     return opts
