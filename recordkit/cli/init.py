@@ -60,6 +60,12 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
             raise ConfigError(f"{path_text(str(p))} exists: recordkit init never overwrites a file "
                               "(move it away, or edit it)")
     root_text = os.path.relpath(folder.resolve(), here.resolve()).replace(os.sep, "/")
+    if preset is None:
+        found = detect_tool(folder)
+        if found is not None:
+            preset, why = found
+            click.echo(f"found {why}: the schema starts from preset:{preset} (--preset research, or another "
+                       f"preset, to start elsewhere)")
     if infer:
         from ..corpus.mentions import body_tags
         inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset,
@@ -91,6 +97,30 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
                 pass
         raise
     click.echo(f"Wrote {schema_file} and recordkit.toml (root = {root_text}); next: recordkit lint", err=True)
+
+
+def detect_tool(folder: Path) -> tuple[str, str] | None:
+    """(preset, what was found) when ``folder`` is plainly the notes of a
+    tool a preset is for: a Dendron workspace's ``dendron.yml`` (in the
+    folder or above it), an Obsidian vault's ``.obsidian/``, a Foam
+    workspace's ``.foam/`` or its recommended extension in
+    ``.vscode/extensions.json``.  None when nothing says so (MADR leaves
+    no such mark): the research record's schema, or what --infer finds."""
+    from ..corpus.resolve import dendron_config
+    cfg = dendron_config(folder)
+    if cfg is not None:
+        return "dendron", f"{path_text(os.path.relpath(cfg))} (a Dendron workspace)"
+    if (folder / ".obsidian").is_dir():
+        return "obsidian", f"{path_text(os.path.relpath(folder / '.obsidian'))}/ (an Obsidian vault)"
+    if (folder / ".foam").is_dir():
+        return "foam", f"{path_text(os.path.relpath(folder / '.foam'))}/ (a Foam workspace)"
+    ext = folder / ".vscode" / "extensions.json"
+    try:
+        if ext.is_file() and ext.stat().st_size < 1_000_000 and "foam.foam-vscode" in ext.read_text("utf-8", "replace"):
+            return "foam", f"{path_text(os.path.relpath(ext))} recommending Foam (a Foam workspace)"
+    except OSError:
+        pass
+    return None
 
 
 def _samples(folder: Path):

@@ -139,3 +139,43 @@ def test_tags_written_in_the_text_are_inferred_inline(tmp_path):
     out = run_cli("query", "select record, tag from tags order by tag", "--format", "csv", cwd=tmp_path).stdout
     assert out == "record,tag\nsoil,soil\nbiochar,soil/carbon\nbiochar,todo\n", out
     assert "All checks passed" in run_cli("lint", cwd=tmp_path).stdout
+
+
+import pytest
+
+
+@pytest.mark.parametrize("vault, preset, mark", [
+    ("dendron", "dendron", "found dendron.yml (a Dendron workspace)"),
+    ("obsidian", "obsidian", "found .obsidian/ (an Obsidian vault)"),
+    ("foam", "foam", "found .foam/ (a Foam workspace)"),
+])
+@pytest.mark.parametrize("infer", [False, True])
+def test_init_starts_from_the_preset_of_the_tool_the_folder_is_plainly_of(tmp_path, vault, preset, mark, infer):
+    """A Dendron workspace (dendron.yml), an Obsidian vault (.obsidian/) or
+    a Foam workspace (.foam/) was inferred as plain notes: no sigils, no
+    Dendron fields, no preset's link settings.  init now starts from the
+    tool's preset and says why; --preset research starts elsewhere."""
+    base = tmp_path / vault
+    shutil.copytree(REPO / "tests" / "fixtures" / "vaults" / vault, base)
+    (base / "expected.json").unlink()
+    args = ("init", "--infer") if infer else ("init",)
+    proc = run_cli(*args, cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert mark in proc.stdout, proc.stdout
+    schema = yaml.safe_load((base / "recordkit.schema.yaml").read_text())
+    assert schema["extends"] == f"preset:{preset}"
+    assert run_cli("lint", "--exit-zero", cwd=base).returncode == 0
+    for p in ("recordkit.schema.yaml", "recordkit.toml"):
+        (base / p).unlink()
+    proc = run_cli(*args, "--preset", "research", cwd=base)
+    assert proc.returncode == 0 and "found " not in proc.stdout, proc.stdout
+    assert "preset:" + preset not in (base / "recordkit.schema.yaml").read_text()
+
+
+def test_init_of_plain_notes_names_no_tool(tmp_path):
+    base = tmp_path / "notes"
+    base.mkdir()
+    (base / "a.md").write_text("---\ntitle: A\n---\nText.\n")
+    proc = run_cli("init", "--infer", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert "found " not in proc.stdout and "extends" not in (base / "recordkit.schema.yaml").read_text()
