@@ -274,10 +274,15 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         mine, into_text = into_text[k:], into_text[:k]
         k = _trailing_definitions(body, 0)
         body, theirs = body[:k].strip("\r\n"), body[k:]
-        defs, differ = _merged_definitions(mine, theirs, into_text[head:])
+        defs, differ, taken = _merged_definitions(mine, theirs, into_text[head:], body)
         if differ:
             plan.notes.append(f"{old}'s definition{'s' if len(differ) != 1 else ''} of " + ", ".join(differ)
                               + f" left out: {into} defines {'them' if len(differ) != 1 else 'it'} otherwise")
+        if taken:
+            plan.notes.append(f"{into}'s definition{'s' if len(taken) != 1 else ''} of " + ", ".join(taken)
+                              + f" now come{'s' if len(taken) == 1 else ''} after {old}'s text, which defines "
+                              f"{'them' if len(taken) != 1 else 'it'} otherwise: {old}'s is the one read "
+                              f"(rename the label in one of the two to keep both)")
         if defs:
             into_text = into_text.rstrip("\r\n") + eol if into_text.strip("\r\n") else into_text
     if body:
@@ -324,7 +329,31 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
 
 def _outside(edits: list, spans: list) -> list:
     """``edits`` but those inside one of ``spans`` (a link made plain text)."""
-    return [e for e in edits if not any(s <= e[0] and e[1] <= t for s, t, *_ in spans)]
+    covers = _Covers(spans)
+    return [e for e in edits if not covers.reach(e[0], e[1])]
+
+
+class _Covers:
+    """Which of a list of spans contain a position or a range, each asked in
+    O(log n): the spans sorted by start, with the furthest end of those
+    starting at or before each (one test per edit against every span was
+    quadratic: 16,000 links took 27 s)."""
+
+    def __init__(self, spans):
+        ordered = sorted((s, t) for s, t, *_ in spans)
+        self.starts = [s for s, _ in ordered]
+        self.ends = []
+        furthest = -1
+        for _, t in ordered:
+            furthest = max(furthest, t)
+            self.ends.append(furthest)
+
+    def reach(self, start: int, end: int) -> bool:
+        """Whether a span holds ``start..end`` (its start at or before
+        ``start``, its end at or after ``end``)."""
+        from bisect import bisect_right
+        k = bisect_right(self.starts, start) - 1
+        return k >= 0 and self.ends[k] >= end
 
 
 def _unlinks(rec, text: str, targets: tuple, before, settings) -> tuple[list, list]:
@@ -399,18 +428,31 @@ def _unlinks(rec, text: str, targets: tuple, before, settings) -> tuple[list, li
         labels.append(m.group(1))
         out.append((ls, le, ""))
     # the ``[text][label]``, ``[label][]`` and ``[label]`` links that used a definition dropped
-    for label in labels:
-        name = re.escape(label)
-        for m in re.finditer(r"\[([^\[\]\n]*)\]\[" + name + r"\]|\[(" + name + r")\](?:\[\]|(?![\[(:]))", body, re.I):
-            s, e = m.span()
-            if body[s - 1:s] in ("!", "]", "\\") or any(a <= s < b for a, b in spans) or (code and _inside(code, s)):
+    # (one pass for every label: a pass a label was quadratic in a note of many)
+    keys = {_label_key(label) for label in labels}
+    if keys:
+        covers = _Covers([(a, b - 1) for a, b in spans])     # (a start inside a link: a <= s < b)
+        for m in _LABEL_USE_RE.finditer(body):
+            used = m.group(2) if m.group(2) is not None else m.group(3)
+            if _label_key(used) not in keys:
                 continue
-            out.append((s, e, m.group(1) if m.group(1) is not None else m.group(2)))
+            s, e = m.span()
+            if body[s - 1:s] in ("!", "]", "\\") or covers.reach(s, s) or (code and _inside(code, s)):
+                continue
+            out.append((s, e, m.group(1) if m.group(1) is not None else m.group(3)))
             at.append(s)
-    lines = sorted({rec.body_line + body.count("\n", 0, s) for s in at})
-    where = [f"{rec.relpath}:{n}" for n in lines]
+    lines, n, last = set(), rec.body_line, 0
+    for s in sorted(at):                # (lines counted on from the last: not from the top for each)
+        n += body.count("\n", last, s)
+        last = s
+        lines.add(n)
+    where = [f"{rec.relpath}:{n}" for n in sorted(lines)]
     return sorted({(base + s, base + e, new) for s, e, new in out}), where
 
+
+#: a use of a link reference definition: ``[text][label]`` (groups 1, 2),
+#: ``[label][]`` or ``[label]`` not followed by ``[``, ``(`` or ``:`` (group 3)
+_LABEL_USE_RE = re.compile(r"\[([^\[\]\n]*)\]\[([^\[\]\n]+)\]|\[([^\[\]\n]+)\](?:\[\]|(?![\[(:]))")
 
 #: a line of a link reference definition (its label: group 1), as
 #: :func:`~recordkit.corpus.mentions.definitions` reads one
@@ -519,18 +561,26 @@ def _trailing_definitions(text: str, start: int) -> int:
     return len(text) if code and _inside(code, at - start) else at
 
 
-def _merged_definitions(mine: str, theirs: str, body: str) -> tuple[str, list[str]]:
+def _merged_definitions(mine: str, theirs: str, body: str, moved: str = "") -> tuple[str, list[str], list[str]]:
     """One block of link reference definitions from INTO's (``mine``, as
     they were laid out) and OLD's (``theirs``), each label once (the
     first, as CommonMark reads them: a second is dead text): OLD's go after
     INTO's last (before Foam's ``[//end]`` marker, when INTO has its
     markers; OLD's own markers are left out then).  ``body``: INTO's text
     before its block (a label defined there is taken).  Also returns the
-    labels of OLD's left out because INTO's name another destination."""
+    labels of OLD's left out because INTO's name another destination, and
+    the labels of INTO's block that ``moved`` (OLD's text, which comes
+    before the block now) defines otherwise: its definition comes first
+    and is the one read, so INTO's links of that label change."""
     from ..corpus.mentions import definitions
 
     key = _label_key
     seen = {key(label): None for _, _, _, label, _ in definitions(body, md_only=False)}
+    in_moved = {}
+    for s, e, _, label, _ in definitions(moved, md_only=False) if "]:" in moved else ():
+        m = _DEF_LINE_RE.match(moved, s)
+        in_moved.setdefault(key(label), m.group(2) if m is not None else None)
+    taken = []
     out, differ = [], []
     for line in mine.strip("\r\n").split("\n") if mine.strip() else []:
         m = _DEF_LINE_RE.fullmatch(line)
@@ -538,6 +588,9 @@ def _merged_definitions(mine: str, theirs: str, body: str) -> tuple[str, list[st
             if key(m.group(1)) in seen:
                 continue
             seen[key(m.group(1))] = m.group(2)
+            was = in_moved.get(key(m.group(1)))
+            if was is not None and was != m.group(2) and not key(m.group(1)).startswith("//"):
+                taken.append(f"[{m.group(1)}]")
         out.append(line)
     markers = any(key(x).startswith("//") for x in seen)
     end = next((i for i, line in enumerate(out) if line.lstrip().lower().startswith("[//end]")), len(out))
@@ -556,7 +609,7 @@ def _merged_definitions(mine: str, theirs: str, body: str) -> tuple[str, list[st
         seen[k] = m.group(2)
         added.append(line)
     out[end:end] = added
-    return "\n".join(out), differ
+    return "\n".join(out), differ, taken
 
 
 def _corpus_after(corpus, texts: dict, removed):

@@ -175,6 +175,10 @@ class _Namer:
         return out
 
 
+#: a name Dendron's ``#`` / ``@`` takes (corpus.mentions._SIGIL_RE's, whole)
+_SIGIL_NAME_RE = re.compile(r"(?=[\w.-]*[^\W\d])[\w-]+(?:\.[\w-]+)*")
+
+
 def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settings,
                 moved_to: str | None = None, records: dict | None = None) -> list[tuple[int, int, str]]:
     """(start, end, replacement) of each link target in ``rec``'s body that
@@ -214,6 +218,19 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
                 if d.re is _MD_DEF_AT_RE and was == old:
                     out.extend((base + s, base + e, *rest) for s, e, *rest in
                                _definition_label(body, ws, _label, rec.relpath, after_path, old, before, namer))
+            continue
+        if form == "tag":
+            # Dendron's ``#foo`` (``[[tags.foo]]``) and ``@ana`` (``[[user.ana]]``):
+            # the new name after the sigil when it is still under the sigil's
+            # prefix and a name a sigil can take, else a wikilink to it
+            if before.resolve(target, from_path=rec.relpath, form="wikilink").target == old:
+                sig = body[ws]
+                prefix = dict(settings.sigils).get(sig, "")
+                rest = namer.new_id[len(prefix):] if prefix and namer.new_id.startswith(prefix) else None
+                if rest and _SIGIL_NAME_RE.fullmatch(rest):
+                    out.append((base + ws + 1, base + we, rest))
+                else:
+                    out.append((base + ws, base + we, f"[[{namer.new_id}]]"))
             continue
         if before.resolve(target, from_path=rec.relpath, form=_form(target)).target != old:
             continue

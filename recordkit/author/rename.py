@@ -24,6 +24,11 @@ def check_new_id(schema, old: str, new: str) -> None:
     """Refuse a new id that is malformed, of another kind, or the old one."""
     if new == old:
         raise AuthorError(f"{old} and {new} are the same id", usage=True)
+    from ..corpus.identity import MAX_ID_LENGTH
+    if len(new) > MAX_ID_LENGTH:
+        # (the loader would not take it: every reference to the record would dangle)
+        raise AuthorError(f"{new[:40]}…: an id has at most {MAX_ID_LENGTH} characters (RK105), this one "
+                          f"{len(new):,}", usage=True)
     kind_old, kind_new = schema.kind_of(old), schema.kind_of(new)
     rx = schema.id_re
     if rx is None or "kind" not in rx.groupindex:

@@ -101,15 +101,17 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
 
 def detect_tool(folder: Path) -> tuple[str, str] | None:
     """(preset, what was found) when ``folder`` is plainly the notes of a
-    tool a preset is for: a Dendron workspace's ``dendron.yml`` (in the
-    folder or above it), an Obsidian vault's ``.obsidian/``, a Foam
+    tool a preset is for, its own marks first: a Dendron workspace's
+    ``dendron.yml``, an Obsidian vault's ``.obsidian/``, a Foam
     workspace's ``.foam/`` or its recommended extension in
-    ``.vscode/extensions.json``.  None when nothing says so (MADR leaves
+    ``.vscode/extensions.json``; then a ``dendron.yml`` above that lists
+    the folder as a vault.  None when nothing says so (MADR leaves
     no such mark): the research record's schema, or what --infer finds."""
-    from ..corpus.resolve import dendron_config
-    cfg = dendron_config(folder)
-    if cfg is not None:
-        return "dendron", f"{path_text(os.path.relpath(cfg))} (a Dendron workspace)"
+    from ..corpus.resolve import dendron_config, listed_vault
+    # the folder's own marks first: a vault inside some other tool's
+    # workspace is still of its own tool
+    if (folder / "dendron.yml").is_file():
+        return "dendron", f"{path_text(os.path.relpath(folder / 'dendron.yml'))} (a Dendron workspace)"
     if (folder / ".obsidian").is_dir():
         return "obsidian", f"{path_text(os.path.relpath(folder / '.obsidian'))}/ (an Obsidian vault)"
     if (folder / ".foam").is_dir():
@@ -120,6 +122,10 @@ def detect_tool(folder: Path) -> tuple[str, str] | None:
             return "foam", f"{path_text(os.path.relpath(ext))} recommending Foam (a Foam workspace)"
     except OSError:
         pass
+    # a dendron.yml above: only when it lists this folder as one of its vaults
+    cfg = dendron_config(folder)
+    if cfg is not None and listed_vault(cfg, folder) is not None:
+        return "dendron", f"{path_text(os.path.relpath(cfg))} listing {path_text(str(folder))} (a Dendron vault)"
     return None
 
 

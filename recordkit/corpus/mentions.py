@@ -722,7 +722,10 @@ def _links(body: str, links) -> list[tuple]:
 # blank (not ``a#b``, not an address ``ana@x.org``), a dotted name
 # (``#eval.bench``; a dot ending a sentence is not part of it), not all
 # digits (``#123``), not a heading's ``# ``
-_SIGIL_RE = re.compile(r"(?:(?<=\s)|^)([#@])((?=[\w.-]*[^\W\d])[\w-]+(?:\.[\w-]+)*)", re.M)
+_SIGIL_RE = re.compile(r"(?:(?<=\s)|^)([#@])([\w-]+(?:\.[\w-]+)*)", re.M)
+# (a name of digits alone is no tag: told after the match, as a look-ahead
+# for a letter ran on past the name's end: ``#123..abc``)
+_LETTER_RE = re.compile(r"[^\W\d]")
 
 
 def _sigil_links(body: str, sigils: tuple) -> list[tuple]:
@@ -734,7 +737,7 @@ def _sigil_links(body: str, sigils: tuple) -> list[tuple]:
     if not any(k in body for k in prefixes):
         return []
     return [(m.start(), m.end(), prefixes[m.group(1)] + m.group(2), None, "tag")
-            for m in _SIGIL_RE.finditer(body) if m.group(1) in prefixes]
+            for m in _SIGIL_RE.finditer(body) if m.group(1) in prefixes and _LETTER_RE.search(m.group(2))]
 
 
 def definitions(body: str, md_only: bool = True) -> list[tuple]:

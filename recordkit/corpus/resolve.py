@@ -178,7 +178,12 @@ def xvault_parts(text: str) -> tuple[str, str] | None:
     if not text.startswith(XVAULT):
         return None
     vault, sep, note = text[len(XVAULT):].partition("/")
-    return (vault.strip(), note.strip()) if sep else None
+    note = note.strip()
+    if not sep or note.startswith(XVAULT):
+        # (Dendron does not nest them; resolving the note part as a link
+        # again recursed once per prefix: 600 of them stopped lint)
+        return None
+    return vault.strip(), note
 
 
 def dendron_config(root: Path | None) -> Path | None:
@@ -234,30 +239,38 @@ def vault_names(root: Path | None) -> frozenset[str]:
         return got
     here = Path(root).resolve()
     got = frozenset([here.name])
-    if cfg is not None:
-        import yaml
-        try:
-            data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            data = None
-        ws = data.get("workspace") if isinstance(data, dict) else None
-        vaults = (ws.get("vaults") if isinstance(ws, dict) else None) or \
-            (data.get("vaults") if isinstance(data, dict) else None)
-        for v in vaults if isinstance(vaults, list) else ():
-            fs = v.get("fsPath") if isinstance(v, dict) else None
-            if not isinstance(fs, str) or not fs.strip():
-                continue
-            where = cfg.parent / v["workspace"] / fs if isinstance(v.get("workspace"), str) else cfg.parent / fs
-            try:
-                same = where.resolve() == here
-            except OSError:
-                same = False
-            if same:
-                name = v.get("name")
-                got = frozenset([name if isinstance(name, str) and name.strip() else Path(fs).name])
-                break
+    entry = listed_vault(cfg, here) if cfg is not None else None
+    if entry is not None:
+        name = entry.get("name")
+        got = frozenset([name if isinstance(name, str) and name.strip() else Path(entry["fsPath"]).name])
     _VAULT_NAMES[key] = got
     return got
+
+
+def listed_vault(cfg: Path, folder: Path) -> dict | None:
+    """The entry of ``dendron.yml`` (at ``cfg``) whose ``fsPath`` (under its
+    ``workspace`` when it has one) is ``folder``: in ``workspace.vaults``,
+    or the older top-level ``vaults``; None when it lists no such vault."""
+    import yaml
+    try:
+        here = Path(folder).resolve()
+        data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return None
+    ws = data.get("workspace") if isinstance(data, dict) else None
+    vaults = (ws.get("vaults") if isinstance(ws, dict) else None) or \
+        (data.get("vaults") if isinstance(data, dict) else None)
+    for v in vaults if isinstance(vaults, list) else ():
+        fs = v.get("fsPath") if isinstance(v, dict) else None
+        if not isinstance(fs, str) or not fs.strip():
+            continue
+        where = cfg.parent / v["workspace"] / fs if isinstance(v.get("workspace"), str) else cfg.parent / fs
+        try:
+            if where.resolve() == here:
+                return v
+        except OSError:
+            continue
+    return None
 
 
 # -- link text ----------------------------------------------------------------

@@ -758,3 +758,13 @@ def test_a_rename_keeps_a_links_folder_form_and_foams_aliased_definition_labels(
     assert run_cli("rename", "notes/note-c", "other/note-d", cwd=tmp_path).returncode == 0
     assert "[b](../other/note-d.md)" in (tmp_path / "notes" / "note-a.md").read_text()
     assert (tmp_path / "other" / "x.md").read_text() == "X [f](note-d.md)\n"
+
+
+def test_rename_refuses_an_id_the_loader_would_not_take(record_copy):
+    """An id over 256 characters is not taken (RK105): a rename to one
+    went through, and every reference to the record then dangled."""
+    long = "LIT-" + "1" * 300
+    proc = run_cli("rename", "LIT-849", long, cwd=record_copy)
+    assert proc.returncode == 2, proc.stderr
+    assert "an id has at most 256 characters (RK105), this one 304" in proc.stderr
+    assert (record_copy / "records" / "lit" / "LIT-849.md").exists()

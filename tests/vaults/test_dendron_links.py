@@ -228,3 +228,38 @@ def test_a_renamed_vault_rebuilds_the_pages_that_link_into_it(tmp_path):
     write(ws, "dendron.yml", "version: 5\nworkspace:\n  vaults:\n    - fsPath: notes\n      name: renamed\n")
     after = page(ws, "root")
     assert "rk-external" in main(after) and "eval.html" not in main(after), after
+
+
+def test_a_nested_cross_vault_link_is_missing_not_a_crash(tmp_path):
+    """``[[dendron://vault/dendron://vault/…]]``: the note part was resolved
+    as a link again, once per prefix; 600 of them stopped lint and build
+    (RecursionError).  Dendron does not nest them: it names no note."""
+    nested = "dendron://main/" * 600 + "eval"
+    ws = workspace(tmp_path, {"notes/root.md": f"---\nid: r\ntitle: Root\n---\nSee [[{nested}]].\n"},
+                   "    - fsPath: notes\n      name: main\n")
+    assert [m[:40] for m in messages(lint(ws), "RK305")] == ["RK305 wikilink of dendron://main/dendron"]
+    proc = run_cli("build", "-o", str(ws / "site"), "-q", cwd=ws)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_tag_note_named_by_hash_tags_can_be_renamed_and_merged(tmp_path):
+    """With ``#foo`` read as a link to tags.foo, rename and merge refused
+    the note ("a link to tags.foo would name no note"): the ``#foo`` is
+    now rewritten, as ``#bar`` when the new name is a tag, else as a
+    wikilink."""
+    ws = workspace(tmp_path, {"notes/tags.foo.md": "---\nid: t1\ntitle: Foo\n---\nThe foo tag.\n",
+                              "notes/a.md": "---\nid: a1\ntitle: A\n---\nThis is about #foo only, and #123..foo.\n"},
+                   "    - fsPath: notes\n      name: main\n")
+    proc = run_cli("rename", "tags.foo", "tags.bar", cwd=ws)
+    assert proc.returncode == 0, proc.stderr
+    assert (ws / "notes" / "a.md").read_text().endswith("This is about #bar only, and #123..foo.\n")
+    proc = run_cli("rename", "tags.bar", "topics.bar", cwd=ws)
+    assert proc.returncode == 0, proc.stderr
+    assert "This is about [[topics.bar]] only" in (ws / "notes" / "a.md").read_text()
+    write(ws, "notes/tags.baz.md", "---\nid: t2\ntitle: Baz\n---\nBaz.\n")
+    write(ws, "notes/b.md", "---\nid: b1\ntitle: B\n---\nSee #baz.\n")
+    write(ws, "notes/tags.qux.md", "---\nid: t3\ntitle: Qux\n---\nQux.\n")
+    proc = run_cli("merge", "tags.baz", "tags.qux", cwd=ws)
+    assert proc.returncode == 0, proc.stderr
+    assert (ws / "notes" / "b.md").read_text().endswith("See #qux.\n")
+    assert [m for m in messages(lint(ws), "RK305")] == []

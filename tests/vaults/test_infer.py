@@ -179,3 +179,18 @@ def test_init_of_plain_notes_names_no_tool(tmp_path):
     proc = run_cli("init", "--infer", cwd=base)
     assert proc.returncode == 0, proc.stderr
     assert "found " not in proc.stdout and "extends" not in (base / "recordkit.schema.yaml").read_text()
+
+
+def test_init_reads_the_folders_own_marks_before_a_dendron_yml_above(tmp_path):
+    """An Obsidian vault kept under a folder with a dendron.yml was taken
+    for Dendron; a dendron.yml above counts only when it lists the folder
+    as a vault."""
+    (tmp_path / "dendron.yml").write_text("version: 5\nworkspace:\n  vaults:\n    - fsPath: notes\n")
+    for name in ("obs", "notes", "other"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.md").write_text("---\ntitle: A\n---\nText.\n")
+    (tmp_path / "obs" / ".obsidian").mkdir()
+    said = {name: run_cli("init", "--dry-run", cwd=tmp_path / name).stdout for name in ("obs", "notes", "other")}
+    assert said["obs"].startswith("found .obsidian/ (an Obsidian vault)"), said["obs"]
+    assert said["notes"].startswith("found ../dendron.yml listing . (a Dendron vault)"), said["notes"]
+    assert "found " not in said["other"], said["other"]

@@ -245,8 +245,19 @@ def test_search_is_a_keyboard_combobox(site, browser):
         assert listbox.is_hidden() and q.get_attribute("aria-expanded") == "false"
         assert q.get_attribute("aria-activedescendant") is None
         assert _focused(page)["id"] == "rk-q" and q.input_value() == "stitching"
+        # a closed list is not acted on unseen: Enter opens it again, it does not leave the page
+        url = page.url
+        page.keyboard.press("Enter")
+        page.locator("#rk-hits li[role=option]").first.wait_for(timeout=5000)
+        assert page.url == url and listbox.is_visible()
+        page.keyboard.press("Escape")
         page.keyboard.press("Escape")
         assert q.input_value() == ""
+        # an emptied field: Enter and the arrows open nothing, select nothing
+        page.keyboard.press("Enter")
+        page.keyboard.press("ArrowDown")
+        page.wait_for_timeout(150)
+        assert page.url == url and listbox.is_hidden() and q.get_attribute("aria-activedescendant") is None
         # Tab out of the field closes the list
         page.keyboard.type("stitching")
         page.locator("#rk-hits li[role=option]").first.wait_for(timeout=5000)

@@ -299,6 +299,13 @@
         clearTimeout(timer); timer = null;
         show(search(input.value));               // the list of what is typed now, at once
       }
+      if (list.hidden && (e.key === "Enter" || e.key === "ArrowDown" || e.key === "ArrowUp")) {
+        // a closed list (Escape) is not acted on unseen: the keys open it
+        // again on what is typed (Enter too: never a page the reader cannot see)
+        e.preventDefault();
+        if (input.value.trim()) { clearTimeout(timer); timer = null; ensure(function () { show(search(input.value)); }); }
+        return;
+      }
       var items = list.querySelectorAll("li[role=option]");
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         if (!items.length) return;
@@ -314,7 +321,7 @@
         // the list closes and the focus stays in the field; a second
         // Escape (the list already closed) empties the field
         if (!list.hidden) { e.preventDefault(); close(); }
-        else if (input.value) { e.preventDefault(); input.value = ""; shownFor = ""; }
+        else if (input.value) { e.preventDefault(); input.value = ""; shownFor = ""; list.textContent = ""; sel = -1; }
       }
     });
     doc.addEventListener("keydown", function (e) {
