@@ -104,13 +104,26 @@ def valid_color(value) -> bool:
 def _is_date(checker, value) -> bool:
     if isinstance(value, _dt.date):
         return True
-    if isinstance(value, str):
-        try:
-            _dt.date.fromisoformat(value)
-            return True
-        except ValueError:
-            return False
-    return False
+    return isinstance(value, str) and is_date_text(value)
+
+
+def is_date_text(value: str) -> bool:
+    """Whether ``value`` is an ISO date (``2026-02-03``) or date and time
+    (``2026-02-03T14:05``, ``2026-02-03 14:05:30+01:00``).  YAML reads a
+    time without seconds as text, and Obsidian's "Date & time" property is
+    written so: it is a date with its time, not a wrong date."""
+    try:
+        _dt.date.fromisoformat(value)
+        return True
+    except ValueError:
+        pass
+    if len(value) < 16 or value[10:11] not in ("T", " "):
+        return False
+    try:
+        _dt.datetime.fromisoformat(value)
+        return True
+    except ValueError:
+        return False
 
 
 #: the units a ``date`` field's ``epoch`` option may name

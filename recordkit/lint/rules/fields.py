@@ -9,7 +9,7 @@ from ...common.textpos import eol_of, offset_of
 from ...corpus.model import Fix
 from ...corpus.sections import headings
 from ..registry import rule
-from ...schema import EPOCH_WORDS, epoch_date
+from ...schema import EPOCH_WORDS, epoch_date, is_date_text
 from ...common.text import a_or_an
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -427,7 +427,8 @@ def invalid_date(ctx, rec):
 
     ## What it does
     Checks fields of type `date` (`created`, `updated`, a LIT's `read`, a
-    NOTE's `date`) hold a real calendar date, written `YYYY-MM-DD`.
+    NOTE's `date`) hold a real calendar date, written `YYYY-MM-DD`, or a
+    date and time (`2026-02-03T14:05`, as Obsidian writes one).
 
     ## Why is this bad
     Dates order the record's history and the site's listings; `2026-13-45`
@@ -453,12 +454,8 @@ def invalid_date(ctx, rec):
         v = rec.meta[name]
         if isinstance(v, (_dt.date, _dt.datetime)) or v is None:
             continue
-        if isinstance(v, str):
-            try:
-                _dt.date.fromisoformat(v)
-                continue
-            except ValueError:
-                pass
+        if isinstance(v, str) and is_date_text(v):     # (a date, or a date and time: 2026-02-03T14:05)
+            continue
         epoch = spec.get("epoch")
         if epoch and epoch_date(v, epoch) is not None:
             continue

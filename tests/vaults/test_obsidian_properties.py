@@ -1,0 +1,43 @@
+"""Obsidian's own property values, through the real CLI: a "Date & time"
+property (written without seconds, which YAML reads as text) and the
+blank ``tags:`` / ``aliases:`` of a template are not errors."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+
+def vault(tmp_path, notes: dict):
+    base = tmp_path / "vault"
+    (base / ".obsidian").mkdir(parents=True)
+    (base / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    for name, text in notes.items():
+        (base / name).write_text(text, encoding="utf-8")
+    return base
+
+
+def codes(base) -> list[tuple]:
+    proc = run_cli("lint", "--format", "json", "--exit-zero", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    return sorted((d["filename"], d["code"], d["location"]["row"]) for d in json.loads(proc.stdout)
+                  if d["code"] != "RK307")
+
+
+def test_a_date_and_time_property_is_a_date(tmp_path):
+    """``created: 2026-02-03T14:05`` (Obsidian's Date & time) was RK205
+    "not a date"; a date and time that is no real one still is."""
+    base = vault(tmp_path, {
+        "Dt.md": "---\ncreated: 2026-02-03T14:05\nupdated: 2026-01-02 10:00\ndate: 2026-01-02T10:00:30+01:00\n---\nx\n",
+        "Bad.md": "---\ncreated: 2026-02-03T25:05\nupdated: 2026-02-30T10:00\n---\nx\n"})
+    assert codes(base) == [("Bad.md", "RK205", 2), ("Bad.md", "RK205", 3)]
+    proc = run_cli("build", "-o", "site", "-q", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_blank_list_properties_are_empty(tmp_path):
+    """A template's blank ``tags:`` and ``aliases:`` (null to YAML, an empty
+    property to Obsidian) were RK202 errors."""
+    base = vault(tmp_path, {"E.md": "---\ntags:\naliases:\ncssclasses:\n---\nx\n",
+                            "T.md": "---\ntags: 5\n---\nx\n"})
+    assert codes(base) == [("T.md", "RK202", 2)]
