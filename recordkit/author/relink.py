@@ -66,6 +66,16 @@ def _new_location(corpus, rec, new: str) -> tuple[Path, str]:
     parts = new.split("/")
     if not new or any(p in ("", ".", "..") for p in parts) or "\\" in new or "\x00" in new:
         raise AuthorError(f"{new!r} is not a name for a note (a file name, or a path inside the vault)", usage=True)
+    from .new import _NOT_IN_NAME, vault_file_name
+    bad = sorted({c for p in parts for c in "".join(_NOT_IN_NAME.findall(p))})
+    if bad:
+        # (the name new gives a note: a file name Obsidian and Windows take,
+        # and one a link can name: [[a#b]] is a heading of a, [[a^b]] a block)
+        shown = " ".join(repr(c)[1:-1] for c in bad)
+        better = "/".join(vault_file_name(p) for p in parts)
+        raise AuthorError(f"{new}: a note's name may not hold {shown} (Obsidian and Windows refuse * \" \\ < > : | ? "
+                          f"in file names, and a link cannot name # ^ [ ]); "
+                          f"{'try ' + better if better else 'choose another name'}", usage=True)
     if "/" in new:
         if vault_naming(rec, corpus.schema) != "path":
             raise AuthorError(f"{new}: the ids of this record are file names; give a file name (a rename keeps "

@@ -41,3 +41,18 @@ def test_blank_list_properties_are_empty(tmp_path):
     base = vault(tmp_path, {"E.md": "---\ntags:\naliases:\ncssclasses:\n---\nx\n",
                             "T.md": "---\ntags: 5\n---\nx\n"})
     assert codes(base) == [("T.md", "RK202", 2)]
+
+
+def test_rename_refuses_a_name_obsidian_or_a_link_cannot_take(tmp_path):
+    """``rename A "Why? a: b*c"`` made a file Obsidian refuses (and
+    Windows cannot hold), ``"N#x^y"`` one no link can name; new already
+    cleaned such names, rename did not."""
+    base = vault(tmp_path, {"A.md": "x\n", "B.md": "See [[A]].\n"})
+    for name, said in (("Why? a: b*c", "may not hold * : ?"), ("N#x^y", "may not hold # ^"),
+                       ("a|b", "may not hold |"), ("x[1]", "may not hold [ ]")):
+        proc = run_cli("rename", "A", name, cwd=base)
+        assert proc.returncode == 2 and said in proc.stderr, (name, proc.stderr)
+    assert sorted(p.name for p in base.glob("*.md")) == ["A.md", "B.md"]
+    proc = run_cli("rename", "A", "Plain (new) name", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "B.md").read_text() == "See [[Plain (new) name]].\n"
