@@ -56,3 +56,23 @@ def test_rename_refuses_a_name_obsidian_or_a_link_cannot_take(tmp_path):
     proc = run_cli("rename", "A", "Plain (new) name", cwd=base)
     assert proc.returncode == 0, proc.stderr
     assert (base / "B.md").read_text() == "See [[Plain (new) name]].\n"
+
+
+def test_the_site_names_attachments_and_links_no_unpublished_image(tmp_path):
+    """``![[image.png|200]]`` showed "200" (its size) in place of the file's
+    name; ``![alt](attachments/image.png)`` became a link to a file the site
+    does not publish (broken).  A remote image stays a link (never loaded)."""
+    base = vault(tmp_path, {"Pics.md": "One ![[image.png|200]] two ![[doc.pdf]] three "
+                                       "![alt text](attachments/image.png) four ![r](https://example.org/x.png).\n"})
+    (base / "attachments").mkdir()
+    (base / "attachments" / "image.png").write_bytes(b"\x89PNG")
+    proc = run_cli("build", "-o", "site", "-q", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = next((base / "site").rglob("Pics*.html")).read_text(encoding="utf-8")
+    body = page.split('<div class="rk-body">', 1)[1].split("</div>", 1)[0]
+    assert '<span class="rk-attachment" title="attachment, not published">image.png</span>' in body, body
+    assert ">200<" not in body
+    assert '<span class="rk-attachment" title="attachment, not published: attachments/image.png">image: alt text' \
+           '</span>' in body, body
+    assert 'href="attachments/image.png"' not in page
+    assert '<a class="rk-image" href="https://example.org/x.png"' in body and "<img" not in body

@@ -271,6 +271,12 @@ def _as_span(tokens, idx: int) -> None:
     tokens[idx].tag = "span"
 
 
+#: an embed's size (``![[figure.png|200]]``, ``|200x100``), not its name
+_SIZE_RE = re.compile(r"\d+(?:x\d+)?")
+#: a URL with a scheme (``https:``, ``data:``): not a file of the vault
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
 class BodyRenderer:
     """Renders bodies for one site build.  ``resolve(id)`` says what a
     mention of ``id`` becomes (see :data:`Resolver`); ``prefix`` is the
@@ -330,6 +336,9 @@ class BodyRenderer:
         text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
         if _is_attachment(rid):
             # a figure or file of the vault: not published, named as text
+            # (an embed's ``|200`` or ``|200x100`` is its size, not a name)
+            if label and _SIZE_RE.fullmatch(label.strip()):
+                text = escapeHtml(rid)
             return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
         if _is_pattern(rid):
             # Dendron's ![[journal.2020.*]]: every note of a level, no one page
@@ -433,6 +442,11 @@ class BodyRenderer:
         tok = tokens[idx]
         src = tok.attrGet("src") or ""
         alt = renderer.renderInlineAsText(tok.children or [], options, env) or src
+        if not _SCHEME_RE.match(src):
+            # a file of the vault (attachments/figure.png): the site does not
+            # publish it, so a link to it would go nowhere
+            return (f'<span class="rk-attachment" title="attachment, not published: {escapeHtml(src)}">'
+                    f'image: {escapeHtml(alt)}</span>')
         return (f'<a class="rk-image" href="{escapeHtml(src)}" rel="noopener noreferrer">'
                 f'image: {escapeHtml(alt)}</a>')
 
