@@ -177,13 +177,14 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
                 head = parse_text(texts[r.path], r.path, r.relpath, schema)[0].body_offset
                 texts[r.path] = _retitled(texts[r.path], head, r.relpath, namer, src.title, dst.title)
         from ..corpus.resolve import link_settings, resolver_for
-        from .relink import derived_edits, front_matter_edits
+        from .relink import derived_edits, front_matter_edits, property_edits
         before, settings = resolver_for(corpus), link_settings(schema)
         # INTO's links to OLD, and OLD's to INTO or to itself, would be links
         # of the merged note to itself: made plain text (_unlinks), the rest
         # of INTO's links to OLD rewritten as everywhere else
         unlinked, dropped = _unlinks(dst, dst.text, (old,), before, settings)
         edits = front_matter_edits(dst, dst.text, old, before, namer, settings) + \
+            property_edits(dst, dst.text, old, before, namer, settings, schema) + \
             body_edits(dst, dst.text, old, before, namer, settings, None, records)
         if schema.derive_patterns:
             edits += derived_edits(dst, dst.text, old, before, namer, settings, schema)

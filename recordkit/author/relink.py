@@ -376,6 +376,43 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
     return out
 
 
+def property_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
+                   settings, schema=None) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of each wikilink that names ``old`` as the
+    whole value (or a list item) of a front-matter property that is no
+    relation of the schema (``project: "[[Target]]"``): Obsidian reads a
+    link in any property as a link, and updates it on a rename, so a rename
+    that left it would break it.  The target inside the value's source."""
+    from ..common.textpos import offset_of
+    out = []
+    relations = set(rec.relations or ())
+    derived = {r.field for r in getattr(schema, "derive_patterns", None) or ()} if schema is not None else set()
+    for key, value in (rec.meta or {}).items():
+        if key in relations or key in derived or not isinstance(key, str):
+            continue
+        items = [((key,), value)] if isinstance(value, str) else \
+            [((key, i), v) for i, v in enumerate(value) if isinstance(v, str)] if isinstance(value, list) else []
+        for path, v in items:
+            if "[[" not in v:
+                continue
+            target, form = value_link(v, settings)
+            if form != "wikilink" or before.resolve(target, from_path=rec.relpath, form="wikilink").target != old:
+                continue
+            new = namer.wikilink(target, rec.relpath)
+            if new is None:
+                continue
+            line, col, end_line, end_col = rec.value_pos(*path)
+            vs = offset_of(text, line, col)
+            ve = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", vs)
+            raw = text[vs:ve]
+            k = raw.find(target)
+            if k < 0 or raw.find(target, k + 1) >= 0:
+                raise AuthorError(f"{rec.relpath}:{line}: the link to {old} in {key} is written in a way a rename "
+                                  "cannot rewrite (escaped, or its name twice); change it by hand first")
+            out.append((vs + k, vs + k + len(target), new))
+    return out
+
+
 def derived_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
                   settings, schema) -> list[tuple[int, int, str]]:
     """(start, end, replacement) of each link that names ``old`` in a field
@@ -450,6 +487,7 @@ def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=())
                                   f"{old}: fix it first")
             continue
         edits = front_matter_edits(r, r.text, old, before, namer, settings) + \
+            property_edits(r, r.text, old, before, namer, settings, corpus.schema) + \
             body_edits(r, r.text, old, before, namer, settings, moved_to if r is rec else None, records)
         if derive:
             edits += derived_edits(r, r.text, old, before, namer, settings, corpus.schema)
@@ -549,6 +587,27 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
         return f"an ambiguous link ({a}: {' or '.join(res.candidates)})" if res.ambiguous \
             else f"a link to no note ({a})"
 
+    after = None
+    settings = link_settings(schema)
+
+    def same_property(a, b, from_path: str, where: str) -> bool:
+        """Whether a property that is no relation changed only by its links
+        to the note renamed (property_edits): each such value now names the
+        new note, every other value is as it was."""
+        nonlocal after
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(same_property(x, y, from_path, where) for x, y in zip(a, b))
+        if not (isinstance(a, str) and isinstance(b, str)) or "[[" not in a:
+            return a == b
+        ta, fa = value_link(a, settings)
+        tb, fb = value_link(b, settings)
+        if fa != "wikilink" or fb != "wikilink" or \
+                before.resolve(ta, from_path=from_path, form="wikilink").target != old:
+            return a == b
+        if after is None:
+            after = resolver_for(c)
+        return after.resolve(tb, from_path=where, form="wikilink").target == new_id
+
     def same(a: str, b: str, where: str, from_path: str) -> None:
         if a != old and a not in records and b == new_id:
             # named no single note (kept as written, which may read as the new id)
@@ -580,7 +639,8 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
             for a, b in zip(targets, got):
                 same(a.id, b.id, where, r.relpath)
         for key, value in (r.meta or {}).items():
-            if key not in schema.relations and key not in derived_fields and (now.meta or {}).get(key) != value:
+            if key not in schema.relations and key not in derived_fields and (now.meta or {}).get(key) != value \
+                    and not same_property(value, (now.meta or {}).get(key), r.relpath, where):
                 raise AuthorError(f"{where}: {key} would change; rename by hand")
     if derived_fields:
         from ..graph.edges import _derived_by_pattern

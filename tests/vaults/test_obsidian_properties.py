@@ -76,3 +76,23 @@ def test_the_site_names_attachments_and_links_no_unpublished_image(tmp_path):
            '</span>' in body, body
     assert 'href="attachments/image.png"' not in page
     assert '<a class="rk-image" href="https://example.org/x.png"' in body and "<img" not in body
+
+
+def test_rename_and_merge_rewrite_links_in_any_property(tmp_path):
+    """``project: "[[Target]]"`` (a property that is no relation of the
+    preset) kept the old name after a rename, a link Obsidian would show
+    broken; Obsidian updates a link in any property.  Other values, and a
+    link to another note, are left as they are."""
+    base = vault(tmp_path, {
+        "Target.md": "Body.\n", "Else.md": "Else.\n", "Other.md": "Other.\n",
+        "Src.md": '---\nproject: "[[Target]]"\nup: "[[Target]]"\nrefs:\n  - "[[Target|the target]]"\n'
+                  '  - plain\n  - "[[Else]]"\nnote: Target is here\n---\nSee [[Target]].\n'})
+    proc = run_cli("rename", "Target", "Target two", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "Src.md").read_text() == (
+        '---\nproject: "[[Target two]]"\nup: "[[Target two]]"\nrefs:\n  - "[[Target two|the target]]"\n'
+        '  - plain\n  - "[[Else]]"\nnote: Target is here\n---\nSee [[Target two]].\n')
+    proc = run_cli("merge", "Target two", "Other", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    assert (base / "Src.md").read_text().startswith('---\nproject: "[[Other]]"\nup: "[[Other]]"\nrefs:\n'
+                                                   '  - "[[Other|the target]]"\n')
