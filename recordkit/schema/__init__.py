@@ -204,6 +204,9 @@ class Schema:
     inline_tags: bool = field(init=False, repr=False, default=False)
     #: ``comments: [percent]``: Obsidian's ``%% … %%`` are comments
     percent_comments: bool = field(init=False, repr=False, default=False)
+    #: ``line_breaks: true``: a single line break in a body is a line break
+    #: on the site (Obsidian's reading view, its "Strict line breaks" off)
+    line_breaks: bool = field(init=False, repr=False, default=False)
     #: ``claims_table.kinds``: the kinds whose records hold a claims table
     claims_kinds: tuple[str, ...] = field(init=False)
     #: the new ``derive`` form: relations derived from a field's value by a
@@ -311,6 +314,10 @@ class Schema:
         self.tag_re = _tag_pattern(raw.get("tags"))
         self.inline_tags = _inline_tags(raw.get("tags"))
         self.percent_comments = _comments(raw.get("comments"))
+        lb = raw.get("line_breaks", False)
+        if not isinstance(lb, bool):
+            raise SchemaError(f"line_breaks must be true or false, not {_show(lb)}")
+        self.line_breaks = lb
         self.derive, self.derive_patterns = _derive(raw.get("derive"))
         self.claims_kinds = _claims_kinds(raw.get("claims_table"), self.kinds)
         mention = _mapping("mention", raw.get("mention"), "relation, label")
@@ -634,7 +641,7 @@ def _id_pattern(raw: dict) -> re.Pattern | None:
 #: ``mention`` and ``claims_table`` mappings
 TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
             "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
-            "graph", "claims_table", "comments")
+            "graph", "claims_table", "comments", "line_breaks")
 KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir")
 RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
                  "label", "color")

@@ -96,3 +96,22 @@ def test_rename_and_merge_rewrite_links_in_any_property(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (base / "Src.md").read_text().startswith('---\nproject: "[[Other]]"\nup: "[[Other]]"\nrefs:\n'
                                                    '  - "[[Other|the target]]"\n')
+
+
+def test_a_single_line_break_is_a_line_break_on_an_obsidian_site(tmp_path):
+    """Obsidian's reading view keeps a note's lines (its "Strict line
+    breaks" is off by default); the site ran them into one line.  The
+    Obsidian preset says ``line_breaks: true``; the research record's
+    schema keeps CommonMark's soft breaks."""
+    base = vault(tmp_path, {"Lines.md": "key:: one\nother:: two\n\nA paragraph\nstill.\n"})
+    proc = run_cli("build", "-o", "site", "-q", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = next((base / "site").rglob("Lines*.html")).read_text(encoding="utf-8")
+    assert "<p>key:: one<br />\nother:: two</p>" in page and "<p>A paragraph<br />\nstill.</p>" in page, page
+    (base / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    (base / "schema.yaml").write_text("extends: preset:obsidian\nline_breaks: false\n")
+    (base / "recordkit.toml").write_text('root = "."\nschema = "schema.yaml"\n')
+    proc = run_cli("build", "-o", "site2", "-q", cwd=base)
+    assert proc.returncode == 0, proc.stderr
+    page = next((base / "site2").rglob("Lines*.html")).read_text(encoding="utf-8")
+    assert "<p>key:: one\nother:: two</p>" in page, page

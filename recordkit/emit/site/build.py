@@ -276,7 +276,8 @@ class _Builder:
                                      wikilink_order=order, resolve_file=site.resolve_file,
                                      resolve_link=site.resolve_link, embed=self._embedded,
                                      extensionless=link_settings(site.corpus.schema).markdown_extensionless,
-                                     has_anchor=self._has_anchor)
+                                     has_anchor=self._has_anchor,
+                                     line_breaks=site.corpus.schema.line_breaks)
         self._anchors: dict = {}         # id -> the headings and blocks of its page (Anchors), False: none
         self._wikilink_order = order
         #: wikilinks are [[label|target]]: the search texts, previews and

@@ -285,7 +285,7 @@ class BodyRenderer:
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
                  resolve_link: Callable | None = None, extensionless: bool = False,
-                 embed: Callable | None = None, has_anchor: Callable | None = None):
+                 embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False):
         self.resolve = resolve
         #: ``has_anchor(id, fragment)``: whether the page of ``id`` has the
         #: heading or block ``fragment`` names; a link to one it lacks goes
@@ -315,6 +315,8 @@ class BodyRenderer:
                              tex_to_mathml(content, bool(opts.get("display_mode"))))
         md.add_render_rule("math_inline_double", lambda renderer, tokens, idx, options, env:
                            '<span class="math display">%s</span>' % tex_to_mathml(tokens[idx].content, True))
+        if line_breaks:     # (the schema's line_breaks: a single line break is a <br>)
+            md.options["breaks"] = True
         md.core.ruler.push("rk_headings", _headings_rule)
         md.core.ruler.push("rk_claims", _claims_rule)
         md.core.ruler.push("rk_callouts", _callouts_rule)
