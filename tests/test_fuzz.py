@@ -518,7 +518,15 @@ def _fuzz(fuzz_base, budget, min_runs=5):
         for m in mutations:
             data = m(data, r)
         ran[0] += 1
+        state = r.getstate()
         problems = fuzz_one(fuzz_base, seed, data, r)
+        if problems and all(": took " in p for p in problems):
+            # only slow: a stall of a busy machine (a CI runner once took 5.5 s over a build
+            # that takes 0.7 s here) or the input's own cost?  The same input once more, in a
+            # fresh copy: a superlinear input is slow both times
+            again = random.Random()
+            again.setstate(state)
+            problems = fuzz_one(fuzz_base, seed, data, again)
         if problems:
             # collected rather than raised: with a wall-clock budget hypothesis could not
             # replay a failure reliably; the seed, the random seed and the mutations do
