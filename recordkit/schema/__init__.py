@@ -424,7 +424,7 @@ class Schema:
             out.update(k.fields)
         for name, rel in self.relations_from(kind).items():
             if name not in out:
-                out[name] = {"type": ["string", "array"], "items": {"type": "string"},
+                out[name] = {"type": ["string", "array", "null"], "items": {"type": "string"},
                              "list": True, "relation": True}
         for name in self.source_fields:
             out.setdefault(name, {})    # read for the id, kind or title: known, of any type

@@ -115,3 +115,29 @@ def test_a_single_line_break_is_a_line_break_on_an_obsidian_site(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = next((base / "site2").rglob("Lines*.html")).read_text(encoding="utf-8")
     assert "<p>key:: one\nother:: two</p>" in page, page
+
+
+def test_a_blank_relation_property_is_empty(tmp_path):
+    """A template's blank ``up:`` / ``down:`` (null) was RK202 "must be a
+    string or a list, not null"; it is a relation with no target."""
+    base = vault(tmp_path, {"E.md": "---\nup:\ndown:\n---\nx\n"})
+    assert codes(base) == []
+
+
+def test_a_blank_required_relation_is_said_empty_where_it_is(tmp_path):
+    """The research record's THEORY with ``source:`` and nothing after it was
+    RK202 "not null" and RK201 "missing" at 1:1; it is one RK201, "is
+    empty", at its key."""
+    import shutil
+    from conftest import REPO
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n')
+    p = tmp_path / "records" / "theory" / "THEORY-798.md"
+    lines = p.read_text(encoding="utf-8").split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("source:"))
+    lines[k] = "source:"
+    p.write_text("\n".join(lines), encoding="utf-8")
+    proc = run_cli("lint", "--format", "json", "--exit-zero", "records/theory/THEORY-798.md", cwd=tmp_path)
+    mine = [(d["code"], d["message"], d["location"]["row"]) for d in json.loads(proc.stdout)
+            if d["filename"].endswith("THEORY-798.md") and d["code"] in ("RK201", "RK202")]
+    assert mine == [("RK201", "required field `source` is empty", k + 1)], mine

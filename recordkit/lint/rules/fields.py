@@ -129,11 +129,11 @@ def missing_required_field(ctx, rec):
     meta = rec.meta
     fields = ctx.schema.fields_for(kind.name)
     for name in ctx.schema.required_fields(kind.name):
-        if name not in meta or meta[name] is None:
+        if name not in meta:
             out.append(ctx.diag("RK201", f"required field `{name}` is missing", rec, rec.key_pos()))
             continue
         v = meta[name]
-        if v == "" or v == [] or v == {}:
+        if v is None or v == "" or v == [] or v == {}:     # (`source:` with nothing after it: there, and empty)
             out.append(ctx.diag("RK201", f"required field `{name}` is empty", rec, rec.key_pos(name)))
     for name, spec in fields.items():
         if name in meta and isinstance(meta[name], str) and spec.get("minLength") and len(meta[name].strip()) < spec["minLength"]:
