@@ -350,7 +350,6 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
                         settings) -> list[tuple[int, int, str]]:
     """(start, end, replacement) of each front-matter link value that names
     ``old`` and must change: the target inside the value's source."""
-    from ..common.textpos import offset_of
     out = []
     for targets in (rec.relations or {}).values():
         for t in targets:
@@ -364,16 +363,24 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
             new = namer.wikilink(target, rec.relpath)
             if new is None:
                 continue
-            line, col, end_line, end_col = t.pos
-            s = offset_of(text, line, col)
-            e = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", s)
-            raw = text[s:e]
-            k = raw.find(target)
-            if k < 0 or raw.find(target, k + 1) >= 0:
-                raise AuthorError(f"{rec.relpath}:{line}: the link to {old} is written in a way a rename cannot "
-                                  "rewrite (escaped, or its name twice); change it by hand first")
-            out.append((s + k, s + k + len(target), new))
+            out.append((*_target_span(text, t.pos, target, f"{rec.relpath}:{t.pos[0]}: the link to {old}"), new))
     return out
+
+
+def _target_span(text: str, pos, target: str, what: str) -> tuple[int, int]:
+    """Where ``target`` is inside the source of the front-matter value at
+    ``pos`` (line, col, end line, end col): written there once, as is;
+    else a rename cannot rewrite it (``what`` names the link)."""
+    from ..common.textpos import offset_of
+    line, col, end_line, end_col = pos
+    s = offset_of(text, line, col)
+    e = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", s)
+    raw = text[s:e]
+    k = raw.find(target)
+    if k < 0 or raw.find(target, k + 1) >= 0:
+        raise AuthorError(f"{what} is written in a way a rename cannot rewrite (escaped, or its name twice); "
+                          "change it by hand first")
+    return s + k, s + k + len(target)
 
 
 def property_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
@@ -383,7 +390,6 @@ def property_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
     relation of the schema (``project: "[[Target]]"``): Obsidian reads a
     link in any property as a link, and updates it on a rename, so a rename
     that left it would break it.  The target inside the value's source."""
-    from ..common.textpos import offset_of
     out = []
     relations = set(rec.relations or ())
     derived = {r.field for r in getattr(schema, "derive_patterns", None) or ()} if schema is not None else set()
@@ -401,15 +407,8 @@ def property_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
             new = namer.wikilink(target, rec.relpath)
             if new is None:
                 continue
-            line, col, end_line, end_col = rec.value_pos(*path)
-            vs = offset_of(text, line, col)
-            ve = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", vs)
-            raw = text[vs:ve]
-            k = raw.find(target)
-            if k < 0 or raw.find(target, k + 1) >= 0:
-                raise AuthorError(f"{rec.relpath}:{line}: the link to {old} in {key} is written in a way a rename "
-                                  "cannot rewrite (escaped, or its name twice); change it by hand first")
-            out.append((vs + k, vs + k + len(target), new))
+            pos = rec.value_pos(*path)
+            out.append((*_target_span(text, pos, target, f"{rec.relpath}:{pos[0]}: the link to {old} in {key}"), new))
     return out
 
 
