@@ -104,11 +104,35 @@ def check_depth(text: str, loader=None, opens: int | None = None) -> None:
     many characters open a level, when the caller counted them."""
     if (_opens(text) if opens is None else opens) + text.count("?") <= COMPOSE_SAFE:
         return
+    try:
+        _walk_depth(text, loader or _BaseLoader)
+    except yaml.YAMLError:
+        refuse_if_deep(text)
+        raise
+
+
+def refuse_if_deep(text: str) -> None:
+    """Raise :class:`AliasBomb` when ``text`` nests past :data:`MAX_DEPTH`
+    before any syntax error, read by PyYAML's pure-Python parser.  Called
+    when the C parser stopped first: a libyaml of its own nesting limit
+    (PyYAML 6.0.4 on) refuses a deep text while scanning ahead, before the
+    events that :func:`check_depth` counts, in its own words.  The
+    pure-Python parser has no such limit and reads the events one at a
+    time, so recordkit's diagnostic, its words and its place, is the same
+    whichever PyYAML and whichever loader; on a true syntax error this
+    returns and the caller raises the error it had."""
+    try:
+        _walk_depth(text, yaml.SafeLoader)
+    except yaml.YAMLError:
+        return
+
+
+def _walk_depth(text: str, loader) -> None:
     start = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     node = (yaml.ScalarEvent, yaml.AliasEvent) + start
     depth = 0
-    for ev in yaml.parse(text, Loader=loader or _BaseLoader):
+    for ev in yaml.parse(text, Loader=loader):
         if isinstance(ev, node):
             if depth > MAX_DEPTH:
                 raise AliasBomb(f"front matter is nested more than {MAX_DEPTH} levels deep here", _Mark(ev.start_mark))
@@ -146,6 +170,11 @@ def compose(text: str, loader_cls=_BaseLoader):
         node = loader.get_single_node()
         if node is not None and may_expand_or_nest(text, opens):
             check_aliases(node)
+    except yaml.YAMLError:
+        loader.dispose()
+        if opens > MAX_DEPTH:
+            refuse_if_deep(text)
+        raise
     except BaseException:
         loader.dispose()
         raise
