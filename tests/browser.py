@@ -293,8 +293,24 @@ def write_synthetic_records(index: dict, root) -> Path:
     return root
 
 
+#: the one command that installs what the browser tests drive (Debian's packages)
+INSTALL_BROWSER = "apt-get install chromium chromium-driver"
+#: the reason every browser test skips with (tests/conftest.py counts them by it)
+SKIP_REASON = f"browser test: Debian chromium is not at {CHROMIUM}"
+
+
 def chromium_available() -> bool:
     return Path(CHROMIUM).exists()
+
+
+def require_chromium() -> None:
+    """Skip the calling test when Debian's chromium is absent, with
+    :data:`SKIP_REASON` (where ``RECORDKIT_REQUIRE_BROWSER`` is set,
+    tests/conftest.py makes any skip of a browser test a failure)."""
+    if chromium_available():
+        return
+    import pytest
+    pytest.skip(SKIP_REASON)
 
 
 @contextmanager

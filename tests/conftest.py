@@ -130,3 +130,49 @@ def git_env(tmp_path: Path) -> dict:
                PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
     env.pop("GITHUB_ACTIONS", None)
     return env
+
+
+# ----------------------------------------------------------------- markers ---
+# ``browser``: drives Debian's chromium (tests/browser.py); ``fuzz``: runs for
+# a set time on generated input.  The quick step of .ci/run (the lowest
+# versions pyproject.toml allows) deselects both: -m "not browser and not fuzz".
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives Debian's chromium through Playwright")
+    config.addinivalue_line("markers", "fuzz: runs for a set time on generated input")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("browser"):
+        from browser import require_chromium
+        require_chromium()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Where every browser test must run (``RECORDKIT_REQUIRE_BROWSER=1``,
+    set by .ci/run), a browser test that skips, for whatever reason, fails."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("RECORDKIT_REQUIRE_BROWSER") and item.get_closest_marker("browser"):
+        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"a browser test skipped where RECORDKIT_REQUIRE_BROWSER requires it to run: {reason}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say once, at the end, how many browser tests were skipped and the one
+    command that installs what they need."""
+    from browser import INSTALL_BROWSER, SKIP_REASON
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if isinstance(r.longrepr, tuple) and SKIP_REASON in str(r.longrepr[-1])]
+    if skipped:
+        terminalreporter.write_sep("-", "browser tests", yellow=True)
+        terminalreporter.write_line(f"{len(skipped)} browser tests skipped: Debian chromium is not installed. "
+                                    f"To run them: {INSTALL_BROWSER}")

@@ -473,6 +473,7 @@ def fuzz_base():
     shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.fuzz
 def test_fuzz_commands_in_process(fuzz_base):
     _fuzz(fuzz_base, BUDGET_S)
 
@@ -494,6 +495,7 @@ def fuzz_vault_base():
     shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.fuzz
 def test_fuzz_commands_in_a_vault(fuzz_vault_base):
     """The same commands on mutated records under a vault's link settings
     (the resolver's every key, Markdown links, label-first wikilinks)."""

@@ -52,3 +52,32 @@ def test_wheel_contains_schema_and_templates(wheel_names):
     assert shipped == sorted(files)
     # the top-level templates/ folder is gone: the package's is the only one
     assert not (REPO / "templates").exists()
+
+
+def _name(requirement: str) -> str:
+    """A requirement's project name, normalised as PyPI does (PEP 503)."""
+    import re
+    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]).lower()
+
+
+def test_the_lowest_versions_file_pins_every_floor_of_pyproject():
+    """.ci/run's quick step installs constraints-lowest.txt: it must pin each
+    direct dependency at exactly the floor pyproject.toml states, and nothing
+    else, or the step would test versions no range names."""
+    import tomllib
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    floors = {}
+    for req in deps:
+        assert ">=" in req, f"{req}: every direct dependency states its lowest version (>=)"
+        floors[_name(req)] = req.split(">=", 1)[1].split(",")[0].strip()
+    pins = {}
+    for line in (REPO / "constraints-lowest.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            pins[_name(name)] = version.strip()
+    assert set(pins) == set(floors), (sorted(set(floors) - set(pins)), sorted(set(pins) - set(floors)))
+    for name, floor in floors.items():
+        # 6.0 pins a floor written ">=6"; 3.0.0 one written ">=3": the same release
+        assert pins[name].split(".") == (floor.split(".") + ["0"] * 3)[:len(pins[name].split("."))], \
+            (name, floor, pins[name])

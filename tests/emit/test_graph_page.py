@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import (ARTIFACTS, PageProbe, chromium_available, launch_chromium, small_index,
+from browser import (ARTIFACTS, PageProbe, require_chromium, launch_chromium, small_index,
                      synthetic_index)
 from recordkit.emit.graph_page import render_graph_html, write_graph_html
 
@@ -141,14 +141,12 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------ in a browser ---
 
-needs_chromium = pytest.mark.skipif(not chromium_available(),
-                                    reason="Debian chromium not installed at /usr/bin/chromium")
+needs_chromium = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not chromium_available():
-        pytest.skip("Debian chromium not installed at /usr/bin/chromium")
+    require_chromium()
     with launch_chromium() as b:
         yield b
 

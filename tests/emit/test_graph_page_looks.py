@@ -16,10 +16,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
-from browser import CHROMIUM_ARGS, CHROMIUM, chromium_available, small_index  # noqa: E402
+from browser import CHROMIUM_ARGS, CHROMIUM, small_index  # noqa: E402
 from site_fixtures import copy_example  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium not installed at /usr/bin/chromium")
+pytestmark = pytest.mark.browser
 
 READY = "() => window.recordkitGraph && window.recordkitGraph.ready"
 SETTLED = "() => window.recordkitGraph && window.recordkitGraph.ready && window.recordkitGraph.settled()"

@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from browser import PageProbe, chromium_available, launch_chromium, small_index
+from browser import PageProbe, require_chromium, launch_chromium, small_index
 from conftest import REPO, run_cli, write
 from recordkit.config import ConfigError, load_config
 from recordkit.emit import templates as tpl
@@ -240,8 +240,7 @@ def test_dot_export_takes_kind_colours_from_the_schema(tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not chromium_available():
-        pytest.skip("Debian chromium not installed at /usr/bin/chromium")
+    require_chromium()
     with launch_chromium() as b:
         yield b
 

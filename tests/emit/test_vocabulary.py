@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import PageProbe, chromium_available, launch_chromium
+from browser import PageProbe, require_chromium, launch_chromium
 from conftest import run_cli, write
 from recordkit.views.index import PALETTE
 
@@ -109,8 +109,7 @@ def test_dot_fills_every_kind_with_its_colour(tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not chromium_available():
-        pytest.skip("Debian chromium not installed at /usr/bin/chromium")
+    require_chromium()
     with launch_chromium() as b:
         yield b
 

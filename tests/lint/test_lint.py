@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -299,7 +300,7 @@ def test_pre_commit_hook_fails_on_dangling_relation_then_passes(tmp_path):
         subprocess.run(["git", *a], cwd=hook_repo, check=True, capture_output=True, env=env)
 
     def try_repo():
-        return subprocess.run(["pre-commit", "try-repo", str(hook_repo), "recordkit-lint", "--all-files"],
+        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "recordkit-lint", "--all-files"],
                               cwd=repo, capture_output=True, text=True, env=env, timeout=600)
 
     first = try_repo()

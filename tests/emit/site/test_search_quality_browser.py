@@ -13,13 +13,13 @@ import unicodedata
 
 import pytest
 
-from browser import chromium_available, Tab, launch_chromium
+from browser import Tab, launch_chromium
 from conftest import run_cli
 from site_fixtures import copy_example
 
 from recordkit.emit.site import search
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium not installed")
+pytestmark = pytest.mark.browser
 
 HUGE_ID = "NOTE-990"
 HUGE = f"""---

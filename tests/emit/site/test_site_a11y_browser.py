@@ -26,11 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from browser import chromium_available, launch_chromium
+from browser import launch_chromium
 from conftest import run_cli
 from site_fixtures import copy_example
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium not installed")
+pytestmark = pytest.mark.browser
 
 
 def _axe_source() -> str | None:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from browser import ARTIFACTS, chromium_available, Tab, launch_chromium
+from browser import ARTIFACTS, Tab, launch_chromium
 from conftest import run_cli
 from site_fixtures import XSS_ID, XSS_RECORD, copy_example
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium not installed")
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")

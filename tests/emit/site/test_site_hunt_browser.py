@@ -14,14 +14,14 @@ import unicodedata
 
 import pytest
 
-from browser import chromium_available, Tab, launch_chromium
+from browser import Tab, launch_chromium
 from conftest import run_cli
 from site_fixtures import copy_example
 
 from recordkit.emit.site import search
 from recordkit.emit.site.serve import SiteServer, Status
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason="Debian chromium not installed")
+pytestmark = pytest.mark.browser
 
 LONG_ID = "NOTE-" + "0" * 50 + "903"
 LONG_WORD = "supercalifragilistic-expialidocious-hyphenated-zebrafinch"

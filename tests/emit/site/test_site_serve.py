@@ -169,10 +169,10 @@ def test_host_is_loopback(host, ok):
     assert host_is_loopback(host) is ok
 
 
+@pytest.mark.browser
 def test_the_open_page_reloads_and_shows_errors(server):
-    from browser import chromium_available, launch_chromium
-    if not chromium_available():
-        pytest.skip("Debian chromium not installed")
+    from browser import require_chromium, launch_chromium
+    require_chromium()
     base, url, log = server
     rec = base / "records" / "question" / "QUESTION-211.md"
     good = rec.read_text()
