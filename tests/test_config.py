@@ -85,6 +85,7 @@ def _toml(value) -> str:
     return "{" + ", ".join(f"{_toml(k)} = {_toml(v)}" for k, v in value.items()) + "}"
 
 
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("CONFIG_EXAMPLES", "60")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(top=st.dictionaries(st.sampled_from(_TOP), _VALUES, max_size=3),
        tables=st.dictionaries(st.sampled_from(sorted(_TABLES)), st.data(), max_size=2))

@@ -169,6 +169,7 @@ _COMMANDS = [["lint"], ["lint", "--no-cache"], ["export", "--sqlite", "out.sqlit
              ["build", "-q", "-o", "site"], ["show", "X-1"], ["graph", "--format", "json"], ["check"], ["promote"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup,message", [
     ('root = "loop"\n', "record root {tmp}/loop is a symbolic link loop (a link that leads, through links, back "
                         "to itself) (set by root = in {tmp}/recordkit.toml)"),

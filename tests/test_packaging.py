@@ -28,6 +28,7 @@ def wheel_names(tmp_path_factory):
     return set(zipfile.ZipFile(wheel).namelist())
 
 
+@pytest.mark.slow
 def test_every_package_is_in_the_wheel(wheel_names):
     packages = [p.relative_to(REPO).as_posix() for p in (REPO / "recordkit").rglob("__init__.py")
                 if "__pycache__" not in p.parts]

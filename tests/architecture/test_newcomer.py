@@ -119,6 +119,7 @@ def _unchanged_but(site, added: str) -> None:
     assert changed == [] and extra == [added]
 
 
+@pytest.mark.slow
 def test_add_a_rule_is_one_file(package_copy):
     site, project = package_copy
     (site / "recordkit" / "lint" / "rules" / "newcomer.py").write_text(NEW_RULE)

@@ -332,6 +332,7 @@ def test_new_never_overwrites(record_copy, monkeypatch):
     assert "THEORY-800" in proc.stdout
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.one_of(st.text(), st.lists(st.text(), max_size=3), st.integers(), st.floats(allow_nan=False),
                  st.dates(), st.booleans()))
@@ -475,6 +476,7 @@ def test_merge_refuses_a_cycle(make_record, tmp_path):
     assert snapshot(root) == before
 
 
+@pytest.mark.slow
 def test_merge_in_the_example_record(record_copy):
     root = record_copy / "records"
     # both have an arxiv id: LIT-863's is not copied, so LIT-861's reference
@@ -618,6 +620,7 @@ def test_new_never_writes_outside_the_record_root(tmp_path):
     assert not list((tmp_path / "outside").rglob("*.md"))
 
 
+@pytest.mark.slow
 def test_an_id_left_in_many_code_blocks_is_noted_briefly_in_linear_time(make_record, tmp_path):
     # 75,000 code blocks naming the id and as many wikilinks to it: each
     # place left was counted from the file's start (11 s) and every one was

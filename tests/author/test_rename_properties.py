@@ -1,5 +1,6 @@
 """Property test: renaming any id of a generated record gives the graph before
 with that id replaced (nodes, their attributes, every edge and its line)."""
+import pytest
 import shutil
 import sys
 from pathlib import Path
@@ -40,6 +41,7 @@ def graph_of(root: Path, old=None, new=None):
     return nodes, edges, sorted((d.code, m(d.message), m(str(d.path))) for d in corpus.diagnostics)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 3), defects=st.sampled_from([0.0, 0.3]), pick=st.integers(0, 10 ** 6),
        number=st.integers(1, 99999), width=st.integers(3, 6))

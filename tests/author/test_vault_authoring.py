@@ -444,6 +444,7 @@ def test_a_madr_superseded_by_link_follows_a_rename(tmp_path):
     assert "Status: Superseded by [ADR-0002](0002-use-duckdb-now.md)" in show
 
 
+@pytest.mark.slow
 def test_a_merge_that_would_send_a_section_link_to_the_other_notes_section_is_refused(tmp_path):
     """Alpha and Beta both have ``## Sec`` and a ``^blk`` block: after Alpha
     is merged into Beta, ``[[Beta#Sec]]`` (was ``[[Alpha#Sec]]``) lands on
@@ -743,6 +744,7 @@ def test_a_foam_merge_says_when_the_merged_text_takes_a_label_of_into(tmp_path):
     assert (base / "a.md").exists()
 
 
+@pytest.mark.slow
 def test_merge_is_linear_in_the_links_of_the_merged_note(tmp_path):
     """Each edit was tested against every link made plain text, and each
     dropped definition's label searched the whole body: 16,000 links took

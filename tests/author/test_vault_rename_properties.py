@@ -8,6 +8,7 @@ it had (the renamed note's under its new id), with the renamed note's bytes
 under its new name and every byte outside the links it rewrote unchanged."""
 from __future__ import annotations
 
+import pytest
 import posixpath
 import re
 import shutil
@@ -113,6 +114,7 @@ PIECES = ["[[", "]]", "|", "\\|", "#", "^", "](", "(", ")", "<", ">", "%20", "`"
 TEXT = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(["Alpha.md", "A/Alpha.md", "Gamma.md", "A/Beta.md", "B/Gamma.md"]),
                        st.tuples(st.sampled_from(["", "up: ", "up: \"", "related: ['", "aliases: ["]), TEXT, TEXT),

@@ -2,6 +2,7 @@
 3.11's os.walk and Path.rglob recurse once per folder level: a record
 1,000 folders deep ended lint, show, build, graph and export in
 RecursionError)."""
+import pytest
 import os
 import random
 import subprocess
@@ -39,6 +40,7 @@ def test_walk_gives_what_os_walk_gives(tmp_path):
         assert sorted(map(str, every_path(root))) == sorted(map(str, root.rglob("*")))
 
 
+@pytest.mark.slow
 def test_a_record_a_thousand_folders_deep(tmp_path):
     deep = tmp_path / "records"
     try:

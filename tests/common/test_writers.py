@@ -83,6 +83,7 @@ def _lint(corpus):
 # lost updates
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_concurrent_promote_and_fix_lose_no_edit(tmp_path):
     """`promote --apply` and `lint --fix` started together on the same file,
     round after round: both edits are always there at the end."""
@@ -453,6 +454,7 @@ def test_cache_rehashes_racy_files_then_trusts_them(tmp_path, monkeypatch):
     assert json.loads((cache_dir / cache.STAT_NAME).read_text())["t"] > st.st_ctime_ns
 
 
+@pytest.mark.slow
 def test_an_output_never_replaces_a_note(tmp_path):
     """export --sqlite, graph --html and graph -o refuse a Markdown file
     name (a record, a README) and an existing file that is not what they

@@ -57,6 +57,7 @@ Body.
 """
 
 
+@pytest.mark.slow
 def test_non_string_keys_show_graph_and_lint(make_record, tmp_path):
     root = make_record({"note/NOTE-001.md": NOTE_ODD_KEYS})
     out = _ok(run_cli("--root", str(root), "show", "NOTE-001"), (0,)).stdout
@@ -148,6 +149,7 @@ X.
 """
 
 
+@pytest.mark.slow
 def test_terminal_escapes_are_shown_not_sent(make_record):
     root = make_record({
         "theory/THEORY-001.md": THEORY_ESC,

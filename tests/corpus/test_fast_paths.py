@@ -11,6 +11,7 @@ scanner's mentions (also with a vault's link settings), front matter values
 """
 from __future__ import annotations
 
+import pytest
 import re
 
 import yaml
@@ -47,6 +48,7 @@ def _code(mod, body):
     return mod.code_ranges(body, infos), infos
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body_st)
 def test_body_scan_is_the_scan_before(body):
@@ -66,6 +68,7 @@ def _plain(ms):
     return [(m.target, m.line, m.col, m.end_col, m.form, m.label, m.text) for m in ms]
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body_st, st.sampled_from([
     None, LinkSettings(resolve=("id", "path", "stem", "title", "aliases"), case_sensitive=False,
@@ -145,6 +148,7 @@ def _read(mod, text):
         return "error", type(exc).__name__, str(exc)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(front_matter())
 def test_front_matter_is_the_front_matter_before(text):
@@ -171,6 +175,7 @@ def test_equal_timestamps_give_equal_values_of_the_same_type():
 LINES = ["---", "...", "--- ", "---\t", "---\r", "... x", "----", " ---", "a: b", "", "x---", "- a", "\u2028---"]
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.sampled_from(LINES), max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans())
 def test_the_closing_line_is_found_where_the_pattern_finds_it(lines, eol, bom):

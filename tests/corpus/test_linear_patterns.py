@@ -30,6 +30,7 @@ def _same(fast: re.Pattern, plain: re.Pattern, text: str) -> None:
     assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups()))
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(TEXT)
 def test_block_id_patterns_match_as_their_plain_forms(text):
@@ -64,6 +65,7 @@ DELIM = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 ROW = st.lists(st.sampled_from(list(" |:-x\t") + ["---", "| ", " |", ":-:"]), max_size=24).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(ROW)
 def test_the_delimiter_row_pattern_matches_as_its_plain_form(line):
@@ -85,6 +87,7 @@ MD_TEXT = st.lists(st.sampled_from(["](", "[a", "#", "<", ">", " ", "(", ")", "x
                    max_size=30).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(MD_TEXT)
 def test_the_heading_link_prefilter_misses_no_markdown_link(text):

@@ -4,6 +4,7 @@ text, lists and headings do."""
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings, strategies as st
 from markdown_it import MarkdownIt
 
@@ -78,6 +79,7 @@ def reference(body: str) -> Counter:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(block(), min_size=1, max_size=8))
 def test_scanner_agrees_with_markdown_it(blocks):
@@ -108,6 +110,7 @@ def test_mention_targets_are_the_scanners_targets(blocks):
         [m.target for m in scan_mentions(body, SCHEMA.mention_re, 1, code)]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(block(), min_size=1, max_size=8), st.integers(1, 40),
        st.sampled_from(["", "\n", "LIT-849", "[[NOTE-738|a label]]", "x\n\n    LIT-849\n"]))
@@ -173,6 +176,7 @@ def test_unclosed_backtick_run_then_a_later_run_does_not_hang():
     assert [m.target for m in scan_mentions(body, SCHEMA.mention_re)] == ["LIT-849", "NOTE-738"]
 
 
+@pytest.mark.slow
 def test_long_lines_of_backtick_runs_end_quickly():
     """Inputs that were quadratic (or endless): a 1.6 MB line of
     fence-length runs (each searched back to the body's start for its line),
@@ -241,6 +245,7 @@ def code_reference(body: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.lists(block_ticks(), min_size=1, max_size=6), st.sampled_from(["\n\n", "\n"]))
 def test_unmatched_backticks_agree_with_markdown_it(blocks, joiner):
@@ -337,6 +342,7 @@ def test_vault_link_syntaxes_give_their_targets(paras):
         assert line[m.col - 1] in "[!"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(vault_inline(), min_size=1, max_size=6))
 def test_markdown_links_agree_with_markdown_it(paras):
@@ -386,6 +392,7 @@ def test_vault_link_syntaxes_stay_linear():
     assert out.stdout.strip() == "ok", out.stderr
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(vault_inline().map(lambda p: p[0]), block()), min_size=1, max_size=8),
        st.sampled_from([VAULT, LinkSettings(markdown_links=True, wikilink_order="label-first"),
@@ -445,6 +452,7 @@ def definition_blocks(draw):
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(definition_blocks())
 def test_link_reference_definitions_agree_with_markdown_it(body):
@@ -510,6 +518,7 @@ def list_block(draw):
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(list_block(), block()), min_size=1, max_size=5))
 def test_code_inside_list_items_agrees_with_markdown_it(blocks):

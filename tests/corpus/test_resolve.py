@@ -300,6 +300,7 @@ def test_research_defaults_resolve_by_id_as_written(tmp_path):
 
 
 # -- commands take a path, a title or an alias -----------------------------------------
+@pytest.mark.slow
 def test_commands_accept_path_title_alias(tmp_path):
     root = _two_notes(tmp_path)
     for arg in ("NOTE-001", "beta/Notes.md", "notes/beta/Notes.md", "beta/Notes", "Beta notes", "BETA NOTES"):

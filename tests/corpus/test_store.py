@@ -411,6 +411,7 @@ def test_vaults_load_from_the_store_as_fresh(name, tmp_path):
     assert_same(got, _load(config))
 
 
+@pytest.mark.slow
 def test_commands_through_the_store_say_what_they_said_without(tmp_path):
     """The CLI: a lint, then an export and a lint that read the store, and
     a corrupt store: the same answers as with no store."""

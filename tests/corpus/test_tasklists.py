@@ -6,6 +6,7 @@ on drawn bodies of nested lists, and a long checklist is timed through the
 real CLI."""
 from __future__ import annotations
 
+import pytest
 import subprocess
 import sys
 import time
@@ -43,6 +44,7 @@ def _tokens(md, body):
             for t in md.parse(body)]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(BODY)
 def test_the_rule_makes_the_plugins_tokens(body):
@@ -60,6 +62,7 @@ def test_examples():
            'disabled="disabled" type="checkbox"> b</li>' in html
 
 
+@pytest.mark.slow
 def test_a_long_checklist_builds_and_lints_in_linear_time(tmp_path):
     root = tmp_path / "records"
     (root / "note").mkdir(parents=True)

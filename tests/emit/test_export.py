@@ -9,6 +9,7 @@ import pytest
 from conftest import REPO, run_cli
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "graphml", "gexf", "dot"])
 def test_exports_round_trip(tmp_path, fmt):
     out = tmp_path / f"g.{fmt}"
@@ -55,6 +56,7 @@ def test_unwritable_output_is_a_message_not_a_traceback(tmp_path):
     assert "Traceback" not in proc.stderr and "No such file or directory" in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["graphml", "gexf", "dot"])
 def test_a_control_character_in_a_title_leaves_the_export_well_formed(tmp_path, fmt):
     """A title holding a control character (YAML "\\x01", "\\e") or U+FFFE made

@@ -43,6 +43,7 @@ def test_page_is_one_self_contained_file():
     assert "<title>nucleation</title>" in html
 
 
+@pytest.mark.slow
 def test_the_index_in_pieces_is_the_index_in_one_piece():
     """The site writes the graph page's index in slices (no copy of the
     whole JSON text in memory): joined, they are byte for byte the one

@@ -550,6 +550,7 @@ def test_a_long_undermining_path_shows_its_ends(tmp_path, n):
                                  + " → ".join(full[-PATH_TAIL:]) + " (refuted)")
 
 
+@pytest.mark.slow
 def test_a_chain_of_thousands_is_linear_in_every_output(tmp_path):
     """Each record of a chain of 3,000 theories extending each other is
     undermined by the refuted first one.  With every record's whole path
@@ -733,6 +734,7 @@ def test_promote_apply_needs_by_without_a_record_requirement(make_record):
     assert b"status: active\npromoted_by: NOTE-001\n" in path.read_bytes()
 
 
+@pytest.mark.slow
 def test_standings_scale(tmp_path):
     """10,000 records: standings in well under the time it takes to load them."""
     import sys

@@ -1,5 +1,6 @@
 """Property tests: --fix edits only its spans and is idempotent; no input
 makes the loader or the linter raise."""
+import pytest
 import difflib
 import re
 import string
@@ -61,6 +62,7 @@ def _changed_ranges(before: str, after: str):
     return [(i1, i2) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(text=theory(), status=st.sampled_from(["queued", "Queued", "qeued"]),
        authors=st.sampled_from(["[A]", "Ada Lovelace", "'Single Quoted'", "[A, B]"]))

@@ -19,6 +19,7 @@ def _lint(base, *extra, jobs="1"):
     return proc, json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_thousand_copies_of_one_id(tmp_path, jobs):
     root = tmp_path / "records" / "theory"
@@ -51,6 +52,7 @@ def test_four_copies_are_all_named(tmp_path):
                         "theory/THEORY-00005.md")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_link_ambiguous_among_thousands_of_notes(tmp_path, jobs):
     (tmp_path / "recordkit.toml").write_text('root = "vault"\nschema = "preset:obsidian"\n')
@@ -73,6 +75,7 @@ def test_a_link_ambiguous_among_thousands_of_notes(tmp_path, jobs):
     assert len([d for d in some if d["code"] == "RK308"]) == 2000
 
 
+@pytest.mark.slow
 def test_a_thousand_decisions_with_one_number(tmp_path):
     (tmp_path / "recordkit.toml").write_text('root = "decisions"\nschema = "preset:madr"\n')
     root = tmp_path / "decisions"

@@ -104,6 +104,7 @@ def test_github_and_sarif_formats(tmp_path):
     assert {r["level"] for r in run["results"]} <= {"error", "warning", "note"}
 
 
+@pytest.mark.slow
 def test_statistics_exit_codes_and_selection(tmp_path):
     root = tmp_path / "defects"
     shutil.copytree(FIXTURE, root)
@@ -224,6 +225,7 @@ def test_cache_is_used_when_nothing_changed_and_invalidated_by_an_edit(tmp_path)
     assert (tmp_path / ".recordkit" / ".gitignore").read_text() == "*\n"
 
 
+@pytest.mark.slow
 def test_no_cache_outlives_a_change_to_recordkits_code(tmp_path):
     """The caches were keyed by ``__version__``, which two commits of a
     development install share: a parse or lint result made by code since
@@ -271,6 +273,7 @@ def test_example_record_lints_without_errors():
     assert proc.returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for pre-commit")
 def test_pre_commit_hook_fails_on_dangling_relation_then_passes(tmp_path):
     pytest.importorskip("pre_commit")
@@ -364,6 +367,7 @@ def test_rules_on_two_processes_find_what_one_finds(tmp_path):
     assert one == two and len({k[5] for k in one}) > 8
 
 
+@pytest.mark.slow
 def test_cli_lint_and_fix_on_two_processes_match_one_process(tmp_path):
     """The real CLI with RECORDKIT_JOBS=2 (local rules in the parse helper,
     record rules in a rule helper) reports, fixes and caches exactly what it

@@ -100,6 +100,7 @@ def _blocked(git, repo, message, code, where, what):
     git("reset", "-q", "--hard", "HEAD")
 
 
+@pytest.mark.slow
 def test_each_breaking_commit_is_blocked_with_its_code_and_a_clean_one_passes(repo):
     which, root, git = repo
 

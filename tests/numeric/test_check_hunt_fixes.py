@@ -99,6 +99,7 @@ error = {"z": 0j}
 """
 
 
+@pytest.mark.slow
 def test_non_numbers_are_errors_not_a_zero_discrepancy(tmp_path):
     root = project(tmp_path, {"checks/coerce.py": COERCE, "records/note/NOTE-001.md": COERCE_NOTE})
     proc = cli(root, "check", "--format", "json")
@@ -191,6 +192,7 @@ x
 """
 
 
+@pytest.mark.slow
 def test_a_check_id_defined_twice_is_not_a_met_requirement(tmp_path):
     root = project(tmp_path, {
         "checks/a.py": 'from recordkit import check\n\n@check("dup-x", 1e-9)\ndef g():\n    return 0.0\n',
@@ -416,6 +418,7 @@ def crash():
 '''
 
 
+@pytest.mark.slow
 def test_a_checks_output_is_capped_not_kept_whole(tmp_path):
     root = project(tmp_path, {"checks/loud.py": LOUD})
     res = as_json(cli(root, "check", "--format", "json", "--no-cache"))
@@ -451,6 +454,7 @@ def c():
 '''
 
 
+@pytest.mark.slow
 def test_an_input_folder_is_hashed_by_its_files_and_a_missing_input_is_reported(tmp_path):
     root = project(tmp_path, {"checks/i.py": INPUTS, "checks/data/w.txt": "0\n"})
     proc = cli(root, "check", "--format", "json")

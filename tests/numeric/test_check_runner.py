@@ -138,6 +138,7 @@ def as_json(proc):
 
 # -- containment: one run of everything -------------------------------------------
 
+@pytest.mark.slow
 def test_every_failure_mode_is_contained(tmp_path):
     root = project(tmp_path)
     pidfile = tmp_path / "child.pid"
@@ -302,6 +303,7 @@ def _cached(proc) -> dict:
     return {k: v["cached"] for k, v in as_json(proc).items()}
 
 
+@pytest.mark.slow
 def test_cache_reused_until_source_changes(tmp_path):
     root = project(tmp_path, SIMPLE_NOTE, SIMPLE)
     assert _cached(cli(root, "check", "--format", "json")) == {"alpha": False, "beta": False, "gamma": False}
@@ -421,6 +423,7 @@ def _lint(root) -> list[tuple[str, int, str]]:
     return sorted((d["code"], d["location"]["row"], d["message"]) for d in json.loads(proc.stdout))
 
 
+@pytest.mark.slow
 def test_lint_rules_rk501_to_rk504(tmp_path):
     root = project(tmp_path)
     # nothing has run: unknown id (RK501), missing results (RK504) at the items and the fences
@@ -510,6 +513,7 @@ def _pids(path: Path) -> list[int]:
     return [int(x) for x in path.read_text().split()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_invalid_timeouts_are_refused_not_unlimited(tmp_path):
     checks = '''
 import time
@@ -666,6 +670,7 @@ def _(rng):
 '''
 
 
+@pytest.mark.slow
 def test_memory_limit_covers_the_checks_whole_tree(tmp_path):
     # four children of 100 MiB each: every one is under a 300 MiB per-process cap, the tree is not
     pidfile = tmp_path / "pids.txt"

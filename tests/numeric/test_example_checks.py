@@ -88,6 +88,7 @@ def test_import_prints_nothing(capsys):
     assert out.out == "" and out.err == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check_id", sorted(EXPECTED_IDS))
 @pytest.mark.parametrize("seed", [12345, 2024])
 def test_check_passes(mods, check_id, seed):
@@ -196,6 +197,7 @@ def test_llv_bound_check_fails_for_a_shrunk_dllv(mods, monkeypatch):
     assert result["weyl_term_violation"] > 0
 
 
+@pytest.mark.slow
 def test_table1_check_fails_when_the_relabelling_is_removed(mods, monkeypatch):
     mod = mods["kl_table1"]
     f = registered(mod)["kl-vanishes-table1"]
@@ -206,6 +208,7 @@ def test_table1_check_fails_when_the_relabelling_is_removed(mods, monkeypatch):
     assert result["mCCA near 0 (every draw <= 0.0025)"] > 0.9
 
 
+@pytest.mark.slow
 def test_table1_check_fails_for_a_different_offset_spread(mods, monkeypatch):
     # the paper's d_KL digits pin the construction: offsets ±π/32 instead of ±π/64
     mod = mods["kl_table1"]
@@ -216,6 +219,7 @@ def test_table1_check_fails_for_a_different_offset_spread(mods, monkeypatch):
     assert result["E d_KL(rho=3) to 4 d.p. vs paper"] > 5e-5
 
 
+@pytest.mark.slow
 def test_table1_report_and_rows(mods):
     mod = mods["kl_table1"]
     f = registered(mod)["kl-vanishes-table1"]

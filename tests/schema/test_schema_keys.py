@@ -167,6 +167,7 @@ _ANY = st.recursive(_LEAF, lambda inner: st.one_of(
     max_leaves=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=int(__import__("os").environ.get("SCHEMA_EXAMPLES", "40")), deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(top=st.dictionaries(st.sampled_from(_TOP), _ANY, max_size=3),

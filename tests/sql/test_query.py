@@ -747,6 +747,7 @@ VALUE = st.one_of(st.none(), st.integers(-2 ** 63, 2 ** 63 - 1), st.floats(), st
                   st.binary(max_size=6))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 3), st.integers(0, 2500).flatmap(lambda n: st.just(n)), st.data())
 def test_streamed_json_and_csv_are_the_collected_ones(ncols, nrows, data):
@@ -764,6 +765,7 @@ def test_streamed_json_and_csv_are_the_collected_ones(ncols, nrows, data):
     assert "".join(out) == format_csv(Result(cols, rows))
 
 
+@pytest.mark.slow
 def test_millions_of_rows_are_written_as_they_come(record_copy):
     # a result was collected whole before it was written: 3,000,000 rows
     # took 673 MB as CSV and 2.9 GB as JSON; written a thousand rows at a

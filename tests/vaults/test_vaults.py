@@ -363,6 +363,7 @@ def test_tags_as_obsidian_and_foam_read_them(tmp_path):
         assert not [d for d in json.loads(lint.stdout) if d["code"] in ("RK202", "RK206")], lint.stdout
 
 
+@pytest.mark.slow
 def test_build_after_init_in_a_vault(tmp_path):
     """`init .` makes the vault's folder the root, and the site's default
     folder ./site is then inside it: `build` refused ("inside the record
@@ -516,6 +517,7 @@ def test_obsidian_markdown_links_to_notes_with_a_dot_in_their_names(tmp_path):
     assert 'data-id="v1.3 notes"' in page and 'data-id="Dr. Who"' in page, page
 
 
+@pytest.mark.slow
 def test_links_into_deep_folders_resolve_by_any_end_of_the_path(tmp_path):
     """The path index kept every end of every path: notes 900 folders deep
     took 3.4 s and 421 MB to lint (1.6 GB at 1,600 notes).  It keeps the

@@ -46,6 +46,7 @@ def test_each_matches_the_plain_pattern_on_edge_cases(name, text):
     assert ours(text) == plain(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(TEXT)
 def test_each_matches_the_plain_pattern(text):

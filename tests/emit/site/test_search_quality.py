@@ -5,6 +5,7 @@ as pairs of characters, and site.js knows the same CJK ranges; the record
 page's body blocks take their own direction (right-to-left text)."""
 from __future__ import annotations
 
+import pytest
 import json
 import re
 from pathlib import Path
@@ -105,6 +106,7 @@ def test_record_body_blocks_take_their_own_direction():
     assert css.index(m.group(0)) > css.index(".rk-body th, .rk-body td")
 
 
+@pytest.mark.slow
 def test_the_fast_tokenizer_is_the_full_one_where_it_is_used():
     """search.words takes [^\\W_] runs for text without marks or CJK
     characters (TOKEN_RE's class of 12,000 characters made the index 5x

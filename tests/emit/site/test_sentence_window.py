@@ -6,6 +6,7 @@ gave (the frozen ``sentence_before``), for a record decoded or still bytes;
 a longer one is cut at the window's edge and says so with "…"."""
 from __future__ import annotations
 
+import pytest
 import re
 import subprocess
 import sys
@@ -39,6 +40,7 @@ PIECES = ["NOTE-2", "NOTE-3", " NOTE-2 ", "- ", "* ", "1. ", "# h", "| t |", "",
 BODY = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(BODY, st.sampled_from([320, 40, 12]), st.booleans())
 def test_the_sentence_is_the_paragraph_walks(body, limit, as_bytes):
@@ -66,6 +68,7 @@ def test_a_sentence_longer_than_the_window_is_cut_and_says_so():
         assert set(s) <= {"é", " ", "…", "N", "O", "T", "E", "-", "2"} and "NOTE-2" in s
 
 
+@pytest.mark.slow
 def test_a_paragraph_naming_thousands_of_records_builds_in_linear_time(tmp_path):
     root = tmp_path / "records"
     (root / "note").mkdir(parents=True)

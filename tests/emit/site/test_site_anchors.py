@@ -4,6 +4,7 @@ are one answer for the site and the lint (RK309): the site's decision
 ids its pages hold agree with it on drawn messy bodies (hypothesis)."""
 from __future__ import annotations
 
+import pytest
 import html
 import re
 
@@ -36,6 +37,7 @@ def _renderer():
     return BodyRenderer(ID_RE, lambda rid: ("link", f"note/{rid}.html", "NOTE") if rid else ("dangling",))
 
 
+@pytest.mark.slow
 def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
     r = _renderer()
     lint_md = markdown_parser(ID_RE)          # as the lint builds it (no MathML renderer)

@@ -24,6 +24,7 @@ def built(tmp_path_factory):
     return base
 
 
+@pytest.mark.slow
 def test_every_link_and_asset_resolves(built):
     c = crawl(built / "site")
     assert len(c["pages"]) > 60
@@ -85,6 +86,7 @@ def test_dangling_mention_is_marked_text(tmp_path):
     assert 'href="../theory/THEORY-999.html"' not in page
 
 
+@pytest.mark.slow
 def test_nothing_of_an_excluded_record_reaches_any_output(built):
     site = built / "site"
     files = [p for p in site.rglob("*") if p.is_file()]
@@ -167,6 +169,7 @@ def _snapshot(site: Path) -> dict:
             for p in site.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_incremental_rebuilds_only_what_changed(tmp_path):
     base = copy_example(tmp_path, with_results=False)
     out = base / "out"
@@ -211,6 +214,7 @@ def test_incremental_rebuilds_only_what_changed(tmp_path):
     assert not (out / "question" / "QUESTION-215.html").exists()
 
 
+@pytest.mark.slow
 def test_refuses_a_folder_it_did_not_write(tmp_path):
     base = copy_example(tmp_path, with_results=False)
     (base / "out").mkdir()
@@ -310,6 +314,7 @@ def test_a_user_template_overrides_the_package_one(tmp_path):
     assert "rk-props" in (base / "out" / "theory" / "THEORY-798.html").read_text()   # the rest as shipped
 
 
+@pytest.mark.slow
 def test_the_general_templates_folder_reaches_the_site_and_its_graph_page(tmp_path):
     """One template environment for every page: ``templates =`` (the folder
     of ``recordkit graph --html``) overrides the site's pages under ``site/``
@@ -370,6 +375,7 @@ def _cold_reference(base: Path, out: Path) -> dict:
     return {k: v[1] for k, v in _snapshot(out).items() if k != ".recordkit-site.json"}
 
 
+@pytest.mark.slow
 def test_fresh_builds_after_each_kind_of_edit_equal_a_cold_build(tmp_path):
     """Through the CLI, each build a fresh process with the record cache and
     the manifest of the last one: after a body edit, a title edit, a new
@@ -451,6 +457,7 @@ SELECT title FROM no_such_table
 """
 
 
+@pytest.mark.slow
 def test_query_blocks_on_the_site_privacy_errors_and_incremental(tmp_path):
     """A query runs against the published records only: the private NOTE-811
     (and its unique phrase) is in no table; a failing query is an error box
@@ -536,6 +543,7 @@ def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkey
     assert after == _cold_reference(base, tmp_path / "cold")
 
 
+@pytest.mark.slow
 def test_the_site_is_the_same_whatever_the_number_of_helpers(tmp_path, monkeypatch):
     """210 generated records (seven search runs of 32) built in one process and
     with two forked helpers give the same files, byte for byte: each helper

@@ -5,6 +5,7 @@ missing, it is a mention like the others.  Pages that embed a record follow
 its edits in incremental builds and serve."""
 from __future__ import annotations
 
+import pytest
 import re
 from pathlib import Path
 
@@ -109,6 +110,7 @@ def test_an_embed_alone_in_its_paragraph_shows_the_record(tmp_path):
         in page
 
 
+@pytest.mark.slow
 def test_a_page_that_embeds_a_record_follows_its_edits(tmp_path):
     """serve's rebuilds and fresh builds re-render the page that embeds a
     record when the record's body changes (and only its text), as a cold
@@ -165,6 +167,7 @@ def _ids_and_fragments(page: str) -> tuple[list, list]:
     return ids, frags
 
 
+@pytest.mark.slow
 def test_embedded_footnotes_and_checks_keep_to_their_box(tmp_path):
     """An embedded body's footnotes get ids of their own (two embeds of the
     same note too), so every footnote link on the page lands on its own
@@ -192,6 +195,7 @@ def test_embedded_footnotes_and_checks_keep_to_their_box(tmp_path):
     assert "<!--rk-check:" not in page
 
 
+@pytest.mark.slow
 def test_a_page_that_embeds_a_check_follows_its_verdict(tmp_path):
     """When a check of an embedded body gets another result, serve's
     rebuild and a fresh build re-render the embedding page, as a cold build
@@ -313,6 +317,7 @@ def test_blocks_are_anchors_links_and_embeds(tmp_path):
     assert res["broken"] == []
 
 
+@pytest.mark.slow
 def test_block_ids_and_sections_never_fail_on_messy_bodies():
     """Random bodies built of block ids, tables, lists, quotes, fences,
     headings and embeds: rendering never raises, ids stay unique, a block
@@ -345,6 +350,7 @@ def test_block_ids_and_sections_never_fail_on_messy_bodies():
     check()
 
 
+@pytest.mark.slow
 def test_a_link_to_a_heading_follows_the_target_gaining_it(tmp_path):
     """A link to a heading or block the target lacks goes to its page's
     top; when an edit gives the target that heading and block, serve's

@@ -162,6 +162,7 @@ class _Sites:
 # changes a published theory's standing detail on the graph page
 @example(edits=[("relation-remove", 1234)])
 # an embedded record edited after the embed: the page that shows it follows
+@pytest.mark.slow
 @example(edits=[("embed", 7 * 3), ("body", 3), ("title", 3)])
 def test_serve_and_fresh_builds_equal_a_cold_build_after_any_edits(tmp_path_factory, edits):
     base = copy_example(tmp_path_factory.mktemp("inc"), with_results=False)
@@ -197,6 +198,7 @@ def test_serve_keeps_the_graph_across_a_body_edit_only(tmp_path):
     assert _files(base / "served") == _cold(base, tmp_path / "cold")
 
 
+@pytest.mark.slow
 def test_the_joined_search_postings_follow_each_edit(tmp_path):
     """The fresh build's search index, made from the joined postings kept
     in the cache folder and the runs that changed, is the cold build's after
@@ -270,6 +272,7 @@ def test_a_fresh_build_reads_the_graph_back_only_when_it_is_the_same(tmp_path):
     assert not fresh_load()
 
 
+@pytest.mark.slow
 def test_serve_keeps_the_joined_postings_in_memory_and_a_fresh_build_goes_on_from_them(tmp_path, monkeypatch):
     """serve's builds keep the search index's joined postings in memory: a
     rebuild after an edit neither reads nor joins them again (its helper
@@ -320,6 +323,7 @@ def test_serve_keeps_the_joined_postings_in_memory_and_a_fresh_build_goes_on_fro
     assert _files(base / "served") == _cold(base, tmp_path / "cold2")
 
 
+@pytest.mark.slow
 def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_path):
     """While serve keeps the graph (a body edit naming the same records),
     the standings and the list pages' rows are the last build's: the

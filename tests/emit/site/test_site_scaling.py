@@ -2,6 +2,7 @@
 adversarial input): many tags on one record, one record embedded many
 times.  Each is built at two sizes; the bound is generous (the machine is
 shared), the quadratic code was far past it."""
+import pytest
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ def _build(tmp_path, name, files: dict) -> float:
     return took
 
 
+@pytest.mark.slow
 def test_a_record_of_many_tags_builds_in_linear_time(tmp_path):
     # every list row carried its record's tags, and each tag page's key was
     # made from its rows: 20,000 tags took 27 s (now 4.7 s), 40,000 81 s
@@ -31,6 +33,7 @@ def test_a_record_of_many_tags_builds_in_linear_time(tmp_path):
     assert (tmp_path / "t12000" / "site" / "tag" / "t11999.html").exists()
 
 
+@pytest.mark.slow
 def test_a_note_embedded_many_times_makes_a_page_of_bounded_size(tmp_path):
     # each embed rendered the embedded body again: a note embedding a 200 KB
     # note 2,000 times made a 375 MB page in 60 s and 1.9 GB.  A page shows
@@ -50,6 +53,7 @@ def test_a_note_embedded_many_times_makes_a_page_of_bounded_size(tmp_path):
     assert page.count('class="rk-embed-block"') == 3
 
 
+@pytest.mark.slow
 def test_an_incremental_build_follows_a_change_of_tags(tmp_path):
     # 55d34f0 took the tags out of the list rows, and the list pages'
     # signature was made of the rows: a changed tag left tag pages stale

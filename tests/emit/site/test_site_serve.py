@@ -63,6 +63,7 @@ def server(tmp_path):
         yield base, url, lines
 
 
+@pytest.mark.slow
 def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
     base, url, log = server
     page = url + "question/QUESTION-211.html"
