@@ -159,6 +159,7 @@ def known_keys(raw: dict) -> None:
 
 
 def id_pattern(raw: dict) -> re.Pattern | None:
+    """``id_pattern``, compiled (None: the schema has none)."""
     if "id_pattern" not in raw or raw["id_pattern"] is None:
         return None
     return _regex("id_pattern", raw["id_pattern"])
