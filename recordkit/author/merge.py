@@ -106,7 +106,44 @@ def _field_block(rec, name: str) -> str:
 
 
 def plan_merge(corpus, old: str, into: str) -> Plan:
-    """The changes that fold ``old`` into ``into`` (raises :class:`AuthorError`)."""
+    """The changes that fold ``old`` into ``into`` (raises :class:`AuthorError`).
+
+    The references to OLD are rewritten one of two ways: in a vault (ids
+    are paths or file names) every link that reaches OLD is relinked to
+    reach INTO, as a rename relinks it; in a research record every
+    ``OLD`` token becomes ``INTO``.  The rest is one path: INTO gains
+    OLD's fields and body, and the record after is checked against the
+    record before."""
+    vault = _refuse(corpus, old, into)
+    src, dst = corpus.records[old], corpus.records[into]
+    schema = corpus.schema
+    pattern = token_re(old)
+    plan = Plan(root=Path(corpus.root))
+    if vault:
+        texts, moved_src, namer = _relink_vault(corpus, plan, old, into)
+        body, left = moved_src[src.body_offset:], []
+    else:
+        texts, left = _rewrite_ids(corpus, plan, old, into, pattern)
+        body = src.body
+    into_text, copied, differing = _fold_fields(corpus, old, into, texts.get(dst.path, dst.text), pattern)
+    into_text = _append_body(corpus, plan, old, into, into_text, body.strip("\r\n"), definitions=vault)
+    if vault:
+        head = parse_text(into_text, dst.path, dst.relpath, schema)[0].body_offset
+        into_text = _retitled(into_text, head, dst.relpath, namer, src.title, dst.title)
+    else:
+        into_text = retarget(parse_text(into_text, dst.path, dst.relpath, schema)[0], old, into, pattern).text
+    texts[dst.path] = into_text
+    _verify(corpus, texts, old, into)
+    return _planned(corpus, plan, texts, old, into, copied, differing, left)
+
+
+def _refuse(corpus, old: str, into: str) -> bool:
+    """An :class:`AuthorError` when ``old`` cannot be merged into ``into``:
+    either is no record or has no front matter (outside a vault), they
+    differ in kind, an id is of two files, or a relation would name INTO
+    itself.  Else whether the record is a vault (ids are paths or file
+    names, front matter optional: a note without any is merged too, INTO
+    getting one when OLD brings fields)."""
     records = corpus.records
     for rid in (old, into):
         if rid not in records:
@@ -117,10 +154,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
     if old == into:
         raise AuthorError(f"cannot merge {old} into itself", usage=True)
     src, dst = records[old], records[into]
-    schema = corpus.schema
-    # a vault (ids are paths or file names, front matter optional): a note
-    # without front matter is merged too (INTO gets one when OLD brings fields)
-    vault = not schema.kind_ids
+    vault = not corpus.schema.kind_ids
     for rid, r in ((old, src), (into, dst)):
         if not r.has_front_matter and not vault:
             raise AuthorError(f"{rid} ({r.relpath}) has no front matter, which a merge edits: add one "
@@ -134,9 +168,7 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         dup = [r.relpath for r in corpus.files if r.ok and r.id == rid]
         if len(dup) > 1:
             raise AuthorError(f"{rid} is the id of {len(dup)} files ({', '.join(dup)}); make it unique first")
-    pattern = token_re(old)
-
-    # 1. INTO may not name OLD in its front matter: that would become a self-relation
+    # INTO may not name OLD in its front matter: that would become a self-relation
     for rel, targets in dst.relations.items():
         for t in targets:
             if t.id == old:
@@ -147,62 +179,76 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
             if t.id == into:
                 raise AuthorError(f"{old} names {into} in {rel} (line {t.pos[0]}): merging would make {into} "
                                   f"relate to itself; remove that relation first")
-
-    plan = Plan(root=Path(corpus.root))
-    texts: dict[Path, str] = {}
-    left = []
-    # a vault (ids are paths or file names): links name OLD by its file name,
-    # path, title or alias, not as an id token; they are rewritten as a
-    # rename rewrites them (author/relink), each to reach INTO
     if vault:
-        from .relink import body_edits, spliced, namer_for, relink_all
         for rec in corpus.files:
             for rel, targets in (rec.relations or {}).items() if rec.ok and rec is not src else ():
                 ids = [t.id for t in targets]
                 if old in ids and into in ids:
                     raise AuthorError(f"{rec.relpath}: {rel} names both {old} and {into}; remove {old} from it "
                                       "first")
-        # INTO as it will be: OLD's aliases join its own (a link by one of
-        # them then reaches INTO as it is, and is left as written)
-        target = dst
-        theirs = src.aliases
-        if theirs and isinstance(dst.meta, dict):
-            import copy
-            target = copy.copy(dst)
-            target.meta = {**dst.meta, "aliases": dst.aliases + [a for a in theirs if a not in dst.aliases]}
-        namer = namer_for(corpus, old, target)
-        texts, plan.references = relink_all(corpus, src, namer, skip=(src, dst))
-        for r in corpus.files:
-            if r.path in texts:
-                head = parse_text(texts[r.path], r.path, r.relpath, schema)[0].body_offset
-                texts[r.path] = _retitled(texts[r.path], head, r.relpath, namer, src.title, dst.title)
-        from ..corpus.resolve import link_settings, resolver_for
-        from .relink import derived_edits, front_matter_edits, property_edits
-        before, settings = resolver_for(corpus), link_settings(schema)
-        # INTO's links to OLD, and OLD's to INTO or to itself, would be links
-        # of the merged note to itself: made plain text (_unlinks), the rest
-        # of INTO's links to OLD rewritten as everywhere else
-        unlinked, dropped = _unlinks(dst, dst.text, (old,), before, settings)
-        edits = front_matter_edits(dst, dst.text, old, before, namer, settings) + \
-            property_edits(dst, dst.text, old, before, namer, settings, schema) + \
-            body_edits(dst, dst.text, old, before, namer, settings, None, records)
-        if schema.derive_patterns:
-            edits += derived_edits(dst, dst.text, old, before, namer, settings, schema)
-        edits = _outside(edits, unlinked)
-        plan.references += sum(len(e) == 3 for e in set(edits))
-        if edits or unlinked:
-            texts[dst.path] = spliced(dst.text, edits + unlinked)
-        # OLD's body, read from INTO's file: its links to OLD reach INTO, its
-        # relative links are redone from INTO's folder
-        unlinked, more = _unlinks(src, src.text, (old, into), before, settings)
-        dropped += more
-        moved_src = spliced(src.text, _outside(body_edits(src, src.text, old, before, namer, settings, dst.relpath,
-                                                          records), unlinked) + unlinked)
-        if dropped:
-            plan.notes.append(f"links of {old} and {into} to each other, now of {into} to itself, made plain text: "
-                              + some_of(dropped, shown=PLACES_SHOWN))
-    # 2. every other file: OLD -> INTO, a relation item that would repeat INTO removed
-    for rec in sorted(corpus.files, key=lambda r: r.relpath) if not vault else ():
+    return vault
+
+
+def _relink_vault(corpus, plan: Plan, old: str, into: str) -> tuple[dict, str, object]:
+    """A vault's links to OLD, by its file name, path, title or alias (not
+    an id token), rewritten as a rename rewrites them (author/relink), each
+    to reach INTO: (path -> new text of each file changed, OLD's text with
+    its links redone for INTO's file, the namer of INTO's links).  Counts
+    the references in ``plan``; notes the links made plain text."""
+    from .relink import body_edits, spliced, namer_for, relink_all
+    schema, records = corpus.schema, corpus.records
+    src, dst = records[old], records[into]
+    # INTO as it will be: OLD's aliases join its own (a link by one of
+    # them then reaches INTO as it is, and is left as written)
+    target = dst
+    theirs = src.aliases
+    if theirs and isinstance(dst.meta, dict):
+        import copy
+        target = copy.copy(dst)
+        target.meta = {**dst.meta, "aliases": dst.aliases + [a for a in theirs if a not in dst.aliases]}
+    namer = namer_for(corpus, old, target)
+    texts, plan.references = relink_all(corpus, src, namer, skip=(src, dst))
+    for r in corpus.files:
+        if r.path in texts:
+            head = parse_text(texts[r.path], r.path, r.relpath, schema)[0].body_offset
+            texts[r.path] = _retitled(texts[r.path], head, r.relpath, namer, src.title, dst.title)
+    from ..corpus.resolve import link_settings, resolver_for
+    from .relink import derived_edits, front_matter_edits, property_edits
+    before, settings = resolver_for(corpus), link_settings(schema)
+    # INTO's links to OLD, and OLD's to INTO or to itself, would be links
+    # of the merged note to itself: made plain text (_unlinks), the rest
+    # of INTO's links to OLD rewritten as everywhere else
+    unlinked, dropped = _unlinks(dst, dst.text, (old,), before, settings)
+    edits = front_matter_edits(dst, dst.text, old, before, namer, settings) + \
+        property_edits(dst, dst.text, old, before, namer, settings, schema) + \
+        body_edits(dst, dst.text, old, before, namer, settings, None, records)
+    if schema.derive_patterns:
+        edits += derived_edits(dst, dst.text, old, before, namer, settings, schema)
+    edits = _outside(edits, unlinked)
+    plan.references += sum(len(e) == 3 for e in set(edits))
+    if edits or unlinked:
+        texts[dst.path] = spliced(dst.text, edits + unlinked)
+    # OLD's body, read from INTO's file: its links to OLD reach INTO, its
+    # relative links are redone from INTO's folder
+    unlinked, more = _unlinks(src, src.text, (old, into), before, settings)
+    dropped += more
+    moved_src = spliced(src.text, _outside(body_edits(src, src.text, old, before, namer, settings, dst.relpath,
+                                                      records), unlinked) + unlinked)
+    if dropped:
+        plan.notes.append(f"links of {old} and {into} to each other, now of {into} to itself, made plain text: "
+                          + some_of(dropped, shown=PLACES_SHOWN))
+    return texts, moved_src, namer
+
+
+def _rewrite_ids(corpus, plan: Plan, old: str, into: str, pattern) -> tuple[dict, list]:
+    """Every file but OLD's, each ``OLD`` token made ``INTO``, a relation
+    item that would repeat INTO removed: (path -> new text of each file
+    that names OLD, the places OLD is left as it is: in code or a link's
+    address).  Counts the references in ``plan``."""
+    schema, src = corpus.schema, corpus.records[old]
+    texts: dict[Path, str] = {}
+    left = []
+    for rec in sorted(corpus.files, key=lambda r: r.relpath):
         if rec is src or old not in rec.text:
             continue
         base = rec
@@ -223,9 +269,16 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         left.extend(f"{rec.relpath}:{line}" for line in got.left)
         texts[rec.path] = got.text
         plan.references += got.count
+    return texts, left
 
-    # 3. INTO gains OLD's relations, list fields, missing fields and body
-    into_text = texts.get(dst.path, dst.text)
+
+def _fold_fields(corpus, old: str, into: str, into_text: str, pattern) -> tuple[str, list, list]:
+    """INTO's text (``into_text``) with OLD's relations and list fields
+    added to its own, and the fields it lacks copied over as OLD wrote
+    them: (the text, the fields copied, the fields both have with other
+    values, INTO's kept)."""
+    schema = corpus.schema
+    src, dst = corpus.records[old], corpus.records[into]
     bare = not dst.has_front_matter            # (a vault's note: an empty front matter to edit, gone if still empty)
     if bare:
         into_text = "---\n---\n" + into_text
@@ -262,15 +315,23 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         into_text = into_text[len("---\n---\n"):]
     if skipped:   # pragma: no cover
         raise AuthorError(f"{dst.relpath}: overlapping edits; merge by hand")
+    return into_text, copied, differing
+
+
+def _append_body(corpus, plan: Plan, old: str, into: str, into_text: str, body: str, definitions: bool) -> str:
+    """``into_text`` with OLD's ``body`` appended under a "Merged from"
+    heading.  With ``definitions`` (a vault), the link reference
+    definitions that end each note are one block at the end, each label
+    once (notes in ``plan`` say which were left out or now read otherwise)."""
+    src, dst = corpus.records[old], corpus.records[into]
     eol = _eol(into_text)
-    body = (moved_src[src.body_offset:] if vault else src.body).strip("\r\n")
     defs = ""
-    if vault:
+    if definitions:
         # the link reference definitions that end each note (Foam writes
         # one per wikilink there) are one block at the end of the merged
         # note, as Foam keeps them, each label once: not INTO's before the
         # merged text and OLD's after it
-        head = parse_text(into_text, dst.path, dst.relpath, schema)[0].body_offset
+        head = parse_text(into_text, dst.path, dst.relpath, corpus.schema)[0].body_offset
         k = _trailing_definitions(into_text, head)
         mine, into_text = into_text[k:], into_text[:k]
         k = _trailing_definitions(body, 0)
@@ -295,14 +356,14 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         if not into_text.endswith("\n"):
             into_text += eol
         into_text += (eol if into_text.strip("\r\n") else "") + defs.replace("\r\n", "\n").replace("\n", eol) + eol
-    if vault:
-        head = parse_text(into_text, dst.path, dst.relpath, schema)[0].body_offset
-        into_text = _retitled(into_text, head, dst.relpath, namer, src.title, dst.title)
-    if not vault:
-        into_text = retarget(parse_text(into_text, dst.path, dst.relpath, schema)[0], old, into, pattern).text
-    texts[dst.path] = into_text
+    return into_text
 
-    # 4. check: the graph after holds every edge before (OLD read as INTO), no new relation problem
+
+def _verify(corpus, texts: dict, old: str, into: str) -> None:
+    """An :class:`AuthorError` unless the graph after the merge holds every
+    edge before (OLD read as INTO), with no new relation problem, no link
+    lost, and INTO's title as it was."""
+    src, dst = corpus.records[old], corpus.records[into]
     after = _corpus_after(corpus, texts, src)
     _check_graph(corpus, after, old, into)
     _check_mentions(corpus, after, old, into)
@@ -312,6 +373,12 @@ def plan_merge(corpus, old: str, into: str) -> Plan:
         raise AuthorError(f"{into}'s title would become “{after.records[into].title}” (taken from the merged text's "
                           f"first heading, as {into} has no title of its own): give {into} a title first")
 
+
+def _planned(corpus, plan: Plan, texts: dict, old: str, into: str, copied: list, differing: list,
+             left: list) -> Plan:
+    """``plan`` with its changes (each file whose text changes, OLD's file
+    removed), its summary and its notes."""
+    src = corpus.records[old]
     for rec in corpus.files:
         if rec.path in texts and texts[rec.path] != rec.text:
             plan.changes.append(Change(rec.path, rec.text, texts[rec.path]))

@@ -589,12 +589,6 @@ def files_consulted(corpus: "Corpus") -> dict[str, bool]:
     return dict(got.files_consulted) if got is not None else {}
 
 
-def resolution(corpus: "Corpus", rec: "Record", text: str, form: str = "value") -> Resolution:
-    """What the link ``text`` of ``rec`` names (``text``: a Target's or a
-    Mention's ``text``, the link as written, its syntax taken off)."""
-    return resolver_for(corpus).resolve(text, from_path=rec.relpath, form=form)
-
-
 def target_resolution(corpus: "Corpus", rec: "Record", t) -> Resolution:
     """What a front-matter Target names."""
     text = t.text if getattr(t, "text", None) is not None else t.id

@@ -437,10 +437,6 @@ class Standing:
     lifecycle_detail: str = ""
     evaluation: Evaluation | None = None
 
-    @property
-    def undermined(self) -> bool:
-        return bool(self.path)
-
     def path_head(self) -> list[str]:
         """The ids of ``path`` before the ones left out (all of them when none is)."""
         return self.path[:PATH_HEAD] if self.path_skipped else self.path

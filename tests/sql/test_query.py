@@ -457,7 +457,7 @@ def test_a_deleted_or_new_record_is_seen_by_the_next_query(record_copy):
 def test_a_database_from_an_older_recordkit_is_rebuilt(record_copy, monkeypatch):
     """The cache key holds a digest of recordkit's code and the database's
     layout: a database an older recordkit left in the cache folder is not read."""
-    import recordkit.sql.query as q
+    import recordkit.sql.cache as q
     from recordkit.config import load_config
     monkeypatch.chdir(record_copy)
     config = load_config(record_copy)

@@ -1,0 +1,177 @@
+"""The layers a schema is made of: the default schema (``default.yaml``
+beside this module), the presets shipped in ``presets/``, and the user's
+file with what its ``extends:`` names, each merged over the one before
+(:func:`load_schema`); and the texts that make a schema's cache key."""
+from __future__ import annotations
+
+import copy
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from ..config import symlink_loop
+from .model import Schema
+from .validate import SchemaError, _show
+
+try:  # the C loader is several times faster
+    from yaml import CSafeLoader as SafeLoader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader  # type: ignore
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+PRESET_PREFIX = "preset:"
+
+
+def default_schema_raw() -> dict:
+    text = resources.files("recordkit.schema").joinpath("default.yaml").read_text(encoding="utf-8")
+    return yaml.load(text, Loader=SafeLoader)
+
+
+def preset_names() -> list[str]:
+    """The presets shipped with recordkit (``recordkit/schema/presets/NAME.yaml``)."""
+    folder = resources.files("recordkit.schema").joinpath("presets")
+    try:
+        return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    except (OSError, FileNotFoundError):  # pragma: no cover - a broken install
+        return []
+
+
+def is_preset(spec) -> bool:
+    return isinstance(spec, str) and spec.startswith(PRESET_PREFIX)
+
+
+def _preset_text(spec: str) -> str:
+    name = spec[len(PRESET_PREFIX):].strip()
+    names = preset_names()
+    if name not in names:
+        raise SchemaError(f"unknown preset {_show(spec)}: the presets are "
+                          f"{', '.join(PRESET_PREFIX + n for n in names) or 'none'}")
+    return resources.files("recordkit.schema").joinpath("presets", name + ".yaml").read_text(encoding="utf-8")
+
+
+def _layer(spec, where: str) -> tuple[str, str, dict]:
+    """(name, text, mapping) of one schema file or preset."""
+    if is_preset(spec):
+        text = _preset_text(spec)
+        name = spec.strip()
+    else:
+        p = Path(spec)
+        name = str(p)
+        from ..common.reading import NotAFile, read_regular_file
+        try:
+            text = read_regular_file(p).decode("utf-8")
+        except NotAFile as exc:     # a named pipe would hang the read, /dev/zero never end it
+            raise SchemaError(f"{p}: cannot read the schema file{where}: {exc}") from None
+        except OSError as exc:
+            # (the reason alone: the exception's own text repeats the path)
+            raise SchemaError(f"{p}: cannot read the schema file{where or ' (the configuration names it: schema = ...)'}"
+                              f": {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise SchemaError(f"{p}: cannot read the schema file{where}: it is not UTF-8 text ({exc.reason} at "
+                              f"byte {exc.start})") from exc
+    # as a front matter is read: nesting too deep for the C composer (which
+    # would kill the process), and aliases that expand without bound, are
+    # refused before anything walks them
+    from ..common.yamlguard import AliasBomb, compose
+    try:
+        loader, node = compose(text, SafeLoader)
+        try:
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        raise SchemaError(f"{name}: the schema file is not valid YAML: {exc}") from exc
+    except AliasBomb as exc:
+        mark = exc.node.start_mark
+        what = str(exc).replace("front matter", "the schema file", 1)
+        raise SchemaError(f"{name}:{mark.line + 1}:{mark.column + 1}: {what}") from None
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        raise SchemaError(f"{name}: the schema file cannot be read: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SchemaError(f"{name}: the schema file must be a mapping")
+    return name, text, data
+
+
+def schema_layers(spec) -> list[tuple[str, str, dict]]:
+    """The files a schema is made of, the base first: ``spec`` (a path or
+    ``preset:NAME``) and what its ``extends:`` names, transitively.  Each is
+    (name, text, mapping).  The default schema is not listed."""
+    chain = []
+    seen = set()
+    where = ""
+    while spec is not None:
+        if not is_preset(spec) and symlink_loop(spec):
+            raise SchemaError(f"{spec}: cannot read the schema file{where}: it is a symbolic link loop (a link "
+                              "that leads, through links, back to itself)")
+        key = spec.strip() if is_preset(spec) else str(Path(spec).resolve())
+        if key in seen:
+            raise SchemaError(f"extends: {' -> '.join(n for n, _, _ in reversed(chain))} -> {spec} goes round "
+                              "in a circle")
+        seen.add(key)
+        name, text, data = _layer(spec, where)
+        chain.append((name, text, data))
+        ext = data.get("extends")
+        if ext is None:
+            break
+        if not isinstance(ext, str) or not ext.strip():
+            raise SchemaError(f"{name}: extends must name a preset (preset:NAME) or a schema file, "
+                              f"not {_show(ext)}")
+        if is_preset(ext):
+            spec = ext.strip()
+        else:
+            base = Path(name).parent if not is_preset(name) else Path.cwd()
+            q = Path(ext)
+            spec = q if q.is_absolute() else base / q
+        where = f" (named by extends: in {name})"
+    return list(reversed(chain))
+
+
+def schema_fingerprint_texts(spec) -> list:
+    """The texts of every file the schema ``spec`` is made of (for a cache
+    key): a changed base file changes it."""
+    if spec is None:
+        return []
+    try:
+        return [[name, text] for name, text, _ in schema_layers(spec)]
+    except SchemaError as exc:
+        return [["<error>", str(exc)]]
+
+
+def load_schema(path: str | Path | None = None) -> Schema:
+    """The default schema, with the user file at ``path`` merged over it.
+
+    ``path`` may also be ``preset:NAME``, a schema shipped in
+    ``recordkit/schema/presets/``.  A file (or preset) that says
+    ``extends: preset:NAME`` (or ``extends: FILE``) is merged over that one,
+    which is merged over the default schema; ``replace: true`` in a file
+    starts it from an empty schema instead of what it extends."""
+    raw = default_schema_raw()
+    source = "default"
+    if path:
+        for name, _text, user in schema_layers(path):
+            user = dict(user)
+            user.pop("extends", None)
+            replace = user.pop("replace", False)
+            if replace not in (True, False):
+                raise SchemaError(f"{name}: replace must be true or false, not {_show(replace)}")
+            raw = user if replace else _merge(raw, user)
+        source = str(path)
+    try:
+        return Schema(raw, source=source)
+    except SchemaError as exc:
+        if path and source not in str(exc):
+            raise SchemaError(f"{source}: {exc}") from None
+        raise
