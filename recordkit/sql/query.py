@@ -425,14 +425,21 @@ class _Closing:
 
 
 def _query_error(exc: sqlite3.Error, timeout, max_length) -> "QueryError":
+    """SQLite's error as a QueryError: in recordkit's words where recordkit
+    knows the cause (a write refused, the time limit, the size limit), with
+    SQLite's message as a detail; SQLite's message as it is otherwise (the
+    command says ``SQL error:``, lint ``query block fails:``).  The cause is
+    told by SQLite's error code (Python 3.11+), by its message before."""
     msg = str(exc)
-    if msg == "not authorized":
-        msg = ("not authorized: a query only reads (ATTACH, DETACH and pragmas that change "
-               "settings are refused)")
-    elif msg == "interrupted" and timeout:
+    name = getattr(exc, "sqlite_errorname", None)
+    if name in ("SQLITE_AUTH", "SQLITE_READONLY") or (name is None and (
+            msg == "not authorized" or msg.startswith("attempt to write a readonly database"))):
+        msg = (f"a query only reads: it may not change the database, nor use ATTACH, DETACH or a pragma "
+               f"that changes a setting ({msg})")
+    elif timeout and (name == "SQLITE_INTERRUPT" or (name is None and msg == "interrupted")):
         msg = f"the query ran longer than its time limit ({_seconds(timeout)}) and was stopped"
-    elif msg == "string or blob too big" and max_length:
-        msg = f"string or blob too big: a query block may make values of up to {max_length >> 20} MB"
+    elif max_length and (name == "SQLITE_TOOBIG" or (name is None and msg == "string or blob too big")):
+        msg = f"a value is too big: a query block may make values of up to {max_length >> 20} MB ({msg})"
     return QueryError(msg)
 
 
