@@ -295,6 +295,25 @@ def test_unsafe_urls_are_dropped():
         assert safe_url(good), good
 
 
+@pytest.mark.parametrize("body, words", [
+    ("{{ no_such_thing.x }}", "the template uses a value that is not defined"),
+    ("{% if %}", "not valid template syntax"),
+])
+def test_a_broken_user_template_is_recordkits_words_not_a_traceback(tmp_path, body, words):
+    """The message is recordkit's (the file and line, what went wrong, the
+    page) with Jinja2's message, in its own wording, as the detail."""
+    base = copy_example(tmp_path, with_results=False)
+    (base / "mytemplates").mkdir()
+    (base / "mytemplates" / "404.html.j2").write_text(
+        '{% extends "base.html.j2" %}{% block main %}\n' + body + '\n{% endblock %}\n')
+    conf = base / "recordkit.toml"
+    conf.write_text(conf.read_text() + '\n[site]\ntemplates = "mytemplates"\n')
+    proc = run_cli("build", "-o", str(base / "out"), cwd=base)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(r"recordkit: template error: \S*404\.html\.j2:2: " + words + r": \S.* \(rendering [^)]+\)",
+                     proc.stderr), proc.stderr
+
+
 def test_a_user_template_overrides_the_package_one(tmp_path):
     base = copy_example(tmp_path, with_results=False)
     (base / "mytemplates").mkdir()
