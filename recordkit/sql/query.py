@@ -264,8 +264,9 @@ def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None, s
     return path
 
 
-def _ensure_fts(path: Path) -> None:
-    """Add the full-text index to a cached database that lacks it."""
+def _ensure_fts(path: Path) -> bool:
+    """Add the full-text index to a cached database that lacks it; whether
+    it was added."""
     from .database import add_fts
     lock = path.with_suffix(".lock")
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -280,6 +281,8 @@ def _ensure_fts(path: Path) -> None:
             if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'records_fts'").fetchone():
                 with conn:
                     add_fts(conn)
+                return True
+            return False
         finally:
             conn.close()
     finally:
@@ -318,7 +321,9 @@ def _uri_path(p: Path) -> str:
     return quote(p.as_posix(), safe="/:")
 
 
-_NO_FTS = re.compile(r"no such table: (?:main\.)?records_fts\b")
+#: a query that names the full-text index (which a cached database may
+#: lack until a query asks for it); told by the SQL, not SQLite's wording
+_NAMES_FTS = re.compile(r"records_fts", re.I)
 
 
 #: a ``query`` block in a record (run by lint, build and show) stops after
@@ -365,9 +370,13 @@ def _open_query(path: str | Path, sql: str, params=(), timeout: float | None = N
             stop.restore()
             conn.close()
             stop.check()
-            if attempt == 0 and _NO_FTS.search(str(exc)):
-                _ensure_fts(Path(path))
-                continue
+            if attempt == 0 and _NAMES_FTS.search(sql):
+                try:
+                    added = _ensure_fts(Path(path))
+                except (OSError, sqlite3.Error):   # a database recordkit cannot write: SQLite's error stands
+                    added = False
+                if added:
+                    continue
             raise _query_error(exc, timeout, max_length) from None
         except BaseException:
             stop.restore()
