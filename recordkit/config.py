@@ -169,6 +169,11 @@ def _read(path: Path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         import re
+        # the position: the error's own fields where it has them (Python
+        # 3.14, tomli 2.1), else the "(at line L, column C)" its text ends with
+        if isinstance(getattr(exc, "lineno", None), int) and isinstance(getattr(exc, "colno", None), int) \
+                and getattr(exc, "msg", None):
+            raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: not valid TOML: {exc.msg}") from None
         m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc), re.S)
         if m:
             raise ConfigError(f"{path}:{m.group(2)}:{m.group(3)}: not valid TOML: {m.group(1)}") from None

@@ -24,7 +24,8 @@ from recordkit.config import ConfigError, load_config
     ('[lint.per-file-ignores]\n"lit/*" = 5\n', ":2:1", "per-file-ignores of lit/* must be a list of strings"),
     ('[lint]\nper-file-ignores = {"lit/*" = 3}\n', ":2:1", "per-file-ignores of lit/* must be a list"),
     ("lint = 5\n", ":1:1", "lint must be a table"),
-    ("root = \n", ":1:8", "not valid TOML: Invalid value"),
+    # the TOML reader's message (tomllib's or tomli's wording) follows recordkit's
+    ("root = \n", ":1:8", "not valid TOML: "),
     (b'x = 1\n\n root = "a\xfe"\n', ":3:11", "not valid TOML: not UTF-8 (byte 0xfe)"),
 ])
 def test_a_wrong_value_says_where(tmp_path, toml, where, message):
@@ -32,6 +33,8 @@ def test_a_wrong_value_says_where(tmp_path, toml, where, message):
     with pytest.raises(ConfigError) as exc:
         load_config(tmp_path)
     assert str(exc.value).startswith(f"{tmp_path / 'recordkit.toml'}{where}: {message}")
+    if message.endswith(": "):     # then a detail in the TOML reader's words
+        assert str(exc.value)[len(f"{tmp_path / 'recordkit.toml'}{where}: {message}"):].strip()
 
 
 def test_pyproject_keys_are_found_in_their_table(tmp_path):

@@ -57,7 +57,8 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         mark = exc.problem_mark or exc.context_mark
         line, col = mark_position(fm_text, line0, mark) if mark else (line0, 1)
         problem = exc.problem or exc.context or "invalid YAML"
-        if mark is not None and "cannot start any token" in problem and \
+        # told by where the scanner stopped, not by PyYAML's wording
+        if mark is not None and isinstance(exc, yaml.scanner.ScannerError) and \
                 0 <= mark.index < len(fm_text) and fm_text[mark.index] == "\t":
             problem = "a tab, where YAML indents with spaces only: replace it with spaces"
         diags.append(Diagnostic("RK102", f"front matter is not valid YAML: {problem}", path, line, col, line, col + 1))

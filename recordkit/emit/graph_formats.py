@@ -100,7 +100,10 @@ def to_string(g: nx.MultiDiGraph, fmt: str, *, colors: dict[str, str] | None = N
     """``g`` written in ``fmt``.  ``colors`` (kind -> colour, see
     :func:`kind_colors`) fills DOT's nodes; a kind it lacks is light grey."""
     if fmt == "json":
-        data = nx.node_link_data(g, edges="links")
+        try:
+            data = nx.node_link_data(g, edges="links")
+        except TypeError:   # networkx < 3.4 names the keyword link= (3.6 drops it)
+            data = nx.node_link_data(g, link="links")
         return json.dumps(to_plain(data), indent=1, ensure_ascii=False)
     if fmt == "graphml":
         buf = io.BytesIO()

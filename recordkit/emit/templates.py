@@ -281,7 +281,7 @@ def describe_error(exc: jinja2.TemplateError) -> str:
     a traceback."""
     if isinstance(exc, jinja2.TemplateSyntaxError):
         where = exc.filename or exc.name or "<template>"
-        return f"{where}:{exc.lineno}: {exc.message}"
+        return f"{where}:{exc.lineno}: not valid template syntax: {exc.message}"
     if isinstance(exc, jinja2.TemplateNotFound):
         return f"template not found: {exc.name}"
     # Jinja2 rewrites the traceback so that a frame of a template carries the
@@ -294,4 +294,7 @@ def describe_error(exc: jinja2.TemplateError) -> str:
                 code.co_filename.endswith((".j2", ".html", ".htm", ".xml")):
             where = f"{code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
-    return f"{where}: {exc}" if where else str(exc)
+    # recordkit's words; Jinja2's message (its own wording) as the detail
+    what = "the template uses a value that is not defined" if isinstance(exc, jinja2.UndefinedError) \
+        else "the template failed"
+    return f"{where or 'a template'}: {what}: {exc}"

@@ -230,8 +230,9 @@ def database_for(corpus, hashes: dict[str, str] | None = None, meanwhile=None, s
     return path
 
 
-def _ensure_fts(path: Path) -> None:
-    """Add the full-text index to a cached database that lacks it."""
+def _ensure_fts(path: Path) -> bool:
+    """Add the full-text index to a cached database that lacks it; whether
+    it was added."""
     lock = path.with_suffix(".lock")
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -245,6 +246,8 @@ def _ensure_fts(path: Path) -> None:
             if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'records_fts'").fetchone():
                 with conn:
                     add_fts(conn)
+                return True
+            return False
         finally:
             conn.close()
     finally:

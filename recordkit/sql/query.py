@@ -80,7 +80,9 @@ def _uri_path(p: Path) -> str:
     return quote(p.as_posix(), safe="/:")
 
 
-_NO_FTS = re.compile(r"no such table: (?:main\.)?records_fts\b")
+#: a query that names the full-text index (which a cached database may
+#: lack until a query asks for it); told by the SQL, not SQLite's wording
+_NAMES_FTS = re.compile(r"records_fts", re.I)
 
 
 #: a ``query`` block in a record (run by lint, build and show) stops after
@@ -127,9 +129,13 @@ def _open_query(path: str | Path, sql: str, params=(), timeout: float | None = N
             stop.restore()
             conn.close()
             stop.check()
-            if attempt == 0 and _NO_FTS.search(str(exc)):
-                _ensure_fts(Path(path))
-                continue
+            if attempt == 0 and _NAMES_FTS.search(sql):
+                try:
+                    added = _ensure_fts(Path(path))
+                except (OSError, sqlite3.Error):   # a database recordkit cannot write: SQLite's error stands
+                    added = False
+                if added:
+                    continue
             raise _query_error(exc, timeout, max_length) from None
         except BaseException:
             stop.restore()
@@ -187,14 +193,21 @@ class _Closing:
 
 
 def _query_error(exc: sqlite3.Error, timeout, max_length) -> "QueryError":
+    """SQLite's error as a QueryError: in recordkit's words where recordkit
+    knows the cause (a write refused, the time limit, the size limit), with
+    SQLite's message as a detail; SQLite's message as it is otherwise (the
+    command says ``SQL error:``, lint ``query block fails:``).  The cause is
+    told by SQLite's error code (Python 3.11+), by its message before."""
     msg = str(exc)
-    if msg == "not authorized":
-        msg = ("not authorized: a query only reads (ATTACH, DETACH and pragmas that change "
-               "settings are refused)")
-    elif msg == "interrupted" and timeout:
+    name = getattr(exc, "sqlite_errorname", None)
+    if name in ("SQLITE_AUTH", "SQLITE_READONLY") or (name is None and (
+            msg == "not authorized" or msg.startswith("attempt to write a readonly database"))):
+        msg = (f"a query only reads: it may not change the database, nor use ATTACH, DETACH or a pragma "
+               f"that changes a setting ({msg})")
+    elif timeout and (name == "SQLITE_INTERRUPT" or (name is None and msg == "interrupted")):
         msg = f"the query ran longer than its time limit ({_seconds(timeout)}) and was stopped"
-    elif msg == "string or blob too big" and max_length:
-        msg = f"string or blob too big: a query block may make values of up to {max_length >> 20} MB"
+    elif max_length and (name == "SQLITE_TOOBIG" or (name is None and msg == "string or blob too big")):
+        msg = f"a value is too big: a query block may make values of up to {max_length >> 20} MB ({msg})"
     return QueryError(msg)
 
 

@@ -144,16 +144,19 @@ def test_writes_are_refused_by_sqlite(record_copy, sql):
     before = hashlib.sha256(dbs[0].read_bytes()).hexdigest()
     proc = run_cli("query", sql, cwd=record_copy)
     assert proc.returncode == 2
-    assert re.search(r"recordkit: SQL error: (attempt to write a readonly database|not authorized)", proc.stderr), proc.stderr
+    # recordkit's words, SQLite's message (its wording is SQLite's own) a detail
+    assert re.fullmatch(r"recordkit: SQL error: a query only reads: [^\n]+ \([^\n]+\)\n", proc.stderr), proc.stderr
     assert "Traceback" not in proc.stderr
     assert hashlib.sha256(dbs[0].read_bytes()).hexdigest() == before
 
 
 def test_sql_errors_are_clear(record_copy):
-    proc = run_cli("query", "SELEC id FROM records", cwd=record_copy)
-    assert proc.returncode == 2 and proc.stderr == 'recordkit: SQL error: near "SELEC": syntax error\n'
-    proc = run_cli("query", "SELECT nope FROM records", cwd=record_copy)
-    assert proc.returncode == 2 and "no such column: nope" in proc.stderr
+    """An SQL error is one line of recordkit's words with SQLite's message
+    (worded by the SQLite Python was built with) after them."""
+    for sql in ("SELEC id FROM records", "SELECT nope FROM records"):
+        proc = run_cli("query", sql, cwd=record_copy)
+        assert proc.returncode == 2 and re.fullmatch(r"recordkit: SQL error: \S[^\n]*\n", proc.stderr), proc.stderr
+        assert "is not a named query" not in proc.stderr and "a query only reads" not in proc.stderr
     proc = run_cli("query", "unred", cwd=record_copy)
     assert proc.returncode == 2 and "'unred' is not a named query; did you mean unread?" in proc.stderr
 
@@ -237,7 +240,7 @@ def test_query_blocks_in_show_and_lint(make_record, tmp_path):
     text = proc.stdout
     assert "Queries\n  line 10: SELECT id, title FROM records WHERE kind = 'LIT' AND status = 'queued' ORDER BY…\n" \
            "    id       title\n    -------  ------\n    LIT-001  A work\n    (1 row)\n" in text
-    assert "  line 15: SELECT id, titel FROM records\n    error: no such column: titel\n" in text
+    assert re.search(r"  line 15: SELECT id, titel FROM records\n    error: \S[^\n]*\n", text), text
     assert "nowhere" not in text
     assert "  line 24: \n    error: the query block is empty" in text
     info = json.loads(run_cli("--root", str(root), "show", "QUESTION-001", "--format", "json", cwd=tmp_path).stdout)
@@ -246,10 +249,9 @@ def test_query_blocks_in_show_and_lint(make_record, tmp_path):
     assert first["tables"] == ["records"] and first["error"] is None
     lint = run_cli("--root", str(root), "lint", "--no-cache", cwd=tmp_path)
     found = [line for line in lint.stdout.splitlines() if "RK701" in line]
-    assert found == [
-        "records/question/QUESTION-001.md:15:1: RK701 query block fails: no such column: titel",
-        "records/question/QUESTION-001.md:24:1: RK701 query block fails: the query block is empty",
-    ], lint.stdout
+    assert len(found) == 2 and re.fullmatch(r"records/question/QUESTION-001\.md:15:1: RK701 query block fails: \S.*",
+                                            found[0]), lint.stdout
+    assert found[1] == "records/question/QUESTION-001.md:24:1: RK701 query block fails: the query block is empty"
     # a record whose query blocks all work lints clean of RK701
     p = root / "question" / "QUESTION-001.md"
     p.write_text(p.read_text().replace("titel", "title").replace("```query\n```\n", ""))
@@ -265,7 +267,7 @@ def test_evaluate_blocks_is_a_library_function(make_record):
     got = evaluate_blocks(corpus, corpus.records["QUESTION-001"])
     assert [b.block.line for b in got] == [10, 15, 24]
     assert got[0].result.rows == [("LIT-001", "A work")] and got[0].result.tables == {"records"}
-    assert got[1].error == "no such column: titel"
+    assert got[1].result is None and got[1].error     # SQLite's message, in its words
     assert evaluate_blocks(corpus, corpus.records["LIT-001"]) == []
 
 
@@ -289,7 +291,7 @@ def test_a_query_that_never_ends_is_stopped(make_record, tmp_path, monkeypatch):
     got = q.evaluate_blocks(corpus, corpus.records["QUESTION-001"])
     assert time.monotonic() - t < 5
     assert got[0].error == "the query ran longer than its time limit (0.5 s) and was stopped"
-    assert got[1].error == "string or blob too big: a query block may make values of up to 1 MB"
+    assert got[1].error.startswith("a value is too big: a query block may make values of up to 1 MB (")
     proc = run_cli("--root", str(root), "query", "--timeout", "0.5", RUNAWAY, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == "recordkit: SQL error: the query ran longer than its time limit (0.5 s) and was stopped\n"

@@ -149,7 +149,14 @@ def _template_failed(exc: BaseException, page: str) -> TemplateFailed:
             if frame.filename.endswith(".j2"):
                 where = f"{frame.filename}:{frame.lineno}"
     msg = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return TemplateFailed(f"{where or 'a template'}: {type(exc).__name__}: {msg} (rendering {page})")
+    # recordkit's words; Jinja2's message (its own wording) as the detail
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        what = "not valid template syntax"
+    elif isinstance(exc, jinja2.UndefinedError):
+        what = "the template uses a value that is not defined"
+    else:
+        what = f"the template raised {type(exc).__name__}"
+    return TemplateFailed(f"template error: {where or 'a template'}: {what}: {msg} (rendering {page})")
 
 
 class BuildCancelled(Exception):

@@ -151,11 +151,14 @@ def _type_errors(ctx, rec, kind):
     else:
         try:
             errs = list(ctx.schema.validator(kind.name).iter_errors(rec.meta))
-        except ValueError:
+        except (ValueError, TypeError):
             # jsonschema writes the value into its message with repr(), and
             # Python refuses to write an integer of more than 4,300 digits
-            # (YAML reads one written in hex without that limit): validated
-            # again with such integers as ones whose repr is their hex text
+            # (YAML reads one written in hex without that limit); and before
+            # 4.19.2 it sorted a mapping's unknown keys for its message, which
+            # keys of different types (`null:` and `true:`) cannot be.
+            # Validated again with such integers as ones whose repr is their
+            # hex text, and keys that are not strings as their YAML text
             errs = list(ctx.schema.validator(kind.name).iter_errors(_writable_ints(rec.meta)))
     cache[id(rec)] = errs
     return errs
@@ -170,10 +173,26 @@ class _HexInt(int):
     __str__ = __repr__
 
 
+class _KeyText(str):
+    """A mapping key that is not a string, as its YAML text (``null``);
+    ``key`` is the key itself, for the error's path."""
+
+    key: object = None
+
+
+def _key_text(k):
+    if isinstance(k, str):
+        return k
+    t = _KeyText(plain_key(k))
+    t.key = k
+    return t
+
+
 def _writable_ints(value):
-    """``value`` with every integer too long for decimal text a :class:`_HexInt`."""
+    """``value`` with every integer too long for decimal text a :class:`_HexInt`,
+    and every mapping key that is not a string a :class:`_KeyText`."""
     if isinstance(value, dict):
-        return {k: _writable_ints(v) for k, v in value.items()}
+        return {_key_text(k): _writable_ints(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_writable_ints(v) for v in value]
     if type(value) is int:
@@ -229,7 +248,7 @@ def wrong_field_type(ctx, rec):
     out = []
     seen = set()
     for e in errs:
-        path = tuple(e.absolute_path)
+        path = tuple(p.key if isinstance(p, _KeyText) else p for p in e.absolute_path)
         if not path or path in seen:
             continue
         top = path[0]
