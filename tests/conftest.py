@@ -30,6 +30,16 @@ def make_record(tmp_path):
     return _make
 
 
+def child_cpu() -> float:
+    """CPU seconds of this process's finished children (and of theirs that
+    they waited for): what a linear-time test bounds around a subprocess, as
+    wall time swings with whatever else the machine runs (pytest-xdist's
+    other worker, a loaded CI runner)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_cli(*args, cwd=None, check=False, env=None):
     """Run the real ``recordkit`` CLI in a subprocess."""
     e = dict(os.environ)

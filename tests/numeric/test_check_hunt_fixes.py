@@ -340,9 +340,9 @@ def _module_of(folder: Path, n: int) -> Path:
 def test_discovery_is_linear_in_the_checks_of_one_module(tmp_path):
     def timed(n):
         folder = _module_of(tmp_path / f"n{n}", n)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         specs = function_checks(folder)
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         assert len(specs) == n
         return dt
     small, large = timed(1500), timed(6000)
