@@ -230,8 +230,8 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None) -> Corpus:
     --fix`` and ``promote --apply`` re-read after an edit, and what
     ``merge`` and a vault's ``rename`` check their links against.  Its
     files are ``base``'s in order, less the ones gone."""
-    from .resolve import detached, link_settings
-    settings = link_settings(base.schema)
+    from .resolve import detached
+    settings = base.schema.links
     moves = moves or {}
     c = Corpus(root=base.root, schema=base.schema, config=base.config)
     for rec in base.files:

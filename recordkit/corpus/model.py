@@ -11,7 +11,7 @@ from typing import Any
 
 from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
 from ..schema import load_schema
-from .frontmatter import front_matter_positions
+from ..markdown.frontmatter import front_matter_positions
 from .mentions import Mention, scan_mentions
 
 Pos = tuple  # (line, col, end_line, end_col), 1-based
@@ -186,7 +186,7 @@ class Record:
     def has_front_matter(self) -> bool:
         """Whether the file opens a front matter (a record of a schema with
         ``front_matter: optional`` may have none: its ``meta`` is empty)."""
-        from .frontmatter import OPEN_RE
+        from ..markdown.frontmatter import OPEN_RE
         return OPEN_RE.match(self.text) is not None
 
     @property
@@ -241,7 +241,7 @@ class Record:
         if self.inline_tags:
             inline = self._inline_tags
             if inline is None:
-                from .mentions import body_tags
+                from ..markdown.links import body_tags
                 inline = self._inline_tags = body_tags(self.body, self.code)
             if inline:
                 seen = set(got)

@@ -14,9 +14,9 @@ import yaml
 from ..config import DEFAULT_MAX_FILE_SIZE
 from ..common.reading import file_kind, read_fd
 from ..common.text import kind_of
-from .frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
+from ..markdown.frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
 from .identity import MAX_ID_LENGTH, is_research_identity, record_id, record_kind, record_title
-from .mentions import code_ranges, scan_suppressions, with_percent_comments
+from ..markdown.blocks import code_ranges, scan_suppressions, with_percent_comments
 from .model import Diagnostic, Record, Target
 from .resolve import body_links
 

@@ -69,10 +69,11 @@ def _derived_by_pattern(corpus: "Corpus", rule):
     of ``pattern`` in the field's value (a string, or each string of a list)
     names its target in the group ``target``: an id, a ``[[wikilink]]`` or a
     Markdown link, resolved by the corpus's resolver."""
-    from ..corpus.resolve import link_settings, resolver_for, value_link
+    from ..corpus.resolve import resolver_for
+    from ..markdown.links import value_link
     pattern, field_name, relation = rule.regex, rule.field, rule.relation
     as_dict = {"relation": relation, "field": field_name, "pattern": pattern.pattern}
-    settings = link_settings(corpus.schema)
+    settings = corpus.schema.links
     settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
                               settings.mentions)
     resolver = resolver_for(corpus)

@@ -180,7 +180,7 @@ def test_fix_refuses_a_file_whose_positions_are_unsafe(rec):
 
 
 def test_positions_are_checked_against_the_keys():
-    from recordkit.corpus.frontmatter import LineMap as _LineMap
+    from recordkit.markdown.frontmatter import LineMap as _LineMap
     fm = "a: 1\u2028b: 2\n"
     lm = _LineMap(fm, 2)
     assert lm.pos(1, 0) == (2, 6)
