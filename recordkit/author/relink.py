@@ -644,11 +644,11 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
                     and not same_property(value, (now.meta or {}).get(key), r.relpath, where):
                 raise AuthorError(f"{where}: {key} would change; rename by hand")
     if derived_fields:
-        from ..graph.edges import _derived_by_pattern
+        from ..graph.edges import derived_by_pattern
         moved = {old: new_id}
         for rule in schema.derive_patterns:
-            was_edges = sorted((moved.get(a, a), moved.get(b, b)) for a, b, *_ in _derived_by_pattern(corpus, rule))
-            now_edges = sorted((a, b) for a, b, *_ in _derived_by_pattern(c, rule))
+            was_edges = sorted((moved.get(a, a), moved.get(b, b)) for a, b, *_ in derived_by_pattern(corpus, rule))
+            now_edges = sorted((a, b) for a, b, *_ in derived_by_pattern(c, rule))
             if was_edges != now_edges:
                 lost = sorted(set(was_edges) - set(now_edges))
                 where = c.records[lost[0][0]].relpath if lost and lost[0][0] in c.records else rule.field

@@ -60,10 +60,10 @@ def _derived(corpus: "Corpus"):
                 if target and target != rid and target not in declared:
                     yield rid, target, rule, src_field, i, ref
     for rule in schema.derive_patterns:
-        yield from _derived_by_pattern(corpus, rule)
+        yield from derived_by_pattern(corpus, rule)
 
 
-def _derived_by_pattern(corpus: "Corpus", rule):
+def derived_by_pattern(corpus: "Corpus", rule):
     """The edges of a ``{relation, field, pattern}`` derive rule (the
     schema's ``DerivePattern``): each match
     of ``pattern`` in the field's value (a string, or each string of a list)
