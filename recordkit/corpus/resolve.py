@@ -49,8 +49,7 @@ from ..schema import LinkSettings
 from .mentions import LinkScan, Mention, mention_links, mention_spots, mention_targets
 
 if TYPE_CHECKING:
-    from .loader import Corpus
-    from .model import Record
+    from .model import Corpus, Record
 
 #: the keys a link may be matched against, in the default order of a vault
 KEYS = ("id", "path", "stem", "title", "aliases")

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..corpus.loader import Corpus
+    from ..corpus.model import Corpus
 
 
 def derived_edges(corpus: "Corpus") -> list:

@@ -1081,7 +1081,7 @@ class _Builder:
                 need = True
         if need:
             import tempfile
-            from ...corpus.loader import Corpus
+            from ...corpus.model import Corpus
             from ...sql.database import write_database
             corpus = site.corpus
             pc = Corpus(root=corpus.root, schema=corpus.schema, config=corpus.config)
