@@ -254,3 +254,13 @@ def test_networkx_only_in_the_graph_stage_and_the_exports():
     import_graph()
     users = [m for m, ext in EXTERNAL.items() if "networkx" in ext]
     assert users and all(m.startswith(allowed) for m in users), users
+
+
+def test_the_syntax_knows_no_record():
+    """``recordkit.markdown`` is syntax only: it imports nothing of recordkit
+    but itself and ``common`` (no schema, no record, no stage), so every
+    stage may use it and it can be read on its own."""
+    graph, _, _ = import_graph(type_only=True)
+    bad = [f"{m}:{line} imports {t}" for m, ts in graph.items() if m.startswith("recordkit.markdown")
+           for t, line in ts if not t.startswith(("recordkit.markdown", "recordkit.common"))]
+    assert bad == [], "\n".join(bad)
