@@ -212,9 +212,9 @@ def _relink_vault(corpus, plan: Plan, old: str, into: str) -> tuple[dict, str, o
         if r.path in texts:
             head = parse_text(texts[r.path], r.path, r.relpath, schema)[0].body_offset
             texts[r.path] = _retitled(texts[r.path], head, r.relpath, namer, src.title, dst.title)
-    from ..corpus.resolve import link_settings, resolver_for
+    from ..corpus.resolve import resolver_for
     from .relink import derived_edits, front_matter_edits, property_edits
-    before, settings = resolver_for(corpus), link_settings(schema)
+    before, settings = resolver_for(corpus), schema.links
     # INTO's links to OLD, and OLD's to INTO or to itself, would be links
     # of the merged note to itself: made plain text (_unlinks), the rest
     # of INTO's links to OLD rewritten as everywhere else
@@ -440,10 +440,9 @@ def _unlinks(rec, text: str, targets: tuple, before, settings) -> tuple[list, li
     of it, labelled ``[note#heading]``): it still goes somewhere, within
     the note.  Also returns where each link was (``file:line``), for a
     note."""
-    from ..corpus.anchors import markdown_fragment
-    from ..corpus.mentions import _MD_DEF_AT_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _inside, _links, code_ranges, \
-        markdown_destination
-    from ..corpus.resolve import _form
+    from ..markdown.anchors import markdown_fragment
+    from ..markdown.blocks import code_ranges, in_ranges
+    from ..markdown.links import MD_DEF_AT_RE, WIKI_LABEL_FIRST_RE, WIKI_RE, link_form, link_spans, markdown_destination
     base = rec.body_offset
     body = text[base:]
     code = code_ranges(body)
@@ -463,21 +462,21 @@ def _unlinks(rec, text: str, targets: tuple, before, settings) -> tuple[list, li
         return ls, len(body) if le < 0 else le + 1
 
     out, labels, spans, at = [], [], [], []     # (at: where each link made plain text starts)
-    for ws, we, target, label, form in _links(body, settings):
+    for ws, we, target, label, form in link_spans(body, settings):
         spans.append((ws, we))
-        if code and _inside(code, ws):
+        if code and in_ranges(code, ws):
             continue
         if form == "markdown":
             d = markdown_destination(body, ws, we)
             if d is None or markdown_fragment(d.group(1)) or not reaches(target, "markdown"):
                 continue
-            if d.re is not _MD_DEF_AT_RE:       # (a definition: below)
+            if d.re is not MD_DEF_AT_RE:       # (a definition: below)
                 out.append((ws, we, label))
                 at.append(ws)
             continue
-        m = (_WIKI_LABEL_FIRST_RE if label_first else _WIKI_RE).match(body, ws + 1 if form == "embed" else ws)
+        m = (WIKI_LABEL_FIRST_RE if label_first else WIKI_RE).match(body, ws + 1 if form == "embed" else ws)
         g = 2 if label_first else 1
-        if m is None or body[m.end(g):m.end(g) + 1] in ("#", "^") or not reaches(target, _form(target)):
+        if m is None or body[m.end(g):m.end(g) + 1] in ("#", "^") or not reaches(target, link_form(target)):
             continue
         ls, le = whole_line(ws, we)
         at.append(ws)
@@ -505,7 +504,7 @@ def _unlinks(rec, text: str, targets: tuple, before, settings) -> tuple[list, li
             if _label_key(used) not in keys:
                 continue
             s, e = m.span()
-            if body[s - 1:s] in ("!", "]", "\\") or covers.reach(s, s) or (code and _inside(code, s)):
+            if body[s - 1:s] in ("!", "]", "\\") or covers.reach(s, s) or (code and in_ranges(code, s)):
                 continue
             out.append((s, e, m.group(1) if m.group(1) is not None else m.group(3)))
             at.append(s)
@@ -534,15 +533,15 @@ def _definition_lines(body: str, code: list):
     its line break; a line break of either kind: a note may be CRLF).  A
     definition cannot interrupt a paragraph: a line after a paragraph's is
     its text."""
-    from ..corpus.mentions import _CLOSES_BLOCK_RE, _HEADING_LINE_RE, _inside
+    from ..markdown.blocks import CLOSES_BLOCK_RE, HEADING_LINE_RE, in_ranges
     pos, prev = 0, ""
     for line in body.split("\n"):
         start, pos = pos, min(pos + len(line) + 1, len(body))
         m = _DEF_LINE_RE.fullmatch(line)
-        opens = not prev.strip() or _DEF_LINE_RE.fullmatch(prev) or _HEADING_LINE_RE.match(prev.rstrip("\r") + "\n") \
-            or _CLOSES_BLOCK_RE.match(prev.rstrip("\r"))
+        opens = not prev.strip() or _DEF_LINE_RE.fullmatch(prev) or HEADING_LINE_RE.match(prev.rstrip("\r") + "\n") \
+            or CLOSES_BLOCK_RE.match(prev.rstrip("\r"))
         prev = line
-        if m is not None and opens and not (code and _inside(code, start)):
+        if m is not None and opens and not (code and in_ranges(code, start)):
             yield start, pos, m
 
 
@@ -551,7 +550,7 @@ def _definition_target(dest: str) -> tuple[str | None, bool]:
     of Foam's, without ``.md``, names the file of that name), or None; and
     whether it names a heading or block of it (``#…``)."""
     from urllib.parse import unquote
-    from ..corpus.mentions import markdown_target
+    from ..markdown.links import markdown_target
     dest = dest[1:-1] if dest.startswith("<") and dest.endswith(">") else dest
     target = markdown_target(dest)
     if target is None:
@@ -573,7 +572,7 @@ def _retitled(text: str, base: int, from_path: str, namer, old_title: str | None
     with its note's: ``[old]: old "Old"`` became ``[into]: into "Old"``,
     and Foam writes ``"Into"``), and one that repeats an earlier one of
     its label and destination removed (the note linked to both)."""
-    from ..corpus.mentions import code_ranges
+    from ..markdown.blocks import code_ranges
     body = text[base:]
     if "]:" not in body:
         return text
@@ -599,7 +598,7 @@ def _trailing_definitions(text: str, start: int) -> int:
     ends ``text`` begins (``len(text)``: none); ``start``: where the body
     does.  A definition line right after a paragraph's is its text (a
     definition cannot interrupt a paragraph), and ends the search."""
-    from ..corpus.mentions import _CLOSES_BLOCK_RE, _HEADING_LINE_RE, code_ranges, _inside
+    from ..markdown.blocks import CLOSES_BLOCK_RE, HEADING_LINE_RE, code_ranges, in_ranges
     lines = text[start:].split("\n")
     pos = len(text) + 1
     at = len(text)
@@ -615,8 +614,8 @@ def _trailing_definitions(text: str, start: int) -> int:
     if first is None:
         return len(text)
     # the block's first definition must start a block of its own
-    while first > 0 and lines[first - 1].strip() and not _HEADING_LINE_RE.match(lines[first - 1] + "\n") \
-            and not _CLOSES_BLOCK_RE.match(lines[first - 1].rstrip("\r")):
+    while first > 0 and lines[first - 1].strip() and not HEADING_LINE_RE.match(lines[first - 1] + "\n") \
+            and not CLOSES_BLOCK_RE.match(lines[first - 1].rstrip("\r")):
         nxt = next((j for j in range(first, len(lines)) if not lines[j].strip()), None)
         if nxt is None:
             return len(text)
@@ -626,7 +625,7 @@ def _trailing_definitions(text: str, start: int) -> int:
             return len(text)
         at += sum(len(x) + 1 for x in lines[nxt:first])
     code = code_ranges(text[start:])
-    return len(text) if code and _inside(code, at - start) else at
+    return len(text) if code and in_ranges(code, at - start) else at
 
 
 def _merged_definitions(mine: str, theirs: str, body: str, moved: str = "") -> tuple[str, list[str], list[str]]:
@@ -640,7 +639,7 @@ def _merged_definitions(mine: str, theirs: str, body: str, moved: str = "") -> t
     the labels of INTO's block that ``moved`` (OLD's text, which comes
     before the block now) defines otherwise: its definition comes first
     and is the one read, so INTO's links of that label change."""
-    from ..corpus.mentions import definitions
+    from ..markdown.links import definitions
 
     key = _label_key
     seen = {key(label): None for _, _, _, label, _ in definitions(body, md_only=False)}
@@ -750,11 +749,10 @@ def _check_fragments(before, old: str, into: str) -> None:
     text (the first of two headings of one name wins; a block id twice is
     no block).  Refused, naming the link."""
     from ..common.textpos import offset_of as at
-    from ..corpus.anchors import body_anchors, markdown_fragment, markdown_parser, wikilink_fragment
-    from ..corpus.mentions import markdown_destination
-    from ..corpus.resolve import link_settings
+    from ..markdown.anchors import body_anchors, markdown_fragment, markdown_parser, wikilink_fragment
+    from ..markdown.links import markdown_destination
     dst = before.records[into]
-    order = link_settings(before.schema).wikilink_order
+    order = before.schema.links.wikilink_order
     anchors = None
     for rec in before.files:
         if not rec.ok or old not in rec.mention_targets:

@@ -94,7 +94,7 @@ def _typed(schema, kind: str, name: str, raw: str, records) -> object:
     if rel is not None or spec.get("list") or "array" in types:
         if raw.startswith("["):
             # a YAML list, for items that hold a comma: ["Park, K.", "Choe, Y."]
-            from ..common.yamlguard import AliasBomb, check_depth
+            from ..markdown.yamlguard import AliasBomb, check_depth
             try:
                 check_depth(raw)
                 value = yaml.safe_load(raw)
@@ -283,7 +283,7 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
     title cannot be the file name, a ``type:`` only when the kind is not
     what the note would be read as without it (raises :class:`AuthorError`)."""
     from ..corpus.parse import parse_text
-    from ..corpus.resolve import _fold, link_settings
+    from ..markdown.links import fold_key
     schema = corpus.schema
     kind = resolve_kind(schema, kind)
     k = schema.kinds[kind]
@@ -324,8 +324,8 @@ def plan_vault_new(corpus, kind: str, title: str, fields: list[str] = (), folder
                           "skip_dirs leaves out): put the note in another folder", usage=True)
     if os.path.lexists(path):
         raise AuthorError(f"{relpath} exists already")
-    settings = link_settings(schema)
-    fold = _fold if not settings.case_sensitive else (lambda t: t)
+    settings = schema.links
+    fold = fold_key if not settings.case_sensitive else (lambda t: t)
     same_name = [r.relpath for r in corpus.files if fold(r.path.stem) == fold(name)]
     if same_name and "stem" in settings.resolve:
         raise AuthorError(f"a note named {name} exists already ({same_name[0]}): a link by file name, "

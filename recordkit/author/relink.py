@@ -27,10 +27,11 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from ..common.text import some_of
-from ..corpus.mentions import (_MD_DEF_AT_RE, _WIKI_LABEL_FIRST_RE, _WIKI_RE, _links, code_ranges,
-                               markdown_destination, markdown_target)
 from ..corpus.parse import parse_text
-from ..corpus.resolve import Resolver, _form, _strip_md, link_settings, resolver_for, value_link
+from ..corpus.resolve import Resolver, resolver_for
+from ..markdown.blocks import code_ranges
+from ..markdown.links import (MD_DEF_AT_RE, WIKI_LABEL_FIRST_RE, WIKI_RE, link_form, link_spans, markdown_destination,
+                              markdown_target, strip_md, value_link)
 from .plan import PLACES_SHOWN, AuthorError, Change, Plan
 
 
@@ -50,7 +51,7 @@ def vault_naming(rec, schema) -> str | None:
                 return None
         elif source == "stem" and rec.id == rec.path.stem:
             return "stem"
-        elif source == "path" and rec.id == _strip_md(rec.relpath):
+        elif source == "path" and rec.id == strip_md(rec.relpath):
             return "path"
     return None
 
@@ -109,11 +110,11 @@ class _Namer:
 
     def __init__(self, after: Resolver, new_id: str, new_relpath: str):
         self.after, self.new_id = after, new_id
-        self.parts = _strip_md(new_relpath).split("/")
+        self.parts = strip_md(new_relpath).split("/")
         self.new_relpath = new_relpath
 
     def reaches(self, text: str, from_path: str, form: str | None = None) -> bool:
-        return self.after.resolve(text, from_path=from_path, form=form or _form(text)).target == self.new_id
+        return self.after.resolve(text, from_path=from_path, form=form or link_form(text)).target == self.new_id
 
     def wikilink(self, written: str, from_path: str) -> str | None:
         """The new target of a ``[[link]]`` written ``written`` (None: it
@@ -121,7 +122,7 @@ class _Namer:
         if self.reaches(written, from_path):
             return None
         md = ".md" if written.lower().endswith(".md") else ""
-        k = len(_strip_md(written).strip("/").split("/"))
+        k = len(strip_md(written).strip("/").split("/"))
         n = len(self.parts)
         # a path from the vault's root (``[[/Sub/Alpha]]``) stays one
         lead = "/" if written.startswith("/") else ""
@@ -185,7 +186,7 @@ class _Namer:
         return out
 
 
-#: a name Dendron's ``#`` / ``@`` takes (corpus.mentions._SIGIL_RE's, whole)
+#: a name Dendron's ``#`` / ``@`` takes (corpus.mentions.SIGIL_RE's, whole)
 _SIGIL_NAME_RE = re.compile(r"(?=[\w.-]*[^\W\d])[\w-]+(?:\.[\w-]+)*")
 
 
@@ -203,7 +204,7 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
     out = []
     ci, last_end = 0, -1
     label_first = settings.wikilink_order == "label-first"
-    for ws, we, target, _label, form in _links(body, settings):
+    for ws, we, target, _label, form in link_spans(body, settings):
         if ws < last_end:
             continue
         while ci < len(code) and code[ci][1] <= ws:
@@ -216,7 +217,7 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
             if was != old and (moved_to is None or was is None or was == rec.id):
                 continue
             d = markdown_destination(body, ws, we)
-            if d is None:                       # pragma: no cover - _links found it there
+            if d is None:                       # pragma: no cover - link_spans found it there
                 continue
             raw = d.group(1)
             was_relpath = records[was].relpath
@@ -225,7 +226,7 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
                 namer.markdown(raw, after_path, was, was_relpath, was_exact=exact)
             if new is not None:
                 out.append((base + d.start(1), base + d.end(1), new))
-                if d.re is _MD_DEF_AT_RE and was == old:
+                if d.re is MD_DEF_AT_RE and was == old:
                     out.extend((base + s, base + e, *rest) for s, e, *rest in
                                _definition_label(body, ws, _label, rec.relpath, after_path, old, before, namer))
             continue
@@ -242,11 +243,11 @@ def body_edits(rec, text: str, old: str, before: Resolver, namer: _Namer, settin
                 else:
                     out.append((base + ws, base + we, f"[[{namer.new_id}]]"))
             continue
-        if before.resolve(target, from_path=rec.relpath, form=_form(target)).target != old:
+        if before.resolve(target, from_path=rec.relpath, form=link_form(target)).target != old:
             continue
         start = ws + 1 if body[ws] == "!" else ws
-        m = (_WIKI_LABEL_FIRST_RE if label_first else _WIKI_RE).match(body, start)
-        if m is None:                       # pragma: no cover - _links found it there
+        m = (WIKI_LABEL_FIRST_RE if label_first else WIKI_RE).match(body, start)
+        if m is None:                       # pragma: no cover - link_spans found it there
             continue
         g = 2 if label_first else 1
         s, e = m.span(g)
@@ -281,10 +282,11 @@ def _extensionless_definitions(body: str, base: int, code: list, old: str, from_
     definitions of other notes are worked out again from its new place,
     as its Markdown links are, their labels as they were."""
     from urllib.parse import unquote
-    from ..corpus.mentions import _inside, definitions
+    from ..markdown.blocks import in_ranges
+    from ..markdown.links import definitions
     out = []
     for ws, we, target, label, _form_ in definitions(body, md_only=False):
-        if target is not None or (code and _inside(code, ws)):
+        if target is not None or (code and in_ranges(code, ws)):
             continue                    # a .md destination is a link, done above
         d = markdown_destination(body, ws, we)
         if d is None:                   # pragma: no cover - definitions found it there
@@ -330,7 +332,7 @@ def _definition_label(body: str, ws: int, label: str, from_path: str, after_path
     the body uses it (that link would lose its definition)."""
     # (Foam labels a definition with the wikilink's whole inside: ``[note#Section]``, ``[note|Alias]``)
     name = re.split(r"[#^|]", label.strip(), maxsplit=1)[0].rstrip()
-    if not name or before.resolve(name, from_path=from_path, form=_form(name)).target != old:
+    if not name or before.resolve(name, from_path=from_path, form=link_form(name)).target != old:
         return []
     for m in re.finditer(re.escape("[" + label + "]"), body, re.I):
         s, e = m.span()
@@ -466,11 +468,11 @@ def relink_all(corpus, rec, namer: _Namer, moved_to: str | None = None, skip=())
     ``namer`` names: (path -> new text of each file that changes, how many
     links).  ``moved_to``: where ``rec``'s own text will be read from (its
     relative links redone from there); ``skip``: records left out."""
-    settings = link_settings(corpus.schema)
+    settings = corpus.schema.links
     before = resolver_for(corpus)
     records = corpus.records
     old = rec.id
-    names = {n.casefold() for n in (rec.path.stem, _strip_md(rec.relpath))}
+    names = {n.casefold() for n in (rec.path.stem, strip_md(rec.relpath))}
     derive = bool(corpus.schema.derive_patterns)
     texts: dict = {}
     count = 0
@@ -504,7 +506,7 @@ def namer_for(corpus, gone: str, target, target_relpath: str | None = None) -> _
     be) in the corpus without ``gone`` (the record renamed or merged)."""
     after = {k: v for k, v in corpus.records.items() if k != gone}
     after[target.id] = target
-    return _Namer(Resolver(after, link_settings(corpus.schema), root=Path(corpus.root)), target.id,
+    return _Namer(Resolver(after, corpus.schema.links, root=Path(corpus.root)), target.id,
                   target_relpath or target.relpath)
 
 
@@ -582,12 +584,12 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
 
     def was(a: str, from_path: str) -> str:
         """A link target as written that named no single note, described."""
-        res = before.resolve(a, from_path=from_path, form=_form(a))
+        res = before.resolve(a, from_path=from_path, form=link_form(a))
         return f"an ambiguous link ({a}: {' or '.join(res.candidates)})" if res.ambiguous \
             else f"a link to no note ({a})"
 
     after = None
-    settings = link_settings(schema)
+    settings = schema.links
 
     def same_property(a, b, from_path: str, where: str) -> bool:
         """Whether a property that is no relation changed only by its links
@@ -617,7 +619,7 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
         if b in c.records:
             now_names = f"would name {b}"
         else:
-            res = resolver_for(c).resolve(b, from_path=where, form=_form(b))
+            res = resolver_for(c).resolve(b, from_path=where, form=link_form(b))
             now_names = (f"would be ambiguous ({', '.join(res.candidates)})" if res.ambiguous
                          else "would name no note")
         raise AuthorError(f"{where}: {'a link to ' + a if a in records else was(a, from_path)} {now_names} after "
@@ -642,11 +644,11 @@ def _verify(corpus, rec, old: str, new_id: str, new_path: Path, new_relpath: str
                     and not same_property(value, (now.meta or {}).get(key), r.relpath, where):
                 raise AuthorError(f"{where}: {key} would change; rename by hand")
     if derived_fields:
-        from ..graph.edges import _derived_by_pattern
+        from ..graph.edges import derived_by_pattern
         moved = {old: new_id}
         for rule in schema.derive_patterns:
-            was_edges = sorted((moved.get(a, a), moved.get(b, b)) for a, b, *_ in _derived_by_pattern(corpus, rule))
-            now_edges = sorted((a, b) for a, b, *_ in _derived_by_pattern(c, rule))
+            was_edges = sorted((moved.get(a, a), moved.get(b, b)) for a, b, *_ in derived_by_pattern(corpus, rule))
+            now_edges = sorted((a, b) for a, b, *_ in derived_by_pattern(c, rule))
             if was_edges != now_edges:
                 lost = sorted(set(was_edges) - set(now_edges))
                 where = c.records[lost[0][0]].relpath if lost and lost[0][0] in c.records else rule.field

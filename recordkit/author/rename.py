@@ -109,7 +109,7 @@ def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
     id holds it (a unique value of the new id)."""
     import stat
 
-    from ..corpus.parse import NotRead, _read
+    from ..corpus.parse import NotRead, read_regular
     needles = [i.encode() for i in ids]
     first, rest = needles[0], needles[1:]
     stems = {i + ".md" for i in ids}
@@ -117,7 +117,7 @@ def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
     prefix = len(str(root)) + 1
     for p in files:
         try:
-            data = _read(p, max_size)[0]
+            data = read_regular(p, max_size)[0]
         except NotRead as exc:
             try:
                 regular = stat.S_ISREG(os.stat(p).st_mode)

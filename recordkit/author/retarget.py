@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..corpus.mentions import code_ranges, with_addresses
+from ..markdown.blocks import code_ranges
+from ..markdown.links import with_addresses
 
 
 class EditRefused(Exception):

@@ -67,7 +67,7 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
             click.echo(f"found {why}: the schema starts from preset:{preset} (--preset research, or another "
                        f"preset, to start elsewhere)")
     if infer:
-        from ..corpus.mentions import body_tags
+        from ..markdown.links import body_tags
         inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset,
                                     body_tags=body_tags)
         schema_text = inference.schema_yaml()

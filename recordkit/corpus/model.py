@@ -5,14 +5,21 @@ characters, as editors and ruff do.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..common.didyoumean import IdIndex
+from ..common.gcpause import gc_paused
 from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
-from ..schema import load_schema
-from .frontmatter import front_matter_positions
+from ..config import Config
+from ..schema import Schema, load_schema
+from ..markdown.frontmatter import front_matter_positions
 from .mentions import Mention, scan_mentions
+
+if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
+    import networkx as nx
 
 Pos = tuple  # (line, col, end_line, end_col), 1-based
 
@@ -186,7 +193,7 @@ class Record:
     def has_front_matter(self) -> bool:
         """Whether the file opens a front matter (a record of a schema with
         ``front_matter: optional`` may have none: its ``meta`` is empty)."""
-        from .frontmatter import OPEN_RE
+        from ..markdown.frontmatter import OPEN_RE
         return OPEN_RE.match(self.text) is not None
 
     @property
@@ -241,7 +248,7 @@ class Record:
         if self.inline_tags:
             inline = self._inline_tags
             if inline is None:
-                from .mentions import body_tags
+                from ..markdown.links import body_tags
                 inline = self._inline_tags = body_tags(self.body, self.code)
             if inline:
                 seen = set(got)
@@ -330,3 +337,73 @@ class Diagnostic:
 
     def sort_key(self):
         return (str(self.path), self.line, self.col, self.code)
+
+
+@dataclass(eq=False)
+class Corpus:
+    """The loaded record.
+
+    ``records``: id -> Record (the first file of each id, in path order);
+    ``files``: every file read, including those that failed to parse and
+    duplicates; ``diagnostics``: what loading found (RK101–RK104, RK109, RK112);
+    ``graph``: a :class:`networkx.MultiDiGraph`, built by the graph stage
+    (:func:`recordkit.graph.build.build_graph`) on first use and kept.
+
+    Every attribute is declared here, the caches too (``_graph``,
+    ``_by_path``, ``_id_index``).
+    """
+    root: Path
+    schema: Schema
+    config: Config
+    files: list[Record] = field(default_factory=list)
+    records: dict[str, Record] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: what the ``analyze`` function given to :func:`load` ran (see there)
+    analysis_key: object = None
+    _graph: "nx.MultiDiGraph | None" = field(default=None, repr=False)
+    _by_path: dict | None = field(default=None, repr=False)
+    _id_index: IdIndex | None = field(default=None, repr=False)
+
+    @property
+    def graph(self) -> "nx.MultiDiGraph":
+        """The record's graph, built on first use.  The one import of a
+        later stage from this one (see docs/architecture.md): the graph is
+        the graph stage's, built by it and only kept here, so that
+        ``corpus.graph`` works on every corpus and a lint, which never
+        asks for it, never imports networkx."""
+        if self._graph is None:
+            from ..graph.build import build_graph
+            with gc_paused():
+                self._graph = build_graph(self)
+        return self._graph
+
+    def get(self, record_id: str) -> Record | None:
+        return self.records.get(record_id)
+
+    def __contains__(self, record_id: str) -> bool:
+        return record_id in self.records
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def by_path(self, path: str | Path) -> Record | None:
+        """The file loaded from ``path`` (any spelling of it), or None."""
+        index = self._by_path
+        if index is None or len(index) != len(self.files):
+            index = self._by_path = {rec.path: rec for rec in self.files}
+        p = Path(path)
+        # as named (a symbolic link is a record file in its own right), then resolved
+        return index.get(p) or index.get(Path(os.path.abspath(p))) or index.get(p.resolve())
+
+    def backlinks(self, record_id: str) -> dict[str, list[str]]:
+        """Typed backlinks: :func:`recordkit.graph.queries.backlinks`."""
+        from ..graph.queries import backlinks
+        return backlinks(self, record_id)
+
+    def near_ids(self, target: str, exclude: str | None = None, n: int = 1) -> list[str]:
+        """The record ids one edit away from ``target`` (see
+        :mod:`recordkit.common.didyoumean`); the index is built once."""
+        index = self._id_index
+        if index is None or len(index.ids) != len(self.records):
+            index = self._id_index = IdIndex(self.records)
+        return index.nearest(target, exclude, n)

@@ -14,9 +14,9 @@ import yaml
 from ..config import DEFAULT_MAX_FILE_SIZE
 from ..common.reading import file_kind, read_fd
 from ..common.text import kind_of
-from .frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
+from ..markdown.frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
 from .identity import MAX_ID_LENGTH, is_research_identity, record_id, record_kind, record_title
-from .mentions import code_ranges, scan_suppressions, with_percent_comments
+from ..markdown.blocks import code_ranges, scan_suppressions, with_percent_comments
 from .model import Diagnostic, Record, Target
 from .resolve import body_links
 
@@ -198,7 +198,7 @@ def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False,
     to send).  Only a regular file (or a symbolic link to one) of at most
     ``max_size`` bytes is read; anything else is an RK109 diagnostic."""
     try:
-        data, st = _read(path, max_size)
+        data, st = read_regular(path, max_size)
     except NotRead as exc:
         rec = Record(path=path, relpath=relpath)
         return rec, [Diagnostic("RK109", str(exc), path, 1, 1)]
@@ -221,7 +221,7 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _read(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[bytes, os.stat_result]:
+def read_regular(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[bytes, os.stat_result]:
     """The file's bytes and its stat, with plain system calls (half the cost
     of ``open()``'s buffered file object, which matters 10,000 times).
 

@@ -40,18 +40,16 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
-import unicodedata
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .mentions import LinkScan, Mention, markdown_target, mention_links, mention_spots, mention_targets
+from ..markdown.links import fold_key, link_form, strip_md, value_link
+from ..schema import LinkSettings
+from .mentions import LinkScan, Mention, mention_links, mention_spots, mention_targets
 
 if TYPE_CHECKING:
-    from .loader import Corpus
-    from .model import Record
+    from .model import Corpus, Record
 
 #: the keys a link may be matched against, in the default order of a vault
 KEYS = ("id", "path", "stem", "title", "aliases")
@@ -59,86 +57,16 @@ KEYS = ("id", "path", "stem", "title", "aliases")
 TAIL_PARTS = 8
 
 
-@dataclass(frozen=True, slots=True)
-class LinkSettings:
-    """The schema's ``links:`` settings (defaults: today's research record)."""
-    resolve: tuple[str, ...] = ("id",)
-    case_sensitive: bool = True
-    wikilink_order: str = "target-first"
-    markdown_links: bool = False
-    mentions: bool = True
-    #: a Markdown link's path without an extension names ``path.md``
-    markdown_extensionless: bool = False
-    #: ``((sigil, prefix), ...)``: ``#name``/``@name`` link to the note
-    #: ``prefix + name`` when it exists (Dendron's tags and users)
-    sigils: tuple = ()
-
-    @property
-    def is_default(self) -> bool:
-        """Whether links resolve as they did before the resolver: by id only,
-        exactly as written, bare mentions on, no Markdown links."""
-        return self == _DEFAULT
+#: the research record's ``links:`` (ids only, exact, bare mentions on, no
+#: Markdown links): the schema's defaults
+RESEARCH_LINKS = LinkSettings()
 
 
-_DEFAULT = LinkSettings()
-
-
-_SETTINGS: dict = {}
-
-
-def link_settings(schema) -> LinkSettings:
-    """The ``links:`` settings of ``schema``: its ``links`` attribute when it
-    has one (a mapping or an object with the same names), else the ``links``
-    mapping of its raw data, each missing key at its research default.
-    Values of the wrong type fall back to the default (the schema's
-    validation reports them)."""
-    got = getattr(schema, "links", None)
-    if got is not None and not isinstance(got, dict):
-        # the schema's own settings object: converted once (looked up by
-        # identity: hashing it would cost more than the look-up it saves)
-        known = _SETTINGS.get(id(got))
-        if known is None or known[0] is not got:
-            known = _SETTINGS[id(got)] = (got, _settings_of(got))
-        return known[1]
-    return _settings_of(got if got is not None else
-                        (schema.raw.get("links") if isinstance(getattr(schema, "raw", None), dict) else None))
-
-
-def _settings_of(got) -> LinkSettings:
-    if got is None:
-        return _DEFAULT
-    if not isinstance(got, dict):
-        got = {k: getattr(got, k) for k in ("resolve", "case_sensitive", "wikilink_order", "markdown_links",
-                                               "mentions", "markdown_extensionless", "sigils") if hasattr(got, k)}
-    order = got.get("resolve", _DEFAULT.resolve)
-    if isinstance(order, str):
-        order = [order]
-    if not isinstance(order, (list, tuple)) or not order:
-        order = _DEFAULT.resolve
-    order = tuple(k for k in order if k in KEYS) or _DEFAULT.resolve
-    wl = got.get("wikilink_order", _DEFAULT.wikilink_order)
-    return LinkSettings(
-        resolve=order,
-        case_sensitive=_bool(got.get("case_sensitive"), _DEFAULT.case_sensitive),
-        wikilink_order=wl if wl in ("target-first", "label-first") else _DEFAULT.wikilink_order,
-        markdown_links=_bool(got.get("markdown_links"), _DEFAULT.markdown_links),
-        mentions=_bool(got.get("mentions"), _DEFAULT.mentions),
-        markdown_extensionless=_bool(got.get("markdown_extensionless"), _DEFAULT.markdown_extensionless),
-        sigils=_sigils(got.get("sigils")))
-
-
-def _sigils(value) -> tuple:
-    """``links.sigils`` as ``((sigil, prefix), ...)`` (a mapping, or the
-    schema's tuple); anything else: none."""
-    if isinstance(value, dict):
-        value = tuple(sorted(value.items()))
-    if not isinstance(value, tuple):
-        return ()
-    return tuple((k, v) for k, v in value if k in ("#", "@") and isinstance(v, str) and v)
-
-
-def _bool(value, default: bool) -> bool:
-    return value if isinstance(value, bool) else default
+def is_research_default(settings: LinkSettings) -> bool:
+    """Whether ``settings`` (a schema's ``links``) resolve links as they did
+    before the resolver: by id only, exactly as written, bare mentions on,
+    no Markdown links."""
+    return settings == RESEARCH_LINKS
 
 
 class Resolution(NamedTuple):
@@ -273,57 +201,9 @@ def listed_vault(cfg: Path, folder: Path) -> dict | None:
     return None
 
 
-# -- link text ----------------------------------------------------------------
-_FM_WIKI_RE = re.compile(r"\s*!?\[\[([^\[\]\n]*)\]\]\s*")
-_MD_LINK_RE = re.compile(r"\s*!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)\s*")
-
-
-def wikilink_target(inner: str, order: str = "target-first") -> str:
-    """The target of a wikilink's inner text (``target#heading|label``,
-    ``target^block``; ``label|target`` when ``order`` is ``label-first``)."""
-    if "|" in inner:
-        if order == "label-first":
-            inner = inner.rsplit("|", 1)[1]
-        else:
-            inner = inner.split("|", 1)[0]
-    for sep in ("#", "^"):
-        k = inner.find(sep)
-        if k >= 0:
-            inner = inner[:k]
-    return inner.strip()
-
-
-def value_link(text: str, settings: LinkSettings = _DEFAULT) -> tuple[str, str]:
-    """A front-matter value as a link: (target text, form).  ``"[[Note]]"``,
-    ``"[[Note|alias]]"`` and ``"![[Note]]"`` are wikilinks, ``"[t](a.md)"`` a
-    Markdown link when ``markdown_links`` is on; anything else is the text
-    itself (form ``"value"``)."""
-    if "[[" in text:
-        m = _FM_WIKI_RE.fullmatch(text)
-        if m:
-            return wikilink_target(m.group(1), settings.wikilink_order), "wikilink"
-    if settings.markdown_links and "](" in text:
-        m = _MD_LINK_RE.fullmatch(text)
-        if m:
-            href = markdown_target(m.group(1))
-            if href is not None:
-                return href, "markdown"
-    return text.strip(), "value"
-
-
 # -- the resolver -----------------------------------------------------------------
-def _fold(text: str) -> str:
-    """A key compared case- and space-insensitively: Unicode NFC (a name
-    written by macOS is decomposed), case-folded, blank runs made one space."""
-    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
-
-
 def _same(text: str) -> str:
     return text
-
-
-def _strip_md(path: str) -> str:
-    return path[:-3] if path.lower().endswith(".md") else path
 
 
 class Resolver:
@@ -333,7 +213,7 @@ class Resolver:
     schema's :class:`LinkSettings`.  The indexes of the keys the settings
     name are built on first use, each in one pass over the records."""
 
-    def __init__(self, records: dict, settings: LinkSettings = _DEFAULT, order: tuple[str, ...] | None = None,
+    def __init__(self, records: dict, settings: LinkSettings = RESEARCH_LINKS, order: tuple[str, ...] | None = None,
                  root: Path | None = None):
         self.records = records
         #: the record root: a Markdown link that names no record is looked
@@ -341,7 +221,7 @@ class Resolver:
         self.root = root
         self.settings = settings
         self.order = tuple(order) if order is not None else settings.resolve
-        self.norm = _same if settings.case_sensitive else _fold
+        self.norm = _same if settings.case_sensitive else fold_key
         self._index: dict[str, dict[str, list[str]]] = {}
         self._cache: dict[tuple, Resolution] = {}
         #: every file outside the loaded records that a Markdown link was
@@ -384,7 +264,7 @@ class Resolver:
             # 1.6 GB for 1,600 notes); a longer end is found from its last
             # part (:meth:`_long_tail`)
             for rid, r in records.items():
-                parts = norm(_strip_md(r.relpath)).split("/")
+                parts = norm(strip_md(r.relpath)).split("/")
                 n = len(parts)
                 if n > TAIL_PARTS:
                     add("/".join(parts), rid)
@@ -411,7 +291,7 @@ class Resolver:
         last = p.rsplit("/", 1)[1]
         norm = self.norm
         got = [rid for rid in self.index("path").get(last, ())
-               if ("/" + norm(_strip_md(self.records[rid].relpath))).endswith("/" + p)]
+               if ("/" + norm(strip_md(self.records[rid].relpath))).endswith("/" + p)]
         return got or None
 
     def resolve(self, text: str, *, from_path: str | None = None, form: str = "value") -> Resolution:
@@ -444,14 +324,14 @@ class Resolver:
                 p = t.lstrip("/")
                 if p.startswith("./"):
                     p = p[2:]
-                p = _strip_md(p)
+                p = strip_md(p)
                 if "/" not in p:
                     continue    # a bare name is a stem, not a path
                 ids = self.index("path").get(p)
                 if ids is None and p.count("/") >= TAIL_PARTS:
                     ids = self._long_tail(p)
             elif key == "stem":
-                ids = self.index("stem").get(_strip_md(t))
+                ids = self.index("stem").get(strip_md(t))
             else:
                 ids = self.index(key).get(t)
             if ids:
@@ -472,7 +352,7 @@ class Resolver:
         vault, note = parts
         if self.norm(vault) not in self._vaults:
             return _OTHER_VAULT
-        return self.resolve(note, form=_form(note)) if note else _MISSING
+        return self.resolve(note, form=link_form(note)) if note else _MISSING
 
     def _resolve_relative(self, text: str, from_path: str) -> Resolution:
         """A wikilink written as a path from the linking file's folder
@@ -490,7 +370,7 @@ class Resolver:
         without ``.md``; outside the root: none)."""
         if path.startswith("../") or path == "..":
             return _MISSING
-        ids = self._full_paths().get(self.norm(_strip_md(path)))
+        ids = self._full_paths().get(self.norm(strip_md(path)))
         if not ids:
             return _MISSING
         return Resolution(ids[0], (ids[0],), "path") if len(ids) == 1 else Resolution(None, tuple(ids), "path")
@@ -508,7 +388,7 @@ class Resolver:
             return got
         got = self._at_path(path)
         if got.missing:
-            name = _strip_md(href)
+            name = strip_md(href)
             got = self._lookup(name)
             if got.missing and "/" in name:
                 got = self._lookup(posixpath.basename(name))
@@ -530,7 +410,7 @@ class Resolver:
         if got is None:
             got = {}
             for rid, r in self.records.items():
-                got.setdefault(self.norm(_strip_md(r.relpath)), []).append(rid)
+                got.setdefault(self.norm(strip_md(r.relpath)), []).append(rid)
             self._index["fullpath"] = got
         return got
 
@@ -554,7 +434,7 @@ def resolver_for(corpus: "Corpus") -> Resolver:
     """The corpus's resolver (built once, kept beside the corpus)."""
     got = _resolvers.get(corpus)
     if got is None or got.records is not corpus.records:
-        got = Resolver(corpus.records, link_settings(corpus.schema), root=corpus.root)
+        got = Resolver(corpus.records, corpus.schema.links, root=corpus.root)
         _resolvers[corpus] = got
     return got
 
@@ -592,7 +472,7 @@ def files_consulted(corpus: "Corpus") -> dict[str, bool]:
 def target_resolution(corpus: "Corpus", rec: "Record", t) -> Resolution:
     """What a front-matter Target names."""
     text = t.text if getattr(t, "text", None) is not None else t.id
-    settings = link_settings(corpus.schema)
+    settings = corpus.schema.links
     target, form = value_link(text, settings)
     return resolver_for(corpus).resolve(target, from_path=rec.relpath, form=form)
 
@@ -600,7 +480,7 @@ def target_resolution(corpus: "Corpus", rec: "Record", t) -> Resolution:
 def mention_resolution(corpus: "Corpus", rec: "Record", m: Mention) -> Resolution:
     """What a body Mention names."""
     text = m.text if m.text is not None else m.target
-    return resolver_for(corpus).resolve(text, from_path=rec.relpath, form=_form(text))
+    return resolver_for(corpus).resolve(text, from_path=rec.relpath, form=link_form(text))
 
 
 def detached(rec: "Record", settings) -> "Record":
@@ -614,7 +494,7 @@ def detached(rec: "Record", settings) -> "Record":
     if not rec.ok:
         return rec
     rels = rec.relations or {}
-    if settings.is_default and not any("[[" in (t.text if t.text is not None else t.id)
+    if is_research_default(settings) and not any("[[" in (t.text if t.text is not None else t.id)
                                        for ts in rels.values() for t in ts):
         return rec
     import copy
@@ -632,8 +512,8 @@ def resolve_links(corpus: "Corpus") -> None:
     written, so that resolving again (a corpus re-read after an edit) starts
     from it.  With the research defaults and no ``[[`` in a relation value
     nothing changes and this costs a look at each relation value."""
-    settings = link_settings(corpus.schema)
-    default = settings.is_default
+    settings = corpus.schema.links
+    default = is_research_default(settings)
     resolver = resolver_for(corpus)
     schema = corpus.schema
     id_re = schema.mention_re if settings.mentions else None
@@ -671,7 +551,7 @@ def resolve_links(corpus: "Corpus") -> None:
             for text in texts:
                 res = cached(text)
                 if res is None or text[-3:].lower() == ".md":
-                    res = resolver.resolve(text, from_path=relpath, form=_form(text))
+                    res = resolver.resolve(text, from_path=relpath, form=link_form(text))
                 got.append(res.target if res.target is not None else text)
             rec.mention_targets = got
             rec._mentions = None
@@ -682,7 +562,7 @@ def body_links(body: str, schema, code: list | None) -> tuple[list[str], tuple |
     """:func:`body_link_texts` and, with the research defaults, where each
     link is (:func:`~recordkit.corpus.mentions.mention_spots`; else None),
     found in the same walk."""
-    if link_settings(schema).is_default:
+    if is_research_default(schema.links):
         return mention_spots(body, schema.mention_targets_re, code)
     return body_link_texts(body, schema, code), None
 
@@ -693,8 +573,8 @@ def body_link_texts(body: str, schema, code: list | None) -> list[str]:
     them): bare ids and wikilinks as before the resolver with the research
     defaults; with a vault's settings, its wikilink order, embeds, Markdown
     links and bare ids only when ``links.mentions`` is on."""
-    settings = link_settings(schema)
-    if settings.is_default:
+    settings = schema.links
+    if is_research_default(settings):
         return mention_targets(body, schema.mention_targets_re, code)
     return [t for t, _ in mention_links(body, schema.mention_targets_re if settings.mentions else None, code,
                                         settings)]
@@ -707,13 +587,6 @@ def texts_as_written(rec: "Record") -> list[str]:
     return list(scan.texts) if isinstance(scan, LinkScan) else rec.mention_targets
 
 
-def _form(text: str) -> str:
-    """How a link target as written is read: a path ending in ``.md`` (a
-    Markdown link's, or a wikilink naming the file) relative to the linking
-    file first, anything else as any link."""
-    return "markdown" if text[-3:].lower() == ".md" else "value"
-
-
 def derived_refs(rec: "Record", schema):
     """``(rule, index, ref, target, form)`` of each link a ``derive``
     pattern reads in ``rec``'s fields (MADR's ``status: superseded by
@@ -722,7 +595,7 @@ def derived_refs(rec: "Record", schema):
     its target and form as a front-matter link is read (Markdown links
     always count)."""
     from dataclasses import replace
-    settings = replace(link_settings(schema), markdown_links=True)
+    settings = replace(schema.links, markdown_links=True)
     for rule in schema.derive_patterns:
         values = (rec.meta or {}).get(rule.field)
         listed = isinstance(values, list)
@@ -738,7 +611,7 @@ def derived_refs(rec: "Record", schema):
 
 def _resolve_for(resolver: Resolver, relpath: str):
     def resolve(text: str) -> str | None:
-        return resolver.resolve(text, from_path=relpath, form=_form(text)).target
+        return resolver.resolve(text, from_path=relpath, form=link_form(text)).target
     return resolve
 
 
@@ -755,7 +628,7 @@ def find_record(corpus: "Corpus", text: str) -> Resolution:
         rec = corpus.by_path(text) or corpus.by_path(corpus.root / text)
         if rec is not None and rec.ok and records.get(rec.id) is rec:
             return Resolution(rec.id, (rec.id,), "path")
-    settings = link_settings(corpus.schema)
+    settings = corpus.schema.links
     order = settings.resolve + tuple(k for k in KEYS if k not in settings.resolve)
     got = Resolver(records, settings, order).resolve(text)
     if got.missing and settings.case_sensitive:
@@ -771,5 +644,5 @@ def candidates_text(corpus: "Corpus", res: Resolution) -> str:
     out = []
     for c in res.candidates:
         r = records.get(c)
-        out.append(f"{c} ({r.relpath})" if r is not None and _strip_md(r.relpath) != c else c)
+        out.append(f"{c} ({r.relpath})" if r is not None and strip_md(r.relpath) != c else c)
     return ", ".join(out)

@@ -419,5 +419,5 @@ def _dumps(data) -> bytes:
     cold load of the 10,000-record bench: 0.32 -> 0.25 s).  What is pickled
     here is plain data with no cycle, and front matter whose YAML aliases
     share values expands them by at most ``MAX_ALIAS_EXPANSION``
-    (:func:`recordkit.corpus.frontmatter.check_aliases`)."""
+    (:func:`recordkit.markdown.frontmatter.check_aliases`)."""
     return fast_dumps(data)

@@ -17,7 +17,7 @@ import networkx as nx
 from .edges import derived_edges
 
 if TYPE_CHECKING:
-    from ..corpus.loader import Corpus
+    from ..corpus.model import Corpus
 
 
 def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:

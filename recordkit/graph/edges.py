@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..corpus.loader import Corpus
+    from ..corpus.model import Corpus
 
 
 def derived_edges(corpus: "Corpus") -> list:
@@ -60,19 +60,20 @@ def _derived(corpus: "Corpus"):
                 if target and target != rid and target not in declared:
                     yield rid, target, rule, src_field, i, ref
     for rule in schema.derive_patterns:
-        yield from _derived_by_pattern(corpus, rule)
+        yield from derived_by_pattern(corpus, rule)
 
 
-def _derived_by_pattern(corpus: "Corpus", rule):
+def derived_by_pattern(corpus: "Corpus", rule):
     """The edges of a ``{relation, field, pattern}`` derive rule (the
     schema's ``DerivePattern``): each match
     of ``pattern`` in the field's value (a string, or each string of a list)
     names its target in the group ``target``: an id, a ``[[wikilink]]`` or a
     Markdown link, resolved by the corpus's resolver."""
-    from ..corpus.resolve import link_settings, resolver_for, value_link
+    from ..corpus.resolve import resolver_for
+    from ..markdown.links import value_link
     pattern, field_name, relation = rule.regex, rule.field, rule.relation
     as_dict = {"relation": relation, "field": field_name, "pattern": pattern.pattern}
-    settings = link_settings(corpus.schema)
+    settings = corpus.schema.links
     settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
                               settings.mentions)
     resolver = resolver_for(corpus)

@@ -11,7 +11,7 @@ from ..common.order import id_sort_key
 from .build import iter_edges
 
 if TYPE_CHECKING:
-    from ..corpus.loader import Corpus
+    from ..corpus.model import Corpus
 
 
 def backlinks(corpus: "Corpus", record_id: str, *, include_mentions: bool = False) -> dict[str, list[str]]:

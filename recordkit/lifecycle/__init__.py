@@ -23,13 +23,14 @@ from .conditions import (ACTIVE, PROMOTE_FIELD, PROMOTED_BY, PROPOSED, RECORD_KE
 from .promotion import (PromotionRefused, apply_promotion, entry, listing, not_in_lifecycle, plan_promotion,
                         promotion_edit)
 from .standing import (AWAITING, BLOCKED, ESTABLISHED, MALFORMED, MARKS, MET, READY, STANDINGS, UNDERMINED,
-                       UNESTABLISHED, UNKNOWN, UNMET, Evaluation, ItemState, Lifecycle, Standing, _all_hold,
+                       UNESTABLISHED, UNKNOWN, UNMET, Evaluation, ItemState, Lifecycle, Standing, all_hold,
                        analyze, check_item_state, evaluate, standings)
 
 __all__ = [
     "Problem", "Requirement", "PromoteWhen", "ItemState", "Evaluation", "Standing", "Lifecycle",
     "PromotionRefused", "not_in_lifecycle", "parse_promote_when", "validate", "evaluate", "standings", "analyze",
     "check_item_state", "plan_promotion", "apply_promotion", "promotion_edit", "span", "entry", "listing", "requirement_text",
+    "all_hold",
     "MET", "UNMET", "UNKNOWN", "MALFORMED", "MARKS", "READY", "BLOCKED", "AWAITING", "ESTABLISHED",
     "UNESTABLISHED", "UNDERMINED", "STANDINGS", "PROPOSED", "ACTIVE", "SUPPORTED", "PROMOTE_FIELD",
     "PROMOTED_BY", "REQUIREMENT_KEYS", "RECORD_KEYS",

@@ -375,7 +375,8 @@ def _reasons(items: list[ItemState]) -> str:
     return "; ".join(f"{i.state}: {i.reason}" if i.state != MALFORMED else i.reason for i in items)
 
 
-def _all_hold(n: int) -> str:
+def all_hold(n: int) -> str:
+    """The words for ``n`` requirements that all hold (the lint's RK404 says them too)."""
     return "its one requirement holds" if n == 1 else f"all {n} requirements hold"
 
 
@@ -388,7 +389,7 @@ def _lifecycle_standing(ev: Evaluation) -> tuple[str | None, str]:
         if pw.prose_only:
             return AWAITING, "promote_when is prose only: a person judges when it is met"
         if ev.ready:
-            return READY, _all_hold(n)
+            return READY, all_hold(n)
         bits = []
         if pw.problems:
             bits.append("; ".join(p.message for p in pw.problems))
@@ -411,7 +412,7 @@ def _lifecycle_standing(ev: Evaluation) -> tuple[str | None, str]:
             return UNESTABLISHED, "; ".join(bits)
         if pw.prose_only:
             return ESTABLISHED, f"promoted by {ev.promoted_by} (a person judged the prose condition met)"
-        return ESTABLISHED, f"promoted by {ev.promoted_by}; {_all_hold(n)}"
+        return ESTABLISHED, f"promoted by {ev.promoted_by}; {all_hold(n)}"
     return None, ""
 
 

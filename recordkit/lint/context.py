@@ -114,16 +114,15 @@ class LintContext:
         """markdown-it-py as the site parses a body (RK309): built on first
         use, so a lint of a record whose links name no heading or block
         never imports it."""
-        from ..corpus.anchors import markdown_parser
-        from ..corpus.resolve import link_settings
-        return markdown_parser(self.schema.mention_re, link_settings(self.schema).wikilink_order)
+        from ..markdown.anchors import markdown_parser
+        return markdown_parser(self.schema.mention_re, self.schema.links.wikilink_order)
 
     def anchors_of(self, rec: Record):
         """The headings and blocks of ``rec``'s body a link can name
-        (:func:`recordkit.corpus.anchors.body_anchors`), once a lint."""
+        (:func:`recordkit.markdown.anchors.body_anchors`), once a lint."""
         got = self.anchors.get(rec.path)
         if got is None:
-            from ..corpus.anchors import body_anchors
+            from ..markdown.anchors import body_anchors
             got = self.anchors[rec.path] = body_anchors(rec.body, self.markdown)
         return got
 

@@ -16,7 +16,7 @@ from .context import LintContext, LocalCorpus
 from .registry import all_rules
 
 if TYPE_CHECKING:
-    from ..corpus.loader import Corpus
+    from ..corpus.model import Corpus
 
 
 @dataclass

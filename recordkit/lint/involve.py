@@ -88,8 +88,8 @@ def _is_check_module(path: Path, checks: Path) -> bool:
 def module_keys(path: Path, checks: Path) -> set[str]:
     """``check:ID`` for every check the module at ``path`` defines (read
     with :mod:`ast`, never imported)."""
-    from ..numeric.discover import _module_checks
-    return {check_key(s.id) for s in _module_checks(path, checks, [])}
+    from ..numeric.discover import module_checks
+    return {check_key(s.id) for s in module_checks(path, checks, [])}
 
 
 def _file_keys(path: Path, relpath: str | None, data: bytes | None, schema, checks: Path) -> set[str]:

@@ -156,9 +156,9 @@ _MODULE_MEMO: dict = {}
 
 def _read_file(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
     """The bytes of the regular file ``path`` of at most ``max_size`` bytes;
-    :class:`recordkit.parse.NotRead` (saying why) or OSError otherwise."""
-    from ..corpus.parse import _read
-    return _read(path, max_size)[0]
+    :class:`recordkit.corpus.parse.NotRead` (saying why) or OSError otherwise."""
+    from ..corpus.parse import read_regular
+    return read_regular(path, max_size)[0]
 
 
 def _stamp(path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes | None:
@@ -188,13 +188,13 @@ def _module_checks_memo(path: Path, folder: Path, problems: list[Problem],
         return [replace(s, extra=dict(s.extra)) for s in hit[2]]
     mine: list[Problem] = []
     covered: list[Path] = []
-    specs = _module_checks(path, folder, mine, covered, max_size)
+    specs = module_checks(path, folder, mine, covered, max_size)
     _MODULE_MEMO[path] = (stamp, tuple((p, _stamp(p, max_size)) for p in covered), specs, mine)
     problems.extend(mine)
     return [replace(s, extra=dict(s.extra)) for s in specs]
 
 
-def _module_checks(path: Path, folder: Path, problems: list[Problem],
+def module_checks(path: Path, folder: Path, problems: list[Problem],
                    covered: list[Path] | None = None, max_size: int = DEFAULT_MAX_FILE_SIZE) -> list[CheckSpec]:
     """The checks of one module; ``covered`` receives the other files their
     hashes depend on (imported local modules, inputs)."""

@@ -83,7 +83,7 @@ def _layer(spec, where: str) -> tuple[str, str, dict]:
     # as a front matter is read: nesting too deep for the C composer (which
     # would kill the process), and aliases that expand without bound, are
     # refused before anything walks them
-    from ..common.yamlguard import AliasBomb, compose
+    from ..markdown.yamlguard import AliasBomb, compose
     try:
         loader, node = compose(text, SafeLoader)
         try:

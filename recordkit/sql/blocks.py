@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .formats import format_table
 
 if TYPE_CHECKING:
-    from .query import Result
+    from .result import Result
 
 
 _OPEN = re.compile(r"^([ \t]{0,3})(`{3,}|~{3,})[ \t]*query(?:[ \t]+([^\n`]*))?[ \t]*$")

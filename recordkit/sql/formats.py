@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..common.text import terminal_safe
 
 if TYPE_CHECKING:
-    from .query import Result
+    from .result import Result
 
 
 def _cell(v, width: int | None) -> str:

@@ -16,12 +16,12 @@ import contextlib
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .blocks import BlockResult, QueryBlock, format_query_blocks, query_blocks  # noqa: F401
 from .cache import RACY_NS, SIGNATURES, _ensure_fts, _usable, _walk, cached_database, database_for  # noqa: F401
 from .formats import format_csv, format_json, format_table, write_csv, write_json, write_table  # noqa: F401
+from .result import Result
 
 
 #: pragmas a query may read (with no argument)
@@ -36,16 +36,6 @@ _READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index
 
 class QueryError(Exception):
     """The SQL failed (SQLite's message), or a named query is unknown."""
-
-
-@dataclass
-class Result:
-    columns: list[str]
-    rows: list[tuple]
-    tables: set[str] = field(default_factory=set)   # the tables the query read
-
-    def to_dicts(self) -> list[dict]:
-        return [dict(zip(self.columns, r)) for r in self.rows]
 
 
 # -- running -----------------------------------------------------------------

@@ -141,8 +141,8 @@ def mention_rows(corpus) -> tuple[list, list]:
     # links as written: right when links are ids (the research defaults); a
     # vault's links resolve by path, title or alias, which ``r.mentions`` has done
     from ..corpus.mentions import spot_places
-    from ..corpus.resolve import link_settings
-    default = link_settings(corpus.schema).is_default
+    from ..corpus.resolve import is_research_default
+    default = is_research_default(corpus.schema.links)
     targets_re = corpus.schema.mention_targets_re
     # the records whose mentions are found here (a record the loader did
     # not make), with the research defaults found without a Mention object

@@ -4,9 +4,11 @@ docs/architecture.md (the ``stages`` block); this test reads it there.
 
 Imports are read with :mod:`ast` from every module of ``recordkit/``,
 those inside functions included (an import deferred for speed is still a
-dependency); imports under ``if TYPE_CHECKING:`` are left out (they never
-run).  ``from pkg import name`` counts as an import of ``pkg.name`` when
-that is a module, else of ``pkg``.
+dependency).  Imports under ``if TYPE_CHECKING:`` never run, so the stage
+order leaves them out; the circle test counts them (a module that names
+another's type depends on it as much as one that calls it).  ``from pkg
+import name`` counts as an import of ``pkg.name`` when that is a module,
+else of ``pkg``.
 """
 from __future__ import annotations
 
@@ -65,11 +67,17 @@ class _Imports(ast.NodeVisitor):
         self.external: set[str] = set()
         self.guarded: list[tuple[str, int]] = []     # our imports inside try/except ImportError
         self.dynamic: list[int] = []                 # importlib.import_module / __import__ calls
+        self.typing: list[tuple[str, int]] = []      # ours under ``if TYPE_CHECKING:``
         self._guard = 0
+        self._typing = 0
 
     def visit_If(self, node):
         test = ast.unparse(node.test)
         if test in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            self._typing += 1
+            for n in node.body:
+                self.visit(n)
+            self._typing -= 1
             for n in node.orelse:
                 self.visit(n)
             return
@@ -87,7 +95,10 @@ class _Imports(ast.NodeVisitor):
 
     def _add(self, target: str, line: int):
         if not (target == "recordkit" or target.startswith("recordkit.")):
-            self.external.add(target.split(".")[0])
+            if not self._typing:         # (a type named for annotations only is not a use)
+                self.external.add(target.split(".")[0])
+        elif self._typing:
+            self.typing.append((target, line))
         else:
             self.found.append((target, line))
             if self._guard:
@@ -119,14 +130,17 @@ class _Imports(ast.NodeVisitor):
 EXTERNAL: dict[str, set[str]] = {}
 
 
-def import_graph():
+def import_graph(type_only: bool = False):
+    """``(graph, guarded, dynamic)``: ``graph`` maps each module to the
+    ``(module, line)`` of our own modules it imports (with ``type_only``,
+    those under ``if TYPE_CHECKING:`` too)."""
     mods = modules()
     known = set(mods)
     graph, guarded, dynamic = {}, [], []
     for name, path in mods.items():
         v = _Imports(name, path.name == "__init__.py", known)
         v.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-        graph[name] = v.found
+        graph[name] = v.found + (v.typing if type_only else [])
         EXTERNAL[name] = v.external
         guarded += [(name, t, ln) for t, ln in v.guarded]
         dynamic += [(name, ln) for ln in v.dynamic]
@@ -138,8 +152,8 @@ def import_graph():
 #: ``Corpus.backlinks`` ask the graph stage to build and query the graph,
 #: on first use, so that every corpus has them and the lint, which never
 #: asks, never imports networkx.
-ALLOWED_UPWARD = {("recordkit.corpus.loader", "recordkit.graph.build"),
-                  ("recordkit.corpus.loader", "recordkit.graph.queries")}
+ALLOWED_UPWARD = {("recordkit.corpus.model", "recordkit.graph.build"),
+                  ("recordkit.corpus.model", "recordkit.graph.queries")}
 
 #: the one module that imports our own modules by name: it imports every
 #: module of a plugin folder (lint/rules/, lint/formats/), which is how a
@@ -198,9 +212,21 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def _package_of(module: str, mods) -> str | None:
+    """The package whose ``__init__`` ``module`` is, when it is one."""
+    return module if mods[module].name == "__init__.py" else None
+
+
 def test_no_import_circle():
-    graph, _, _ = import_graph()
-    edges = {m: {t for t, _ in ts if t != m and (m, t) not in ALLOWED_UPWARD} for m, ts in graph.items()}
+    """No circle, counting imports deferred into functions and imports for
+    type names only; apart from the lazy ``Corpus.graph`` (ALLOWED_UPWARD).
+    (A package's ``__init__`` that re-exports its modules is not counted as
+    imported by them: importing ``pkg.mod`` runs ``pkg`` first anyway.)"""
+    graph, _, _ = import_graph(type_only=True)
+    mods = modules()
+    edges = {m: {t for t, _ in ts if t != m and (m, t) not in ALLOWED_UPWARD
+                 and not (_package_of(t, mods) and m.startswith(t + "."))}
+             for m, ts in graph.items()}
     assert _cycles(edges) == []
 
 
@@ -228,3 +254,13 @@ def test_networkx_only_in_the_graph_stage_and_the_exports():
     import_graph()
     users = [m for m, ext in EXTERNAL.items() if "networkx" in ext]
     assert users and all(m.startswith(allowed) for m in users), users
+
+
+def test_the_syntax_knows_no_record():
+    """``recordkit.markdown`` is syntax only: it imports nothing of recordkit
+    but itself and ``common`` (no schema, no record, no stage), so every
+    stage may use it and it can be read on its own."""
+    graph, _, _ = import_graph(type_only=True)
+    bad = [f"{m}:{line} imports {t}" for m, ts in graph.items() if m.startswith("recordkit.markdown")
+           for t, line in ts if not t.startswith(("recordkit.markdown", "recordkit.common"))]
+    assert bad == [], "\n".join(bad)

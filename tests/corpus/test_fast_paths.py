@@ -19,9 +19,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import frontmatter_before as fm_before
 import mentions_before as before
-from recordkit.corpus import frontmatter as fm_now
+from recordkit.markdown import frontmatter as fm_now
 from recordkit.corpus import mentions as now
-from recordkit.corpus.resolve import LinkSettings
+from recordkit.markdown import blocks as blocks_now
+from recordkit.schema import LinkSettings
 from recordkit.schema import Schema, default_schema_raw, load_schema
 
 SCHEMA = load_schema()
@@ -54,7 +55,7 @@ def _code(mod, body):
 def test_body_scan_is_the_scan_before(body):
     # (the code ranges themselves changed since: indented code inside list
     # items is code; they are held to markdown-it's tokens by test_mentions)
-    code, infos = _code(now, body)
+    code, infos = _code(blocks_now, body)
     assert infos == _code(before, body)[1]
     for schema in (SCHEMA, NO_KINDS):
         targets_re = schema.mention_targets_re

@@ -76,13 +76,13 @@ def test_a_file_over_max_file_size_is_a_diagnostic(rec, tmp_path):
 
 
 def test_a_file_that_grows_past_the_cap_while_read_is_refused(tmp_path):
-    from recordkit.corpus.parse import NotRead, _read
+    from recordkit.corpus.parse import NotRead, read_regular
     p = tmp_path / "x.md"
     p.write_bytes(b"x" * 100)
-    data, st = _read(p, 100)
+    data, st = read_regular(p, 100)
     assert len(data) == 100
     with pytest.raises(NotRead):
-        _read(p, 99)
+        read_regular(p, 99)
 
 
 def test_absurdly_long_ids_are_linear(rec):
@@ -180,7 +180,7 @@ def test_fix_refuses_a_file_whose_positions_are_unsafe(rec):
 
 
 def test_positions_are_checked_against_the_keys():
-    from recordkit.corpus.frontmatter import LineMap as _LineMap
+    from recordkit.markdown.frontmatter import LineMap as _LineMap
     fm = "a: 1\u2028b: 2\n"
     lm = _LineMap(fm, 2)
     assert lm.pos(1, 0) == (2, 6)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recordkit.corpus import anchors
+from recordkit.markdown import anchors
 
 #: the plain forms of the block-id patterns
 BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*)[ \t]*$")
@@ -59,7 +59,7 @@ def test_a_long_line_takes_linear_time(text):
 
 # -- a table's delimiter row (corpus/sections.py) -------------------------------
 
-from recordkit.corpus import sections  # noqa: E402
+from recordkit.markdown import sections  # noqa: E402
 
 DELIM = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 ROW = st.lists(st.sampled_from(list(" |:-x\t") + ["---", "| ", " |", ":-:"]), max_size=24).map("".join)
@@ -93,8 +93,8 @@ MD_TEXT = st.lists(st.sampled_from(["](", "[a", "#", "<", ">", " ", "(", ")", "x
 def test_the_heading_link_prefilter_misses_no_markdown_link(text):
     """False means no Markdown link of the text (as the link scanner reads
     one) has a ``#`` in its destination."""
-    from recordkit.corpus.mentions import _MD_DEST_RE
-    if any("#" in m.group(1) for m in _MD_DEST_RE.finditer(text)):
+    from recordkit.markdown.links import MD_DEST_RE
+    if any("#" in m.group(1) for m in MD_DEST_RE.finditer(text)):
         assert anchors.may_name_part(text) and anchors.may_name_part(text.encode())
 
 

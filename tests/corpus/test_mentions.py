@@ -103,7 +103,8 @@ def test_mention_targets_are_the_scanners_targets(blocks):
     """The loader keeps only mention_targets (a regular-expression pass per
     stretch between code ranges and wikilinks); the positions come later from
     scan_mentions.  Both must name the same ids in the same order."""
-    from recordkit.corpus.mentions import code_ranges, mention_targets
+    from recordkit.corpus.mentions import mention_targets
+    from recordkit.markdown.blocks import code_ranges
     body = "\n\n".join(blocks) + "\nX-LIT-849 LIT-849-b (THEORY-175) [[LIT-849|the paper]] `[[NOTE-738` LIT-849"
     code = code_ranges(body)
     assert mention_targets(body, SCHEMA.mention_targets_re, code) == \
@@ -118,7 +119,8 @@ def test_mention_positions_are_the_scanners_mentions(blocks, first_line, lead):
     """The rows of the ``mentions`` table (``mention_positions``: a search
     per stretch between code and wikilinks, as mention_targets) are
     scan_mentions's mentions: target, line, column, form and label, in order."""
-    from recordkit.corpus.mentions import code_ranges, mention_positions
+    from recordkit.corpus.mentions import mention_positions
+    from recordkit.markdown.blocks import code_ranges
     body = lead + "\n\n".join(blocks) + "\nX-LIT-849 LIT-849-b (THEORY-175)\t[[LIT-849|the paper]] `[[NOTE-738` " \
         "[[ CLAIM-193 ]]LIT-849 é NOTE-738 [[THEORY-175#Scope|§]]"
     code = code_ranges(body)
@@ -166,7 +168,7 @@ def test_unclosed_backtick_run_then_a_later_run_does_not_hang():
     moving on."""
     import subprocess
     import sys
-    code = ("from recordkit.corpus.mentions import code_ranges\n"
+    code = ("from recordkit.markdown.blocks import code_ranges\n"
             "b = 'a ` b\\n\\n`c` NOTE-738\\n'\n"
             "r = code_ranges(b)\n"
             "print([b[s:e] for s, e in r])\n")
@@ -185,7 +187,7 @@ def test_long_lines_of_backtick_runs_end_quickly():
     a generous limit: this is a hang test, not a speed test.)"""
     import subprocess
     import sys
-    code = ("from recordkit.corpus.mentions import code_ranges\n"
+    code = ("from recordkit.markdown.blocks import code_ranges\n"
             "code_ranges('x ``` y ' * 200000)\n"
             "code_ranges('` a ' * 200000 + ''.join('`' * k + ' ' for k in range(2, 300)))\n"
             "code_ranges('- a\\n' + '\\n    b\\n' * 200000)\n"
@@ -252,11 +254,11 @@ def test_unmatched_backticks_agree_with_markdown_it(blocks, joiner):
     """Backtick runs with and without closers, escaped ones, runs across
     lines, paragraphs interrupted by headings and list items: the scanner
     finds the ids markdown-it finds in text, and the same code spans."""
-    from recordkit.corpus.mentions import code_ranges
+    from recordkit.markdown.blocks import code_ranges
     body = joiner.join(blocks) + "\n"
     got = Counter(m.target for m in scan_mentions(body, SCHEMA.mention_re))
     assert got == reference(body), body
-    from recordkit.corpus.mentions import _fenced, _indented
+    from recordkit.markdown.blocks import _fenced, _indented
     blocks: list = []
     _fenced(body, blocks)
     _indented(body, blocks)
@@ -274,7 +276,7 @@ def test_unmatched_backticks_agree_with_markdown_it(blocks, joiner):
 # -- the link syntaxes of vaults (links: settings) ---------------------------------------
 from urllib.parse import unquote  # noqa: E402
 
-from recordkit.corpus.resolve import LinkSettings  # noqa: E402
+from recordkit.schema import LinkSettings  # noqa: E402
 
 VAULT = LinkSettings(resolve=("id", "path", "stem", "title", "aliases"), case_sensitive=False,
                      markdown_links=True, mentions=False)
@@ -379,7 +381,7 @@ def test_vault_link_syntaxes_stay_linear():
     import subprocess
     import sys
     code = ("from recordkit.corpus.mentions import scan_mentions\n"
-            "from recordkit.corpus.resolve import LinkSettings\n"
+            "from recordkit.schema import LinkSettings\n"
             "s = LinkSettings(markdown_links=True, wikilink_order='label-first')\n"
             "t = LinkSettings(markdown_links=True)\n"
             "for body in ['](' * 200000, '[a](' * 200000, '[a](b' + 'c' * 400000, '[[a|' * 200000,\n"
@@ -401,7 +403,8 @@ def test_mention_links_are_the_scanners_links(blocks, links):
     """``mention_links`` (what a vault's records are loaded with, no
     positions) names the same targets, in the same order, as scan_mentions
     with the same settings (what ``rec.mentions`` gives)."""
-    from recordkit.corpus.mentions import code_ranges, mention_links
+    from recordkit.corpus.mentions import mention_links
+    from recordkit.markdown.blocks import code_ranges
     body = "\n\n".join(blocks)
     code = code_ranges(body)
     targets_re = SCHEMA.mention_targets_re if links.mentions else None
@@ -414,7 +417,8 @@ def test_a_schema_without_kinds_gives_the_scanners_targets():
     """With no kinds, the targets pattern has one group (the number), which
     findall gives as a string: it was unpacked digit by digit ("-123" came
     out as "12-3").  The loader's targets and places are the scanner's."""
-    from recordkit.corpus.mentions import code_ranges, mention_spots, mention_targets
+    from recordkit.corpus.mentions import mention_spots, mention_targets
+    from recordkit.markdown.blocks import code_ranges
     from recordkit.schema import default_schema_raw
     from recordkit.schema import Schema
     schema = Schema(dict(default_schema_raw(), kinds={}, relations={}))
@@ -477,7 +481,7 @@ def test_definitions_stay_linear():
     import subprocess
     import sys
     code = ("from recordkit.corpus.mentions import scan_mentions\n"
-            "from recordkit.corpus.resolve import LinkSettings\n"
+            "from recordkit.schema import LinkSettings\n"
             "t = LinkSettings(markdown_links=True)\n"
             "for body in ['[a]: ' * 200000, '[a]: ' + 'b' * 400000 + ' \"', '\\n[' + 'a' * 400000,\n"
             "             '[a]: b.md\\n' * 100000, '[a]:\\n' * 200000, '[' * 400000 + ']: x.md']:\n"

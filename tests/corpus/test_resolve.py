@@ -11,9 +11,10 @@ import pytest
 
 import recordkit
 from conftest import run_cli
-from recordkit.corpus.resolve import (LinkSettings, Resolver, find_record, link_settings, value_link,
-                                      wikilink_target)
-from recordkit.corpus.mentions import markdown_target, scan_mentions
+from recordkit.corpus.mentions import scan_mentions
+from recordkit.corpus.resolve import Resolver, find_record, is_research_default
+from recordkit.markdown.links import markdown_target, value_link, wikilink_target
+from recordkit.schema import LinkSettings
 from recordkit.lint import lint
 
 
@@ -148,7 +149,7 @@ def _two_notes(tmp_path, extra_schema=""):
 def test_ambiguous_and_shortest_path(tmp_path):
     root = _two_notes(tmp_path)
     corpus = recordkit.load(root / "notes")
-    r = Resolver(corpus.records, link_settings(corpus.schema))
+    r = Resolver(corpus.records, corpus.schema.links)
     amb = r.resolve("Notes")
     assert amb.target is None and amb.ambiguous and set(amb.candidates) == {"NOTE-001", "NOTE-002"}
     assert amb.by == "stem"
@@ -176,7 +177,7 @@ def test_resolve_order_decides(tmp_path):
         "b/Pear.md": "---\nid: NOTE-002\ntitle: Quince\n---\n",
     })
     corpus = recordkit.load(root / "notes")
-    r = Resolver(corpus.records, link_settings(corpus.schema))
+    r = Resolver(corpus.records, corpus.schema.links)
     assert r.resolve("Pear").target == "NOTE-001" and r.resolve("Pear").by == "title"
     assert r.resolve("Apple").target == "NOTE-001" and r.resolve("Apple").by == "stem"
     assert r.resolve("pear").missing                       # case-sensitive
@@ -288,7 +289,7 @@ def test_research_defaults_resolve_by_id_as_written(tmp_path):
         "NOTE-002.md": "---\nid: NOTE-002\ntitle: Second\nup: ['[[NOTE-001]]', NOTE-009, First]\n---\n",
     })
     corpus = recordkit.load(root / "notes")
-    assert link_settings(corpus.schema).is_default
+    assert is_research_default(corpus.schema.links)
     rec = corpus.records["NOTE-001"]
     assert rec.mention_targets == ["first", "NOTE-002", "NOTE-002", "NOTE-001"]
     assert all(m.text is None for m in rec.mentions)      # nothing rewritten
@@ -370,12 +371,15 @@ def test_value_link_forms():
     assert value_link(' LIT-001 ') == ("LIT-001", "value")
 
 
-def test_link_settings_defaults_and_bad_values():
-    class S:
-        raw = {"links": {"resolve": ["stem", "nonsense"], "case_sensitive": "no", "wikilink_order": "sideways"}}
-    got = link_settings(S())
-    assert got == LinkSettings(resolve=("stem",))
-    assert link_settings(type("T", (), {"raw": {}})()) == LinkSettings()
+def test_link_settings_are_the_schemas():
+    """One ``LinkSettings``: the schema's ``links``, validated (a bad value
+    is the schema's error, not a default taken in silence)."""
+    from recordkit.schema import Schema, SchemaError, default_schema_raw
+    assert Schema(dict(default_schema_raw(), links={"resolve": ["stem"]})).links == LinkSettings(resolve=("stem",))
+    assert is_research_default(Schema(dict(default_schema_raw(), links=None)).links)
+    for bad in ({"resolve": ["stem", "nonsense"]}, {"case_sensitive": "no"}, {"wikilink_order": "sideways"}):
+        with pytest.raises(SchemaError):
+            Schema(dict(default_schema_raw(), links=bad))
 
 
 def test_markdown_links_not_in_code_and_bounded():
@@ -389,7 +393,7 @@ def test_markdown_links_not_in_code_and_bounded():
 def test_resolver_is_built_once_and_queried_from_its_indexes(tmp_path, monkeypatch):
     root = _two_notes(tmp_path)
     corpus = recordkit.load(root / "notes")
-    r = Resolver(corpus.records, link_settings(corpus.schema))
+    r = Resolver(corpus.records, corpus.schema.links)
     built = []
     real = Resolver._build
 
@@ -483,7 +487,7 @@ def test_shortest_unambiguous_path_and_unicode(tmp_path):
         "Index.md": "---\ntags: [x]\n---\n[[sub/Note]] [[other/note]] [[a/sub/Note]] [[Note]] [[café]] [[x/sub/Note]]\n",
     })
     corpus = recordkit.load(root / "notes")
-    r = Resolver(corpus.records, link_settings(corpus.schema))
+    r = Resolver(corpus.records, corpus.schema.links)
     assert r.resolve("sub/Note").target == "a/sub/Note"
     assert r.resolve("other/note").target == "b/other/Note"
     assert r.resolve("Note").ambiguous

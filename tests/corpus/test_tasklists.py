@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from recordkit.corpus import tasklists
+from recordkit.markdown import tasklists
 from conftest import child_cpu
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import recordkit
 from recordkit.lint.engine import lint
 from recordkit.lint.fix import fix_corpus
-from recordkit.corpus.frontmatter import Loader as _Loader
+from recordkit.markdown.frontmatter import Loader as _Loader
 from recordkit.corpus.parse import parse_text
 from recordkit.schema import load_schema
 

@@ -35,7 +35,7 @@ from .views import (Site, first_paragraph, kind_url, listings, make_site, mentio
                     record_view, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 from ...common.memory import release_free_memory
-from ...corpus.anchors import may_name_part
+from ...markdown.anchors import may_name_part
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -277,12 +277,11 @@ class _Builder:
                               # every page with the old one)
                               _schema_digest(site.corpus.schema),
                               digest("\n".join(sorted(set(site.corpus.records) - site.published)).encode("utf-8", "surrogatepass"))))
-        from ...corpus.resolve import link_settings
-        order = link_settings(site.corpus.schema).wikilink_order
+        order = site.corpus.schema.links.wikilink_order
         self.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
                                      wikilink_order=order, resolve_file=site.resolve_file,
                                      resolve_link=site.resolve_link, embed=self._embedded,
-                                     extensionless=link_settings(site.corpus.schema).markdown_extensionless,
+                                     extensionless=site.corpus.schema.links.markdown_extensionless,
                                      has_anchor=self._has_anchor,
                                      line_breaks=site.corpus.schema.line_breaks)
         self._anchors: dict = {}         # id -> the headings and blocks of its page (Anchors), False: none
@@ -903,14 +902,14 @@ class _Builder:
     def _has_anchor(self, rid: str, fragment: str) -> bool:
         """Whether the page of ``rid`` has the heading (``Heading``) or the
         block (``^b1``) a link's ``fragment`` names: what the lint's RK309
-        asks too (:func:`recordkit.corpus.anchors.body_anchors`, each
+        asks too (:func:`recordkit.markdown.anchors.body_anchors`, each
         target's body parsed once a build)."""
         got = self._anchors.get(rid)
         if got is None:
             rec = self.site.corpus.records.get(rid)
             got = False
             if rec is not None and rid in self.site.published:
-                from ...corpus.anchors import body_anchors
+                from ...markdown.anchors import body_anchors
                 got = body_anchors(transient_body(rec), self.renderer.md)
             self._anchors[rid] = got
         return got is not False and got.has(fragment)
@@ -929,8 +928,8 @@ class _Builder:
         out = self._markdown_fragment_links(rec, body)
         if "[[" not in body:
             return out
-        from ...corpus.anchors import WIKI_ANY, wikilink_fragment
-        from ...corpus.resolve import wikilink_target
+        from ...markdown.anchors import WIKI_ANY, wikilink_fragment
+        from ...markdown.links import wikilink_target
         for m in WIKI_ANY.finditer(body):
             inner = m.group(1)
             if "#" not in inner and "^" not in inner:
@@ -956,10 +955,10 @@ class _Builder:
         if ("](" not in body and "]:" not in body) or \
                 (".md#" not in body.lower() if not self.renderer.extensionless else "#" not in body):
             return []
-        from ...corpus.mentions import _MD_DEST_RE, definitions, markdown_destination, markdown_target
-        from ...corpus.anchors import markdown_fragment
+        from ...markdown.links import MD_DEST_RE, definitions, markdown_destination, markdown_target
+        from ...markdown.anchors import markdown_fragment
         out = []
-        hrefs = [d.group(1) for d in _MD_DEST_RE.finditer(body)]
+        hrefs = [d.group(1) for d in MD_DEST_RE.finditer(body)]
         if "]:" in body:        # [text][label] links, by their definitions
             hrefs += [markdown_destination(body, s, e).group(1) for s, e, *_ in definitions(body)]
         for href in hrefs:
@@ -985,7 +984,7 @@ class _Builder:
         body = transient_body(rec)
         if "![[" not in body:
             return []
-        from ...corpus.resolve import wikilink_target
+        from ...markdown.links import wikilink_target
         out = []
         for m in _EMBED_RE.finditer(body):
             target = self.site.resolve(wikilink_target(m.group(1), self._wikilink_order))
@@ -1089,7 +1088,7 @@ class _Builder:
                 need = True
         if need:
             import tempfile
-            from ...corpus.loader import Corpus
+            from ...corpus.model import Corpus
             from ...sql.database import write_database
             corpus = site.corpus
             pc = Corpus(root=corpus.root, schema=corpus.schema, config=corpus.config)

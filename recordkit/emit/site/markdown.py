@@ -39,13 +39,13 @@ from markdown_it.common.utils import escapeHtml
 
 # the parse (what is a heading, a block id, a wikilink, an embed) is the
 # corpus's, shared with the lint's RK309; the site adds how it renders
-from ...corpus.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
-from ...corpus.anchors import SAFE_SCHEME as _SAFE_SCHEME
-from ...corpus.anchors import WIKI_ANY as _WIKI_ANY
-from ...corpus.anchors import (anchor, body_anchors, heading_text, link_anchor, markdown_fragment, markdown_parser,
+from ...markdown.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
+from ...markdown.anchors import SAFE_SCHEME as _SAFE_SCHEME
+from ...markdown.anchors import WIKI_ANY as _WIKI_ANY
+from ...markdown.anchors import (anchor, body_anchors, heading_text, link_anchor, markdown_fragment, markdown_parser,
                                 range_parts, slugify)
-from ...corpus.mentions import _is_attachment, _is_pattern, markdown_target
-from ...corpus.resolve import wikilink_target, xvault_parts
+from ...corpus.resolve import xvault_parts
+from ...markdown.links import is_attachment, is_pattern, markdown_target, wikilink_target
 from .mathml import tex_to_mathml
 
 #: the most characters of embedded text one page shows (an embed past it
@@ -123,7 +123,7 @@ def pygments_css() -> str:
             "@media screen and (prefers-color-scheme: dark) {\n" + system + "\n}\n")
 
 
-# -- the site's own markdown-it rules (the parse's are in corpus.anchors) -------
+# -- the site's own markdown-it rules (the parse's are in markdown.anchors) -------
 
 _HEADING_ID = re.compile(r'<(h[1-6]) id="[^"<>]*">')
 
@@ -310,7 +310,7 @@ class BodyRenderer:
         #: ``[[../Areas/Goal]]``); None: such links are not resolved
         self.resolve_link = resolve_link
         # the corpus's parse (tables, footnotes, math, wikilinks, mentions,
-        # block ids, embeds: corpus.anchors), then the site's own rules
+        # block ids, embeds: markdown.anchors), then the site's own rules
         md = markdown_parser(id_re, wikilink_order, math_renderer=lambda content, opts:
                              tex_to_mathml(content, bool(opts.get("display_mode"))))
         md.add_render_rule("math_inline_double", lambda renderer, tokens, idx, options, env:
@@ -336,13 +336,13 @@ class BodyRenderer:
         label = tok.meta.get("label")
         xvault = xvault_parts(rid)      # [[dendron://vault/note]]: shown as the note's name
         text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
-        if _is_attachment(rid):
+        if is_attachment(rid):
             # a figure or file of the vault: not published, named as text
             # (an embed's ``|200`` or ``|200x100`` is its size, not a name)
             if label and _SIZE_RE.fullmatch(label.strip()):
                 text = escapeHtml(rid)
             return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
-        if _is_pattern(rid):
+        if is_pattern(rid):
             # Dendron's ![[journal.2020.*]]: every note of a level, no one page
             return f'<span class="rk-pattern" title="the notes {escapeHtml(rid)}">{text}</span>'
         fragment = tok.meta.get("heading")
@@ -379,7 +379,7 @@ class BodyRenderer:
         heading it does not have)."""
         tok = tokens[idx]
         rid = tok.meta["id"]
-        target = self.resolve(rid) if not _is_attachment(rid) else ("attachment",)
+        target = self.resolve(rid) if not is_attachment(rid) else ("attachment",)
         shown = None
         if self.embed is not None and not self._embedding and target[0] == "link":
             rid = target[3] if len(target) > 3 else rid
@@ -494,7 +494,7 @@ class BodyRenderer:
 
     def section(self, body: str, heading: str) -> str | None:
         """The part of ``body`` under the first heading whose id is
-        ``heading``'s slug (what :meth:`corpus.anchors.Anchors.has` finds),
+        ``heading``'s slug (what :meth:`markdown.anchors.Anchors.has` finds),
         down to the next heading of its level or above (None when it has
         no such heading).  A Dendron range (:func:`range_parts`): from the
         heading ``h1`` up to the heading ``h2`` (``h1:#h2``), or to the next

@@ -111,8 +111,9 @@ class Site:
     def resolve_link(self, text: str, from_path: str | None) -> str | None:
         """The id of the record a wikilink's target names, read from the
         file at ``from_path`` (as the lint reads it), or None."""
-        from ...corpus.resolve import _form, resolver_for
-        return resolver_for(self.corpus).resolve(text, from_path=from_path, form=_form(text)).target
+        from ...corpus.resolve import resolver_for
+        from ...markdown.links import link_form
+        return resolver_for(self.corpus).resolve(text, from_path=from_path, form=link_form(text)).target
 
     def scrub(self, text):
         """``text`` with every id of a record kept out of the site replaced
@@ -463,8 +464,8 @@ def transient_body(rec) -> str:
 
 def shown_body(body: str, code: list | None = None) -> str:
     """``body`` as the site shows it: without its comments
-    (:func:`recordkit.corpus.mentions.without_comments`)."""
-    from ...corpus.mentions import without_comments
+    (:func:`recordkit.markdown.blocks.without_comments`)."""
+    from ...markdown.blocks import without_comments
     return without_comments(body, code)
 
 

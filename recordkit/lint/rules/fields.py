@@ -7,7 +7,7 @@ from ...common.didyoumean import near_words
 from ...common.text import kind_of, plain_key, shown, yaml_text
 from ...common.textpos import eol_of, offset_of
 from ...corpus.model import Fix
-from ...corpus.sections import headings
+from ...markdown.sections import headings
 from ..registry import rule
 from ...schema import EPOCH_WORDS, epoch_date, is_date_text
 from ...common.text import a_or_an

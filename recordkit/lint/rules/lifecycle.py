@@ -210,7 +210,7 @@ def ready_to_promote(ctx, rec):
     ev = a.evaluate_record(rec)
     if not ev.ready:
         return []
-    return [ctx.diag("RK404", f"{rec.id} is ready to promote: {lc._all_hold(len(ev.items))} "
+    return [ctx.diag("RK404", f"{rec.id} is ready to promote: {lc.all_hold(len(ev.items))} "
                               f"(recordkit promote {rec.id} --apply)", rec, _status_pos(rec), about=_about(rec))]
 
 

@@ -174,9 +174,10 @@ def _derived_self(ctx, rec) -> list:
     """RK303 for a relation a ``derive`` pattern reads from a field
     (``status: superseded by [ADR-0003](0003-….md)`` in 0003 itself): the
     graph drops such an edge, so only this rule says so."""
-    from ...corpus.resolve import link_settings, resolver_for, value_link
+    from ...corpus.resolve import resolver_for
+    from ...markdown.links import value_link
     out = []
-    settings = link_settings(ctx.schema)
+    settings = ctx.schema.links
     settings = type(settings)(settings.resolve, settings.case_sensitive, settings.wikilink_order, True,
                               settings.mentions)     # as the derived edges read their targets
     for derive in ctx.schema.derive_patterns:
@@ -365,7 +366,7 @@ def ambiguous_link(ctx, rec):
 def _may_name_part(rec, markdown_links: bool) -> bool:
     """Whether ``rec`` may hold a link to a heading or block (a quick test
     of its bytes: False means it holds none)."""
-    from ...corpus.anchors import may_name_part
+    from ...markdown.anchors import may_name_part
     raw = rec._raw
     return may_name_part(raw if raw is not None else rec.text, markdown_links)
 
@@ -418,14 +419,13 @@ def missing_anchor(ctx, rec):
     ```
     Or give the target the heading (or the `^block-id`) the link names.
     """
-    from ...corpus.resolve import link_settings
-    settings = link_settings(ctx.schema)
+    settings = ctx.schema.links
     other = _may_name_part(rec, settings.markdown_links)
     # (a Markdown link to the page itself, ``[text](#heading)``, counts
     # whatever the settings: the site links it)
     if not other and not _may_link_itself(rec):
         return None
-    from ...corpus.anchors import same_page_links, wikilink_fragment
+    from ...markdown.anchors import same_page_links, wikilink_fragment
     records = ctx.records
     order = settings.wikilink_order
     body = rec.body
@@ -461,8 +461,8 @@ def missing_anchor(ctx, rec):
 def _markdown_fragment(written: str) -> str | None:
     """The ``#fragment`` of a Markdown link (``[text](other.md#heading)``),
     URL-decoded, as the site reads it, or None."""
-    from ...corpus.anchors import markdown_fragment
-    from ...corpus.mentions import markdown_destination
+    from ...markdown.anchors import markdown_fragment
+    from ...markdown.links import markdown_destination
     d = markdown_destination(written, 0, len(written))
     return None if d is None else markdown_fragment(d.group(1))
 
@@ -563,8 +563,8 @@ def _tagged_notes(ctx) -> set:
     carry it.  Dendron links ``tags: [foo]`` to ``tags.foo`` as it does
     ``#foo`` in the text (a body's ``#foo`` is a link already): the tag
     note is what the tag is, not an isolated note."""
-    from ...corpus.resolve import link_settings, resolver_for
-    prefix = dict(link_settings(ctx.schema).sigils).get("#")
+    from ...corpus.resolve import resolver_for
+    prefix = dict(ctx.schema.links.sigils).get("#")
     if not prefix:
         return set()
     resolver = resolver_for(ctx.corpus)

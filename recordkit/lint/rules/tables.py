@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...common.didyoumean import near_words
 from ...common.text import shown
-from ...corpus.sections import first_table, section_text
+from ...markdown.sections import first_table, section_text
 from ..registry import rule
 
 

@@ -1,4 +1,4 @@
-"""The headings and blocks a link can name (``corpus.anchors.body_anchors``)
+"""The headings and blocks a link can name (``markdown.anchors.body_anchors``)
 are one answer for the site and the lint (RK309): the site's decision
 (``BodyRenderer.section``, a link kept or sent to the page's top) and the
 ids its pages hold agree with it on drawn messy bodies (hypothesis)."""
@@ -10,7 +10,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from recordkit.corpus.anchors import anchor, body_anchors, markdown_parser, slugify
+from recordkit.markdown.anchors import anchor, body_anchors, markdown_parser, slugify
 from recordkit.emit.site.markdown import BodyRenderer
 
 ID_RE = re.compile(r"(?:NOTE|LIT)-[0-9]{3,}(?![\w-])")
@@ -47,7 +47,7 @@ def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
            st.lists(st.sampled_from(["Nope", "^nope", "section", "RESULTS", " Results ", "results-1", "^b1 "]),
                     max_size=3))
     def check(parts, extra):
-        from recordkit.corpus.mentions import without_comments
+        from recordkit.markdown.blocks import without_comments
         raw = "".join(p + s for p, s in parts)
         got = body_anchors(raw, r.md)
         assert body_anchors(raw, lint_md) == got          # the lint's parser is the site's

@@ -309,7 +309,7 @@ def test_an_unknown_fence_language_does_not_load_pygments_plugins(monkeypatch):
 
 
 def test_unsafe_urls_are_dropped():
-    from recordkit.corpus.anchors import safe_url
+    from recordkit.markdown.anchors import safe_url
     for bad in ("javascript:alert(1)", " JavaScript:x", "java\tscript:x", "vbscript:x", "data:text/html,x",
                 "file:///etc/passwd", "//evil.example/x"):
         assert not safe_url(bad), bad

@@ -25,8 +25,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .resolve import wikilink_target
 from . import tasklists
+from .blocks import code_ranges, in_ranges, without_comments
+from .links import MD_DEST_RE, MD_TEXT_BACK, wikilink_target
 
 SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.I)
@@ -415,7 +416,6 @@ def body_anchors(body: str, md) -> Anchors:
     its HTML comments left out as the site leaves them out (a heading in
     one is on no page)."""
     if "<!--" in body:
-        from .mentions import without_comments
         body = without_comments(body)
     return anchors_of(md.parse(body, {}), body)
 
@@ -427,10 +427,9 @@ def same_page_links(body: str, code: list | None, order: str = "target-first") -
     ``order`` is ``label-first``) or a Markdown link (``[text](#heading)``),
     what the site links to ``#anchor`` on the same page, in order of their
     start.  (The mentions hold no such link: it names no record.)
-    ``code``: :func:`recordkit.corpus.mentions.code_ranges` of the body, or
+    ``code``: :func:`recordkit.markdown.blocks.code_ranges` of the body, or
     None to find them; ``start`` is the ``!`` of an embed, the ``[`` of a
     Markdown link's text."""
-    from .mentions import _MD_DEST_RE, _MD_TEXT_BACK, _inside, code_ranges
     out = []
     for m in WIKI_ANY.finditer(body) if "[[" in body else ():
         inner = m.group(1)
@@ -442,12 +441,12 @@ def same_page_links(body: str, code: list | None, order: str = "target-first") -
         if code is None:
             code = code_ranges(body)
         s = m.start()
-        if code and _inside(code, s):
+        if code and in_ranges(code, s):
             continue
         out.append((s - 1 if s and body[s - 1] == "!" else s, m.end(), frag))
     if "](#" in body or "](<#" in body:
         md = []
-        for d in _MD_DEST_RE.finditer(body):
+        for d in MD_DEST_RE.finditer(body):
             dest = d.group(1)
             if not dest.lstrip("<").startswith("#"):
                 continue
@@ -455,12 +454,12 @@ def same_page_links(body: str, code: list | None, order: str = "target-first") -
             if not frag:
                 continue
             s = d.start()
-            k = body.rfind("[", max(0, s - _MD_TEXT_BACK), s)
+            k = body.rfind("[", max(0, s - MD_TEXT_BACK), s)
             if k < 0 or body.find("\n\n", k, s) >= 0:
                 continue     # no link text: not a link
             if code is None:
                 code = code_ranges(body)
-            if code and _inside(code, k):
+            if code and in_ranges(code, k):
                 continue
             md.append((k, d.end(), frag))
         if md:
@@ -473,7 +472,7 @@ def same_page_links(body: str, code: list | None, order: str = "target-first") -
 #: destination has a ``#`` (``](other.md#heading)``), each in a file's
 #: bytes (a record a helper process read arrives undecoded) and in text
 _MAY_NAME_PART = (re.compile(rb"\[\[[^\[\]\n]*[#^]"), re.compile(r"\[\[[^\[\]\n]*[#^]"))
-# (a destination as mentions._MD_DEST_RE reads one: no parenthesis or blank,
+# (a destination as mentions.MD_DEST_RE reads one: no parenthesis or blank,
 # or in angle brackets, each bounded: ``[^)\n]*`` ran to the line's end from
 # every ``](``, a line of 80,000 unclosed ones took 40 s)
 _MD_PART = r"\]\([ \t]*(?:<[^<>\n]{0,2048}#|[^()\s]{0,2048}#)"

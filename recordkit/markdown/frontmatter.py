@@ -12,7 +12,7 @@ import yaml
 # the guards every YAML text a user gives goes through before anything walks
 # it (alias bombs, nesting too deep for the C composer or for recursion);
 # their names are this module's too
-from ..common.yamlguard import (  # noqa: F401
+from .yamlguard import (  # noqa: F401
     COMPOSE_SAFE, MAX_ALIAS_EXPANSION, MAX_DEPTH, AliasBomb, check_aliases, check_depth, compose,
     may_expand_or_nest)
 

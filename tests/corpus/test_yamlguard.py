@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from recordkit.common import yamlguard
-from recordkit.common.yamlguard import MAX_DEPTH, AliasBomb, check_depth, compose
+from recordkit.markdown import yamlguard
+from recordkit.markdown.yamlguard import MAX_DEPTH, AliasBomb, check_depth, compose
 
 
 def _stops_early(after: int):

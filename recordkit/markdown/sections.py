@@ -6,7 +6,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .mentions import code_ranges
+from .blocks import code_ranges
 
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.M)
 
