@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..common.didyoumean import IdIndex
-from ..common.fork import default_jobs
-from ..common.gcpause import gc_paused
 from ..config import Config, ConfigError, load_config
+from ..runtime import batch, workers
 from ..schema import Schema, load_schema
 from .model import Diagnostic, Record
 from .parallel import parse_parallel
@@ -56,7 +55,7 @@ class Corpus:
         asks for it, never imports networkx."""
         if self._graph is None:
             from ..graph.build import build_graph
-            with gc_paused():
+            with batch():
                 self._graph = build_graph(self)
         return self._graph
 
@@ -199,12 +198,12 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     if files is None:
         files = iter_files(root, config.exclude, config.skip_dirs)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
-    njobs = default_jobs(len(items)) if jobs is None else jobs
+    njobs = workers(len(items), name="parse") if jobs is None else jobs
     own_store = store is True
     if own_store:
         from .store import RecordStore
         store = RecordStore(config, root)
-    with gc_paused():
+    with batch():
         if store:
             parsed = store.parse(items, schema, njobs, analyze, max_size=config.max_file_size)
         else:

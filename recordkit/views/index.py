@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from ..common.gcpause import gc_paused
 from ..common.text import path_text
 from ..corpus.model import to_plain
 from ..graph.build import iter_edges
 from ..graph.queries import all_backlinks
+from ..runtime import batch
 from ..lifecycle import standings
 from ..numeric.store import load_results
 from ..schema import valid_color
@@ -63,7 +63,7 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
                 results=None, with_standing: bool = True) -> dict:
     """The content index of ``corpus``.  ``site_urls`` maps ids to the
     relative URL of their page when a site exists."""
-    with gc_paused():
+    with batch():
         return _build_index(corpus, site_urls, title, results, with_standing)
 
 
