@@ -58,6 +58,10 @@ SITE_SHARD = 256
 #: this process and its helper so that both end together
 SQL_COST = {"records": 0.35, "fields": 0.4, "relations": 1.15, "checks": 0.2, "fts": 0.85, "save": 0.37}
 SQL_COPY_COST = {"records": 0.09, "fields": 0.07, "relations": 0.13, "checks": 0.01}
+#: which groups of tables the SQL writer's helper fills, with or without
+#: the full-text index, in this order (``checks`` last in the helper made
+#: this process wait for it)
+SQL_HELPER_GROUPS = {True: ("relations", "fields"), False: ("relations",)}
 
 # -- freshness -----------------------------------------------------------------
 

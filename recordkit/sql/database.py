@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..common.writes import discard, umask
+from ..runtime import tuning
 from ..numeric.results import num_in
 
 SCHEMA = """
@@ -705,14 +706,13 @@ def _fill_fts(conn: sqlite3.Connection, corpus) -> None:
 
 #: which groups of tables a helper process fills, with or without the
 #: full-text index, in this order (each in a database of its own, copied in
-#: as soon as it is whole).  With the index this process fills ``records``
-#: and builds the index from it (no second reading of every file's text in
-#: the helper, no bodies passed through Python twice), and fills
-#: ``checks``; the helper fills ``relations`` and ``fields``, then saves
-#: its share of the store, so that each of its databases is whole before
-#: this process is free to copy it in (with ``checks`` last in the helper,
-#: this process waited 0.05 s for it).
-HELPER_GROUPS = {True: ("relations", "fields"), False: ("relations",)}
+#: as soon as it is whole): ``tuning.SQL_HELPER_GROUPS``.  With the index
+#: this process fills ``records`` and builds the index from it (no second
+#: reading of every file's text in the helper, no bodies passed through
+#: Python twice), and fills ``checks``; the helper fills ``relations`` and
+#: ``fields``, then saves its share of the store, so that each of its
+#: databases is whole before this process is free to copy it in.
+HELPER_GROUPS = tuning.SQL_HELPER_GROUPS
 
 
 def _plan(fts: bool, store) -> tuple[tuple, tuple, list, list]:
