@@ -154,7 +154,7 @@ def fork_map(func, parts: list, first=None, collect: bool = False) -> list:
     is read once it has exited: through a pipe, a reader thread would have
     to win the GIL from this process's work for every chunk, and the helper
     would wait on it.  ``func``'s results must pickle, and hold nothing
-    shared or recursive (the pickler keeps no memo: 30% faster).  A helper
+    shared or recursive (the pickler keeps no memo).  A helper
     that fails has its part done here instead, so the result never depends
     on whether forking worked."""
     do_first = first or func
@@ -230,7 +230,7 @@ def fork_map(func, parts: list, first=None, collect: bool = False) -> list:
             continue
         if done_r is not None:
             # the helper says it is done before it exits: its result is read
-            # while the system takes its memory down (0.03-0.1 s for a helper
+            # while the system takes its memory down (long for a helper
             # that built a large part), and it is reaped later
             try:
                 ok = os.read(done_r, 1) == _DONE
@@ -266,8 +266,7 @@ class PieceHelper:
     as it is made, so that this process takes them in between pieces of its
     own work (:meth:`pieces`) instead of all at once when both are done:
     what :func:`fork_map` leaves to the end, with the other core idle
-    (unpickling a helper's 4,444 parsed records, 0.1 s on the 10,000-record
-    bench).
+    (unpickling a helper's share of parsed records).
 
     Each piece is pickled (no memo) and written to an unlinked temporary
     file, then its length is written to a pipe; this process reads the
