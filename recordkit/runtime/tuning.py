@@ -51,6 +51,10 @@ PARSE_OWN_PIECE = 50
 #: documents per search shard (the unit of the site's search index cache)
 SITE_SHARD = 256
 
+#: a site helper gives the C heap's free pages back after every this many
+#: pages it renders
+SITE_TRIM_PAGES = 2000
+
 #: CPU seconds each part of writing the SQLite database costs on the
 #: 10,000-record bench (filling a group of tables with their indexes, the
 #: full-text index, saving the store of parsed records), and copying a

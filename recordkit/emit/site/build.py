@@ -1204,7 +1204,7 @@ class _Builder:
         if self.candidates is not None and len(self.candidates) + len(self.query_keys) < tuning.SITE_FORK_PAGES \
                 and len(dirty_shards) <= 2 and not self.opts.jobs:
             jobs = 1     # a few pages to render: a helper would cost more (a fork, every file's size)
-        parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
+        parts = [(0, ids)] if jobs <= 1 or len(ids) < tuning.FLOOR["site.render"] else _chunks(self.site, ids, jobs)
         # the bar follows the first run (drawn by whoever renders it)
         progress = _Progress(len(parts[0][1]), self.opts.progress)
         quiet = _Progress(0, False)
@@ -1292,8 +1292,8 @@ class _Builder:
                     write_atomic(out / rel, page)
                 entries.append((rel, entry, wrote, True))
             progress.step()
-            if (n - first) % 2000 == 1999:
-                release_free_memory()   # what the pages rendered so far freed (~20 ms)
+            if (n - first) % tuning.SITE_TRIM_PAGES == tuning.SITE_TRIM_PAGES - 1:
+                release_free_memory()   # what the pages rendered so far freed
             text = None
             if n // SHARD in dirty_shards:
                 if body is None:
