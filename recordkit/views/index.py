@@ -12,9 +12,9 @@ from ..common.text import path_text
 from ..corpus.model import to_plain
 from ..graph.build import iter_edges
 from ..graph.queries import all_backlinks
-from ..runtime import batch
 from ..lifecycle import standings
 from ..numeric.store import load_results
+from ..runtime import batch
 from ..schema import valid_color
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",

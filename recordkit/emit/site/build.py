@@ -35,8 +35,8 @@ from .views import (Site, first_paragraph, kind_url, listings, make_site, mentio
                     record_view, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
 from ...corpus.anchors import may_name_part
-from ...runtime import release_free_memory, snapshot, tuning
-from ...runtime import batch, can_fork, in_helper, shared_with_helpers, spread, workers
+from ...runtime import (batch, can_fork, in_helper, release_free_memory, shared_with_helpers, snapshot, spread,
+                        tuning, workers)
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
