@@ -392,7 +392,7 @@ def run_in_process(args: list[str]) -> tuple:
     """One command through CliRunner: (exit code, output, exception or None,
     seconds, growth of the process's peak resident size in bytes)."""
     from recordkit.cli import main
-    from recordkit.common.gcpause import unfreeze
+    from recordkit.runtime.batch import unfreeze
     runner = CliRunner()
     before = _maxrss()
     t0 = time.perf_counter()

@@ -64,15 +64,14 @@ class Context:
         :func:`recordkit.load` then, and are ignored once it is loaded)."""
         if self._corpus is None:
             self.check_root()
-            from ..common.gcpause import gc_paused
             from ..corpus.loader import load
+            from ..runtime import batch
             # A command runs once over a corpus that lives until it exits.
             # The collector stays off while it loads (re-enabling it at the
-            # end would walk every object just made, 0.15 s on a
-            # 10,000-file record), and what loading made is then moved out
+            # end would walk every object just made), and what loading made is then moved out
             # of its sight, or every later collection walks millions of
             # objects to find no garbage among them.
-            with gc_paused(keep_frozen=True):
+            with batch(keep_frozen=True):
                 load_options.setdefault("store", self.use_store)
                 self._corpus = load(self.config.root, config=self.config, files=self._files, **load_options)
         return self._corpus
@@ -133,7 +132,7 @@ def fast_exit(code: int = 0) -> None:
     a command writes is closed and renamed into place before this is called.
     ``RECORDKIT_CLEAN_EXIT=1`` (or running under coverage) exits normally."""
     import os
-    from ..common.fork import reap_helpers
+    from ..runtime import reap_helpers
     sys.stdout.flush()
     sys.stderr.flush()
     # the helpers that are still being taken down (they are done by now):

@@ -1,2 +1,3 @@
 """Helpers that know nothing of records: atomic file writes, text
-positions and splices, "did you mean", forking, the collector pause."""
+positions and splices, "did you mean", the id order, the plugin loader.
+(Forking, the collector pause and the C heap: :mod:`recordkit.runtime`.)"""

@@ -378,16 +378,5 @@ def _flush(paths: list[str]) -> None:
 
 
 def _syncfs():
-    if not hasattr(_syncfs, "fn"):
-        _syncfs.fn = None
-        if os.name == "posix" and os.uname().sysname == "Linux":
-            try:
-                import ctypes
-                libc = ctypes.CDLL(None, use_errno=True)
-                fn = libc.syncfs
-                fn.argtypes = [ctypes.c_int]
-                fn.restype = ctypes.c_int
-                _syncfs.fn = fn
-            except (OSError, AttributeError):
-                pass
-    return _syncfs.fn
+    from ..runtime.system import syncfs_function
+    return syncfs_function()

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..common.fork import default_jobs
-from ..common.gcpause import gc_paused
 from ..config import Config, ConfigError, load_config
+from ..runtime import batch, workers
 from ..schema import Schema, load_schema
 from .model import Corpus
 from .parallel import parse_parallel
@@ -123,12 +122,12 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     if files is None:
         files = iter_files(root, config.exclude, config.skip_dirs)
     items = [(path, str(path)[prefix:].replace(os.sep, "/")) for path in files]
-    njobs = default_jobs(len(items)) if jobs is None else jobs
+    njobs = workers(len(items), name="parse") if jobs is None else jobs
     own_store = store is True
     if own_store:
         from .store import RecordStore
         store = RecordStore(config, root)
-    with gc_paused():
+    with batch():
         if store:
             parsed = store.parse(items, schema, njobs, analyze, max_size=config.max_file_size)
         else:

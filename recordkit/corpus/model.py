@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..common.didyoumean import IdIndex
-from ..common.gcpause import gc_paused
+from ..runtime import batch
 from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
 from ..config import Config
 from ..schema import Schema, load_schema
@@ -373,7 +373,7 @@ class Corpus:
         asks for it, never imports networkx."""
         if self._graph is None:
             from ..graph.build import build_graph
-            with gc_paused():
+            with batch():
                 self._graph = build_graph(self)
         return self._graph
 

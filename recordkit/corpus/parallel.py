@@ -1,6 +1,6 @@
 """Parse a large record on two (or more) cores.
 
-Records are parsed in forked helpers (:class:`recordkit.common.fork.PieceHelper`),
+Records are parsed in forked helpers (:class:`recordkit.runtime.pool.PieceHelper`),
 each taking a share of the files and sending its records back a piece at a
 time as :class:`~recordkit.corpus.model.ParsedRecord` values, plain tuples
 whose fields are declared (pickling the dataclasses would cost more than the
@@ -14,16 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..common.fork import STATS, PieceHelper
+from ..runtime import tuning
+from ..runtime.pool import STATS, PieceHelper, split
 from .model import Diagnostic, Record, Target
 from .parse import DEFAULT_MAX_FILE_SIZE, read_record
 
-#: the parent's share of the files relative to a child's (see parse_parallel)
-PARENT_WEIGHT = 0.95
-#: how many files a helper parses before it sends what it made
-HELPER_PIECE = 250
-#: how many of its own files this process parses between looks for a helper's pieces
-OWN_PIECE = 50
 
 
 def parse_serial(items, schema, analyze=None, keep_bytes: bool = False, max_size: int = DEFAULT_MAX_FILE_SIZE):
@@ -127,20 +122,14 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int =
             for i, (rec, diags) in enumerate(out):
                 keep(i, rec, diags, None)
         return out
-    # Contiguous shares keep each child's files together on disk.  A helper
-    # parses 15% slower per file (its first writes to inherited pages cost
-    # copies) and packs its results; the parent unpacks them between pieces
-    # of its own share and keeps every record in the store as it comes.
-    # Interleaved on the 10,000-file bench (the load of a cold export, 10
-    # runs each): a parent's weight of 1.05 1.113 s, 0.95 1.088 s, 0.85
-    # 1.110 s.
-    weights = [PARENT_WEIGHT] + [1.0] * (jobs - 1)
-    total = sum(weights)
+    # A helper parses slower per file (its first writes to inherited pages
+    # cost copies) and packs its results; the parent unpacks them between
+    # pieces of its own share and keeps every record in the store as it
+    # comes: its share is a little smaller (``tuning.FIRST_WEIGHT["parse"]``)
+    shares = split(items, jobs, name="parse")
     bounds = [0]
-    for w in weights:
-        bounds.append(min(len(items), bounds[-1] + round(len(items) * w / total)))
-    bounds[-1] = len(items)
-    shares = [items[bounds[i]:bounds[i + 1]] for i in range(jobs)]
+    for share in shares:
+        bounds.append(bounds[-1] + len(share))
     if analyze is not None and hasattr(analyze, "before_fork"):
         analyze.before_fork()
 
@@ -150,7 +139,7 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int =
     # each helper sends its records a piece at a time, taken in here between
     # pieces of this process's own share (no helper's records left to take
     # in, with the other core idle, once this process's share is parsed)
-    helpers = [PieceHelper(in_helper, share, HELPER_PIECE) for share in shares[1:]]
+    helpers = [PieceHelper(in_helper, share, tuning.PARSE_HELPER_PIECE) for share in shares[1:]]
     got: list[list] = [[] for _ in helpers]
     mention_re = schema.mention_re
 
@@ -177,8 +166,9 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int =
     try:
         own = shares[0]
         out = []
-        for i in range(0, len(own), OWN_PIECE):
-            out.extend(parse_here(own[i:i + OWN_PIECE], i))
+        step = tuning.PARSE_OWN_PIECE
+        for i in range(0, len(own), step):
+            out.extend(parse_here(own[i:i + step], i))
             take()
         take(block=True)
     except BaseException:

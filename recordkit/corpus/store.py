@@ -10,13 +10,13 @@ What is kept of a file is what :class:`recordkit.corpus.parallel.ParsedRecord`
 holds (front matter, relations with their positions, mention targets and
 where each is, code ranges, fence infos, suppressions, id, kind, title, the
 load diagnostics),
-without the text, under the file's stat signature ``(mtime_ns, size, inode,
-ctime_ns)``.  A file whose signature is unchanged is taken from the store
-and its text is read from the file only when something asks for it.  As in
-the lint cache (:func:`recordkit.lint.cache.unchanged_hashes`), a file whose
-modification or change time is within :data:`RACY_NS` of the moment the
-store read it proves nothing by its stat (an edit in the same clock tick
-keeps it) and is parsed again.  The key of the store holds recordkit's
+without the text, under the file's :class:`~recordkit.runtime.freshness.FileKey`.  A file
+whose key is unchanged is taken from the store and its text is read from
+the file only when something asks for it.  As in every cache that trusts a
+stat (:mod:`recordkit.runtime.freshness`), a file whose modification or
+change time is within the racy window of the moment the store read it
+proves nothing by its stat (an edit in the same clock tick keeps it) and is
+parsed again.  The key of the store holds recordkit's
 version, PyYAML's, the schema (the default one and the user's files) and
 ``max_file_size``: whatever else changes a parse.  A record's links are
 resolved after every load (:func:`recordkit.corpus.resolve.resolve_links`),
@@ -47,8 +47,9 @@ import time
 import zlib
 from pathlib import Path
 
-from ..common.fork import default_jobs, fast_dumps, fork_map
-from ..common.gcpause import gc_paused
+from ..runtime import batch, split, spread, workers
+from ..runtime.freshness import FileKey, is_fresh
+from ..runtime.snapshot import fast_dumps
 from ..common.writes import replace_file
 from .model import Diagnostic, Record, Target
 from .parallel import ParsedRecord, _flat, parse_parallel
@@ -56,10 +57,6 @@ from .parallel import ParsedRecord, _flat, parse_parallel
 #: bump when what an entry holds changes
 VERSION = 5      # 5: duplicate keys noted (RK112), mentions skip links' addresses, %% comments in code
 BUCKETS = 64
-#: a file changed this close to (or after) the moment the store read it may
-#: have changed again in the same clock tick: it is parsed again (as the
-#: lint cache's ``RACY_NS``: file systems stamp times with a coarse clock)
-RACY_NS = 3_000_000_000
 
 
 class CachedRecord(Record):
@@ -139,14 +136,6 @@ def store_folder(config, root: Path) -> Path:
 
 def _bucket(path: str) -> int:
     return zlib.crc32(path.encode("utf-8", "surrogatepass")) % BUCKETS
-
-
-def _signature(path) -> tuple | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 class RecordStore:
@@ -259,16 +248,15 @@ class RecordStore:
         todo = []
         analyse = []          # records from the store that need ``analyze`` run
         seen = set()
-        with gc_paused():
+        with batch():
             for path, rel in items:
                 key = str(path)
                 seen.add(key)
                 e = entries.get(key)
                 if e is not None:
-                    sig = _signature(path)
                     # a change in the clock tick of the read keeps the stat: parse such a file again
                     try:
-                        fresh = sig is not None and sig == e[0] and max(sig[0], sig[3]) < e[3] - RACY_NS
+                        fresh = is_fresh(FileKey.at(path), e[0], e[3])
                         if not fresh:
                             rec, diags = None, None
                         elif reuse is not None and key in reuse and reuse[key][0] is e:
@@ -303,7 +291,7 @@ class RecordStore:
 
             def keep(i, rec, diags, flat):
                 kept[i] = self._keep(str(todo[i][0]), rec, diags, started, derive_fields, cacheable, akey, flat)
-            parsed = iter(parse_parallel(todo, schema, min(jobs, default_jobs(len(todo))), analyze,
+            parsed = iter(parse_parallel(todo, schema, min(jobs, workers(len(todo), name="parse")), analyze,
                                          max_size=max_size, keep=keep)) if todo else iter(())
             if analyse:
                 self._analyse(analyse, analyze, jobs, cacheable, akey)
@@ -392,12 +380,11 @@ class RecordStore:
         """Run ``analyze`` on the records taken from the store (on every
         core); keep a cacheable result in the store."""
         recs = [rec for _, rec in todo]
-        n = min(jobs, default_jobs(len(recs)))
+        n = min(jobs, workers(len(recs), name="store.analyse"))
         if n > 1 and hasattr(analyze, "before_fork"):
             analyze.before_fork()
-        size = -(-len(recs) // n)
-        parts = [recs[i * size:(i + 1) * size] for i in range(n)]
-        results = fork_map(lambda part: [analyze(r) for r in part], parts)
+        parts = split(recs, n, name="store.analyse")
+        results = spread(lambda part: [analyze(r) for r in part], parts, name="store.analyse")
         got = [a for part in results for a in part]
         entries = self.entries
         for (key, rec), a in zip(todo, got):
@@ -415,8 +402,7 @@ _MISSING = object()
 
 def _dumps(data) -> bytes:
     """``data`` pickled without the pickler's memo
-    (:func:`recordkit.common.fork.fast_dumps`; saving the whole store after a
-    cold load of the 10,000-record bench: 0.32 -> 0.25 s).  What is pickled
+    (:func:`recordkit.runtime.snapshot.fast_dumps`).  What is pickled
     here is plain data with no cycle, and front matter whose YAML aliases
     share values expands them by at most ``MAX_ALIAS_EXPANSION``
     (:func:`recordkit.markdown.frontmatter.check_aliases`)."""

@@ -25,6 +25,8 @@ from ..version import code_fingerprint
 from ..common.writes import atomic_write, content_digest, ignore_in_git, read_bytes, remove_stale_temps
 from ..corpus.model import Diagnostic, Fix
 from ..numeric.store import fingerprint
+from ..runtime import freshness
+from ..runtime.freshness import FileKey
 from ..schema import default_schema_raw
 
 CACHE_NAME = "lint-cache.json"
@@ -49,66 +51,31 @@ def _write_json(path: Path, data) -> None:
         pass  # a read-only checkout lints without a cache
 
 
-#: a file whose change time is this close to (or after) the moment the
-#: loader started reading may have changed again within the same timestamp
-#: tick after it was read: its stat proves nothing ("racy git").  File
-#: systems stamp times with a coarse clock (a few ms on Linux, up to 2 s on
-#: some), so the window is generous; it costs hashing the files edited in
-#: the last seconds before a lint, once.
-RACY_NS = 3_000_000_000
-
-
-def _sig(st: os.stat_result) -> tuple:
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-
-
 def unchanged_hashes(files: list[Path], cache_dir: Path) -> dict[str, str] | None:
     """The content hash of every file, as stored by :func:`store_hashes`,
     when nothing changed; None as soon as one file is new, gone or changed
     (the lint then runs, and the loader hashes what it reads, on every core).
 
-    A file is taken as unchanged when its stat signature ``(mtime_ns, size,
-    inode, ctime_ns)`` is the stored one.  The change time cannot be set
-    back (``os.utime`` sets it to now), so an edit that keeps the size and
-    restores the mtime is still seen.  An edit in the same clock tick as the
-    stored read would keep even the change time: a file whose change time is
-    within ``RACY_NS`` of the stored read is read and hashed again, and when
-    that makes every such file old enough, the signatures are stored anew
-    (so it is hashed once, not on every run).  Reading and hashing every
-    file instead would cost 0.67 s at 10,000 records (85 MB), more than the
-    whole warm lint may take."""
+    A file is taken as unchanged when its
+    :class:`~recordkit.runtime.freshness.FileKey` is the stored one; a file
+    changed within the racy window of the stored read is read and hashed
+    again (:func:`recordkit.runtime.freshness.unchanged_hashes`), and when
+    that makes every such file old enough, the keys are stored anew (so it
+    is hashed once, not on every run).  Reading and hashing every file
+    instead would cost more than the whole warm lint may take."""
     old = _read_json(cache_dir / STAT_NAME)
     if not isinstance(old, dict) or old.get("v") != 2 or not isinstance(old.get("files"), dict):
         return None
     entries, since = old["files"], old.get("t", 0)
-    if len(entries) != len(files):
-        return None
-    out: dict[str, str] = {}
-    racy = []
-    for p in files:
-        key = str(p)
-        prev = entries.get(key)
-        if prev is None:
-            return None
-        try:
-            st = os.stat(p)
-        except OSError:
-            return None
-        if prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino or prev[3] != st.st_ctime_ns:
-            return None
-        if max(prev[0], prev[3]) >= since - RACY_NS:
-            racy.append(p)
-        out[key] = prev[4]
-    if racy:
-        import time
-        now = time.time_ns()   # before reading: what is read now was there at ``now`` or later
-        for p in racy:
-            data = read_bytes(p)
-            if data is None or content_digest(data) != out[str(p)]:
-                return None
-        if any(max(entries[str(p)][0], entries[str(p)][3]) < now - RACY_NS for p in racy):
-            _write_json(cache_dir / STAT_NAME, {"v": 2, "t": now, "files": entries})
-    return out
+
+    def digest_of(path: str) -> str | None:
+        data = read_bytes(Path(path))
+        return None if data is None else content_digest(data)
+    got = freshness.unchanged_hashes(entries, since, ((str(p), FileKey.at(p)) for p in files), len(files),
+                                     digest_of)
+    if got.settled:
+        _write_json(cache_dir / STAT_NAME, {"v": 2, "t": got.settled, "files": entries})
+    return got.hashes
 
 
 def store_hashes(corpus, cache_dir: Path, started_ns: int) -> dict[str, str]:

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..common.fork import default_jobs, fork_map
-from ..common.gcpause import gc_paused
 from ..config import Config
 from ..corpus.model import Diagnostic, Fix
+from ..runtime import batch, split, spread, workers
 from . import cache
 from .context import LintContext, LocalCorpus
 from .registry import all_rules
@@ -88,14 +87,6 @@ def check_codes(config) -> None:
         if bad:
             raise ConfigError(f"{at}: {what}: unknown rule code or prefix: {', '.join(bad)} "
                               f"(see `recordkit rule --all`)")
-
-
-#: the share of the records the forked helpers take together in
-#: :func:`run_rules`.  This process also runs the corpus rules (0.17 s on
-#: 10,000 records), but a helper pays for its first writes to inherited
-#: pages (about twice the time per record); 0.4, 0.5, 0.55 and 0.6 measured
-#: 0.56, 0.54, 0.56 and 0.57 s on the bench record.
-HELPER_SHARE_OF_RULES = 0.5
 
 
 class LocalRules:
@@ -202,12 +193,12 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                     found_all.extend(found)
         return found_all
 
-    n = default_jobs(len(recs)) if jobs is None else jobs
+    n = workers(len(recs), name="lint.rules") if jobs is None else jobs
     if n <= 1 or not rules:
         return run(recs) + also()
-    size = int(len(recs) * HELPER_SHARE_OF_RULES / (n - 1))   # each helper's records
-    k = len(recs) - size * (n - 1)
-    parts = [recs[:k]] + [recs[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
+    # this process also runs the corpus rules: the helpers take
+    # ``tuning.HELPERS_SHARE["lint.rules"]`` of the records together
+    parts = split(recs, n, name="lint.rules")
     from .cache import SHARED_ABOUT
 
     def in_helper(part):
@@ -227,7 +218,7 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                 t = t[:-1] + (ref,)
             packed.append(t)
         return packed, table
-    results = fork_map(in_helper, parts, first=lambda part: run(part) + also())
+    results = spread(in_helper, parts, name="lint.rules", first=lambda part: run(part) + also())
     out = list(results[0])
     by_path = {str(rec.path): rec.path for part in parts[1:] for rec in part}
     for got, table in results[1:]:
@@ -397,7 +388,7 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
         corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze, store=use_cache)
     else:
         corpus = loader(schema=schema, analyze=analyze)
-    with gc_paused():
+    with batch():
         result = lint(corpus, select=select or None, ignore=ignore,
                       check_results=load_results(corpus) if check_results is None else check_results)
     result.corpus = corpus

@@ -34,7 +34,6 @@ import json
 import os
 import select
 import signal
-import sys
 import time
 
 PR_SET_PDEATHSIG = 1
@@ -49,13 +48,8 @@ except (ValueError, OSError, AttributeError):  # pragma: no cover
 
 
 def _prctl(option: int, arg: int) -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-        return ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
+    from ..runtime.system import prctl
+    return prctl(option, arg)
 
 
 class Tree:
@@ -199,7 +193,8 @@ def supervise(job: dict, check_process) -> int:
     max_procs = int(job.get("max_procs") or DEFAULT_MAX_PROCS)
     kill_at = job.get("kill_at")
     r, w = os.pipe()
-    child = os.fork()
+    from ..runtime.system import fork_process
+    child = fork_process()
     if child == 0:   # the check process
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.close(r)

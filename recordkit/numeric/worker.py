@@ -67,13 +67,9 @@ def _limit_memory(nbytes: int | None) -> None:
 
 def _die_with_parent() -> None:
     """Ask the kernel to kill this process when its parent dies (Linux)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    import signal
+    from ..runtime.system import PR_SET_PDEATHSIG, prctl
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _tail_traceback(exc: BaseException, frames: int = 4) -> str:

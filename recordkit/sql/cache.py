@@ -45,9 +45,6 @@ def _db_path(config, key: str) -> Path:
 
 
 SIGNATURES = "query-files.json"
-#: a file changed this close to the stored read is hashed again (a change in
-#: the same clock tick as the read keeps its stat signature)
-RACY_NS = 50_000_000
 
 
 def _walk(root: str, exclude, skip_dirs=None) -> dict[str, os.stat_result]:
@@ -91,8 +88,9 @@ def _walk(root: str, exclude, skip_dirs=None) -> dict[str, os.stat_result]:
 
 def _unchanged_hashes(config) -> dict[str, str] | None:
     """The content hash of every record file, from the signatures stored
-    when the database was last built, when no file is new, gone or changed;
-    else None."""
+    when the database was last built, when no file is new, gone or changed
+    (a file changed within the racy window of that read is hashed again:
+    :func:`recordkit.runtime.freshness.unchanged_hashes`); else None."""
     try:
         with open(Path(config.cache_dir) / SIGNATURES, encoding="utf-8") as fh:
             stored = json.load(fh)
@@ -100,24 +98,24 @@ def _unchanged_hashes(config) -> dict[str, str] | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     from ..config import resolved_root
+    from ..runtime.freshness import FileKey, unchanged_hashes
     now = _walk(str(resolved_root(config)), config.exclude, config.skip_dirs)
-    if len(now) != len(entries):
-        return None
-    out = {}
-    for p, st in now.items():
-        prev = entries.get(p)
-        if prev is None or prev[0] != st.st_mtime_ns or prev[1] != st.st_size or prev[2] != st.st_ino \
-                or prev[3] != st.st_ctime_ns:
+
+    def digest_of(p: str) -> str | None:
+        try:
+            with open(p, "rb") as fh:
+                return hashlib.sha256(fh.read()).hexdigest()[:32]
+        except OSError:
             return None
-        if max(prev[0], prev[3]) >= since - RACY_NS:
-            try:
-                with open(p, "rb") as fh:
-                    if hashlib.sha256(fh.read()).hexdigest()[:32] != prev[4]:
-                        return None
-            except OSError:
-                return None
-        out[p] = prev[4]
-    return out
+    got = unchanged_hashes(entries, since, ((p, FileKey.of(st)) for p, st in now.items()), len(now), digest_of)
+    if got.settled:       # the files read again are old enough now: not read again by the next query
+        from ..common.writes import atomic_write
+        try:
+            atomic_write(Path(config.cache_dir) / SIGNATURES,
+                         json.dumps({"t": got.settled, "files": entries}, separators=(",", ":")))
+        except OSError:
+            pass
+    return got.hashes
 
 
 def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
@@ -126,6 +124,7 @@ def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
     A file changed after ``started_ns`` (before the load) is hashed again
     by the next :func:`_unchanged_hashes`."""
     from ..common.writes import atomic_write
+    from ..runtime.freshness import FileKey
     files = {}
     for r in corpus.files:
         if r.digest is None:
@@ -134,7 +133,7 @@ def _store_signatures(corpus, started_ns: int) -> dict[str, str]:
             st = os.stat(r.path)
         except OSError:
             continue
-        files[str(r.path)] = [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, r.digest]
+        files[str(r.path)] = [*FileKey.of(st), r.digest]
     cache_dir = Path(corpus.config.cache_dir)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)

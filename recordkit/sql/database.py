@@ -23,6 +23,7 @@ from .rows import (_FILL, NO_ITEM, NO_TEXT, ROWS_KEY, RowAnalysis, _CleanConnect
 from .tables import (CHECKED_BY_FILL, CHECKS, FTS_BUILD, FTS_BUILT, FTS_FILL, FTS_HASHSIZE,  # noqa: F401
                      FTS_SHADOW, FTS_TABLE, GROUPS, INDEX_SQL, INDEXES, SCHEMA, TABLE_SQL, TABLES, _check_constraints,
                      _connect, add_fts)
+from ..runtime import tuning
 
 
 def _side_file(corpus, results, groups: tuple, fts: bool, path: str) -> str:
@@ -79,32 +80,15 @@ def _copy_side(conn: sqlite3.Connection, path: str, groups: tuple, fts: bool) ->
 
 
 
-#: what each part of the work costs, in CPU seconds for 10,000 records (the
-#: bench of docs/query.md "Speed", 21:20 UTC): filling a group of tables
-#: with their indexes (``records``: its file read when a lint left no text),
-#: the full-text index (from the records table), copying a helper's group
-#: in, and saving the store of parsed records.  The store's buckets are
-#: shared between this process and the helper by these figures
-#: (:func:`_plan`), taken to hold in proportion on other records.
-#: ``relations`` and ``fields`` were scaled down by what binding their
-#: empty columns as placeholders saved (:data:`NO_TEXT`; in one process
-#: 0.72 -> 0.58 s and 0.185 -> 0.165 s), then ``relations`` set so that
-#: both processes end together on that bench, the helper's databases copied
-#: in while it saves (timers over 10 cold exports, 2026-12-05: the main
-#: process ends 0.02 s after the helper, a cold query 0.04 s).
-COST = {"records": 0.35, "fields": 0.4, "relations": 1.15, "checks": 0.2, "fts": 0.85, "save": 0.37}
-COPY_COST = {"records": 0.09, "fields": 0.07, "relations": 0.13, "checks": 0.01}
-
 #: which groups of tables a helper process fills, with or without the
 #: full-text index, in this order (each in a database of its own, copied in
-#: as soon as it is whole).  With the index this process fills ``records``
-#: and builds the index from it (no second reading of every file's text in
-#: the helper, no bodies passed through Python twice), and fills
-#: ``checks``; the helper fills ``relations`` and ``fields``, then saves
-#: its share of the store, so that each of its databases is whole before
-#: this process is free to copy it in (with ``checks`` last in the helper,
-#: this process waited 0.05 s for it).
-HELPER_GROUPS = {True: ("relations", "fields"), False: ("relations",)}
+#: as soon as it is whole): ``tuning.SQL_HELPER_GROUPS``.  With the index
+#: this process fills ``records`` and builds the index from it (no second
+#: reading of every file's text in the helper, no bodies passed through
+#: Python twice), and fills ``checks``; the helper fills ``relations`` and
+#: ``fields``, then saves its share of the store, so that each of its
+#: databases is whole before this process is free to copy it in.
+HELPER_GROUPS = tuning.SQL_HELPER_GROUPS
 
 
 def _plan(fts: bool, store) -> tuple[tuple, tuple, list, list]:
@@ -112,8 +96,9 @@ def _plan(fts: bool, store) -> tuple[tuple, tuple, list, list]:
     process saves, those the helper saves): the store's changed buckets
     (a cold load changes them all; after a lint none) are shared so that
     both processes end together, this one with the helper's tables still
-    to copy in (:data:`COST`)."""
+    to copy in (``tuning.SQL_COST``, ``tuning.SQL_COPY_COST``)."""
     from ..corpus.store import BUCKETS
+    from ..runtime.tuning import SQL_COPY_COST as COPY_COST, SQL_COST as COST
     theirs = HELPER_GROUPS[fts]
     mine = tuple(g for g in GROUPS if g not in theirs)
     dirty = sorted(store.dirty) if store is not None and store.dirty else []
@@ -153,7 +138,7 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
     indexes) in a database of its own while this process fills the others
     and the full-text index; the helper's tables are then copied in whole
     (see :func:`_copy_side`).  The database is the same either way."""
-    from ..common.gcpause import gc_paused
+    from ..runtime import batch
     pending = [meanwhile] if meanwhile is not None else []
     if store is not None:
         pending.insert(0, store.save)
@@ -162,7 +147,7 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
         while pending:
             pending.pop()()
     try:
-        with gc_paused():       # millions of rows, no cycles among them
+        with batch():       # millions of rows, no cycles among them
             try:
                 return _write_database(corpus, path, fts, results, run_meanwhile, store)
             except UnicodeEncodeError:
@@ -176,8 +161,8 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
 
 
 def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: bool = False) -> Path:
-    from ..common.fork import default_jobs, fork_map
     from ..common.writes import is_stream
+    from ..runtime import in_helper, spread, workers
     asked = path = Path(path)
     stream = is_stream(path)
     if stream:
@@ -199,7 +184,7 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
         if clean:
             conn = _CleanConnection(conn)
         try:
-            if not clean and default_jobs(len(corpus.records)) > 1:
+            if not clean and workers(len(corpus.records), name="sql.fill") > 1:
                 mine, theirs, my_buckets, their_buckets = _plan(fts, store)
                 # the helper makes each of its groups in a database of its
                 # own (``sides``) and says through a pipe when one is whole:
@@ -214,7 +199,6 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                     os.close(fd)
                     sides.append(((g,), side))
                 copied: set = set()
-                parent = os.getpid()
                 ready_r, ready_w = os.pipe()
                 open_w = [ready_w]      # (closed once: its number may be reused after)
 
@@ -250,7 +234,7 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                     return None
 
                 def helper(_):
-                    here = os.getpid() == parent      # (a helper that failed: its part done here)
+                    here = not in_helper()      # (a helper that failed: its part done here)
                     for i, (groups, side) in enumerate(sides):
                         if i in copied:
                             continue
@@ -261,7 +245,7 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                     _save_buckets(store, their_buckets)
                     return None
                 try:
-                    fork_map(helper, ["tables", "helper"], first=tables)
+                    spread(helper, ["tables", "helper"], name="sql.fill", first=tables)
                 finally:
                     os.close(ready_r)
                     close_w()

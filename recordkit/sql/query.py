@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .blocks import BlockResult, QueryBlock, format_query_blocks, query_blocks  # noqa: F401
-from .cache import RACY_NS, SIGNATURES, _ensure_fts, _usable, _walk, cached_database, database_for  # noqa: F401
+from .cache import SIGNATURES, _ensure_fts, _usable, _walk, cached_database, database_for  # noqa: F401
 from .formats import format_csv, format_json, format_table, write_csv, write_json, write_table  # noqa: F401
 from .result import Result
 

@@ -189,16 +189,15 @@ def _scan_positions(recs: list, targets_re) -> dict:
     """id -> :func:`~recordkit.corpus.mentions.mention_positions` of each
     record of ``recs`` (on a large record, a forked helper scans a share,
     reading its files' text there)."""
-    from ..common.fork import default_jobs, fork_map
     from ..corpus.mentions import mention_positions
+    from ..runtime import split, spread, workers
 
     def part(rs):
         return [mention_positions(r.body, targets_re, r.body_line, r.code) for r in rs]
-    n = default_jobs(len(recs))
+    n = workers(len(recs), name="sql.scan")
     if n > 1:
-        # the helper's share is smaller: it also sends its rows back
-        k = len(recs) * 11 // 20
-        got = [rows for share in fork_map(part, [recs[:k], recs[k:]]) for rows in share]
+        # a helper's share is smaller: it also sends its rows back
+        got = [rows for share in spread(part, split(recs, n, name="sql.scan"), name="sql.scan") for rows in share]
     else:
         got = part(recs)
     return {r.id: rows for r, rows in zip(recs, got)}

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from ..common.gcpause import gc_paused
 from ..common.text import path_text
 from ..corpus.model import to_plain
 from ..graph.build import iter_edges
 from ..graph.queries import all_backlinks
 from ..lifecycle import standings
 from ..numeric.store import load_results
+from ..runtime import batch
 from ..schema import valid_color
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
@@ -63,7 +63,7 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
                 results=None, with_standing: bool = True) -> dict:
     """The content index of ``corpus``.  ``site_urls`` maps ids to the
     relative URL of their page when a site exists."""
-    with gc_paused():
+    with batch():
         return _build_index(corpus, site_urls, title, results, with_standing)
 
 

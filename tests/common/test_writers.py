@@ -18,6 +18,7 @@ from recordkit.common import writes as edit
 from recordkit.lint import cache
 from recordkit.lint.engine import lint
 from recordkit.lint.fix import fix_corpus
+from recordkit.runtime import tuning
 
 from conftest import REPO, run_cli
 
@@ -416,7 +417,7 @@ def test_cache_sees_an_edit_that_keeps_size_and_mtime(tmp_path):
     path = _write_bytes(root, "LIT-001.md", LIT.encode())
     first = run_cli("--root", str(root), "lint", cwd=tmp_path)
     assert "RK204" not in first.stdout
-    time.sleep(cache.RACY_NS / 1e9 + 0.5)      # so that the file is not "racy": its stat is trusted
+    time.sleep(tuning.RACY_NS / 1e9 + 0.5)      # so that the file is not "racy": its stat is trusted
     run_cli("--root", str(root), "lint", cwd=tmp_path)          # stores the signature as trusted
     assert "(cached)" in run_cli("--root", str(root), "lint", cwd=tmp_path).stdout
     st = os.stat(path)
@@ -444,12 +445,12 @@ def test_cache_rehashes_racy_files_then_trusts_them(tmp_path, monkeypatch):
 
     store(st.st_ctime_ns)                     # read in the tick of its last change: racy
     assert cache.unchanged_hashes([path], cache_dir) is None
-    store(st.st_ctime_ns + 2 * cache.RACY_NS)  # read long after it last changed: the stat is trusted
+    store(st.st_ctime_ns + 2 * tuning.RACY_NS)  # read long after it last changed: the stat is trusted
     assert cache.unchanged_hashes([path], cache_dir) == {str(path): stored_digest}
     # a racy file that still holds what was read is trusted from now on
     real = edit.content_digest(path.read_bytes())
     (cache_dir / cache.STAT_NAME).write_text(json.dumps({"v": 2, "t": st.st_ctime_ns, "files": {str(path): sig + [real]}}))
-    monkeypatch.setattr(cache, "RACY_NS", 0)
+    monkeypatch.setattr(tuning, "RACY_NS", 0)
     assert cache.unchanged_hashes([path], cache_dir) == {str(path): real}
     assert json.loads((cache_dir / cache.STAT_NAME).read_text())["t"] > st.st_ctime_ns
 

@@ -180,7 +180,7 @@ def test_parallel_load_equals_serial_load(tmp_path):
     import sys
     sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
     from generate import generate
-    from recordkit.common import fork as parallel
+    from recordkit.runtime import pool as parallel
     generate(tmp_path / "rec", 300, seed=3, defects=0.1)
     # the helper takes the last files: give it a non-UTF-8 one and an empty one
     (tmp_path / "rec" / "zz").mkdir()
@@ -284,13 +284,14 @@ def test_parallel_parse_does_what_a_helper_did_not_send(tmp_path, monkeypatch, h
     import sys
     sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
     from generate import generate
-    from recordkit.common import fork
+    from recordkit.runtime import pool as fork
     from recordkit.corpus import parallel
+    from recordkit.runtime import tuning
     generate(tmp_path / "rec", 120, seed=5, defects=0.1)
     items = sorted((p, str(p.relative_to(tmp_path / "rec"))) for p in (tmp_path / "rec").rglob("*.md"))
     schema = load_schema(None)
     serial = parallel.parse_serial(items, schema)
-    monkeypatch.setattr(parallel, "HELPER_PIECE", 10)
+    monkeypatch.setattr(tuning, "PARSE_HELPER_PIECE", 10)
     parent = os.getpid()
     if helper == "cannot fork":
         def no_fork():
@@ -336,7 +337,7 @@ def test_parallel_parse_does_what_a_helper_did_not_send(tmp_path, monkeypatch, h
 
 def test_fork_map_redoes_the_part_of_a_helper_that_fails():
     import os
-    from recordkit.common import fork as parallel
+    from recordkit.runtime import pool as parallel
     parent = os.getpid()
 
     def square_all(part):
@@ -357,7 +358,7 @@ def test_fork_map_reads_a_result_before_the_helper_exits_and_reaps_it_later():
     helper is left a zombie for long, in a long-lived ``serve`` either)."""
     import os
     import time
-    from recordkit.common import fork as parallel
+    from recordkit.runtime import pool as parallel
 
     def double(part):
         return [2 * x for x in part]
@@ -384,7 +385,7 @@ def test_fork_map_does_the_part_itself_when_it_cannot_fork(monkeypatch):
     """A fork that fails (no process to spare) has its part done here; the
     pipe it made for the helper is closed (no descriptor left behind)."""
     import os
-    from recordkit.common import fork as parallel
+    from recordkit.runtime import pool as parallel
 
     def no_fork():
         raise BlockingIOError(11, "Resource temporarily unavailable")
@@ -400,7 +401,7 @@ def test_fork_map_whose_own_part_fails_leaves_no_descriptor(tmp_path):
     thrown away (here a helper that would take a minute)."""
     import os
     import time
-    from recordkit.common import fork as parallel
+    from recordkit.runtime import pool as parallel
     parent = os.getpid()
 
     def part_fn(part):

@@ -21,7 +21,8 @@ import pytest
 import recordkit
 from recordkit.config import load_config
 from recordkit.corpus.loader import load
-from recordkit.corpus.store import BUCKETS, RACY_NS, RecordStore, store_folder
+from recordkit.corpus.store import BUCKETS, RecordStore, store_folder
+from recordkit.runtime.tuning import RACY_NS
 
 from conftest import REPO, run_cli
 

@@ -1,10 +1,11 @@
 """recordkit export --sqlite and recordkit query: the record as SQLite, read-only SQL over it."""
-import asyncio
 import hashlib
 import json
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,24 +107,40 @@ def test_export_has_every_table_typed_and_linked(exported):
     assert hit is not None
 
 
+#: Datasette asked in a process of its own: it leaves its write thread and
+#: executor running, and a pytest worker with threads alive may not fork (the
+#: export tests after this one need their helpers)
+DATASETTE_GET = """
+import asyncio, json, sys
+from datasette.app import Datasette
+
+async def main(path, stem, urls):
+    ds = Datasette(files=[path])
+    out = []
+    for url in urls:
+        r = await ds.client.get(url.format(name=stem))
+        out.append([r.status_code, r.text])
+    print(json.dumps(out))
+
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
+"""
+
+
 def test_datasette_opens_the_export(exported):
-    datasette_app = pytest.importorskip("datasette.app")
-
-    async def fetch():
-        ds = datasette_app.Datasette(files=[str(exported)])
-        name = exported.stem
-        rows = await ds.client.get(f"/{name}/records.json?_shape=array&kind=THEORY&_sort=id")
-        rels = await ds.client.get(f"/{name}/relations.json?_shape=array&_labels=on&source=CLAIM-082&relation=grounds")
-        search = await ds.client.get(f"/{name}/records.json?_search=anchors&_shape=array")
-        return rows, rels, search
-
-    rows, rels, search = asyncio.run(fetch())
-    assert rows.status_code == 200, rows.text
-    assert [r["id"] for r in rows.json()][:3] == ["THEORY-002", "THEORY-004", "THEORY-008"]
+    pytest.importorskip("datasette.app")
+    proc = subprocess.run([sys.executable, "-c", DATASETTE_GET, str(exported), exported.stem,
+                           "/{name}/records.json?_shape=array&kind=THEORY&_sort=id",
+                           "/{name}/relations.json?_shape=array&_labels=on&source=CLAIM-082&relation=grounds",
+                           "/{name}/records.json?_search=anchors&_shape=array"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (rows_status, rows), (_, rels), (search_status, search) = json.loads(proc.stdout)
+    assert rows_status == 200, rows
+    assert [r["id"] for r in json.loads(rows)][:3] == ["THEORY-002", "THEORY-004", "THEORY-008"]
     # the foreign key is a link: Datasette labels the target with the record's title
-    labelled = {r["target"]["value"]: r["target"]["label"] for r in rels.json()}
+    labelled = {r["target"]["value"]: r["target"]["label"] for r in json.loads(rels)}
     assert labelled["THEORY-175"].startswith("Cosine profiles")
-    assert search.status_code == 200 and len(search.json()) > 0
+    assert search_status == 200 and len(json.loads(search)) > 0
 
 
 @pytest.mark.parametrize("sql", [

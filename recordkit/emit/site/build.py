@@ -34,8 +34,9 @@ from ..templates import environment, site_assets, site_fingerprint
 from .views import (Site, first_paragraph, kind_url, listings, make_site, mention_sentence, record_url,
                     record_view, status_url, tag_url, transient_body)
 from .writer import Manifest, SiteWriter, digest, write_atomic
-from ...common.memory import release_free_memory
 from ...markdown.anchors import may_name_part
+from ...runtime import (batch, can_fork, in_helper, release_free_memory, shared_with_helpers, snapshot, spread,
+                        tuning, workers)
 
 #: No script but the site's own files, no inline handler, nothing from the network.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -44,7 +45,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 RENDER_VERSION = "12"    # 12: extensionless Markdown links (Obsidian); 11: Obsidian callouts; 10: relative wikilinks ([[../x]]) resolved; 9: HTML comments are not shown; 3: embeds alone in a paragraph are transcluded; 4: with their own footnote ids, check verdicts; 5: a link to a missing heading or block goes to the page top; 6: [[#Heading]] checked on the page itself; 7: and [text](#heading); 8: a hand-written link to a footnote kept
 #: Documents per search shard (the unit of the search index's cache), and
 #: the version of the tokenizer and postings format.
-SHARD = 256
+SHARD = tuning.SITE_SHARD
 SEARCH_VERSION = "3"     # 2: block ids (^b1) are not indexed; 3: nor HTML comments
 _ENVIRONMENTS: dict = {}
 #: record id -> fnv1a32 of it (serve's rebuilds hash each id once)
@@ -76,8 +77,6 @@ def restore_graph_memos(graph, memos: dict) -> None:
     for name, memo in _GRAPH_MEMOS:
         if isinstance(memos.get(name), tuple):
             memo[graph] = memos[name]
-#: an incremental build renders in one process when fewer pages than this may change
-FORK_PAGES = 300
 #: rows of a query block's table on a page
 QUERY_ROW_LIMIT = 1000
 #: bumped when what the list pages show changes beyond their rows (see _lists_and_feed)
@@ -179,11 +178,9 @@ def build_site(config, out: str | Path | None = None, *, corpus=None, options: S
     Other keywords override :class:`SiteOptions` fields."""
     # the collector stays off in this process while it builds: every
     # collection would walk the loaded record and its graph (millions of
-    # objects) for no garbage (an incremental build at 10,000 records:
-    # 2.9 s with it, 2.3 s without).  The helpers that render turn it on
-    # again (see _render_all).
-    from ...common.gcpause import gc_paused
-    with gc_paused():
+    # objects) for no garbage.  The helpers that render turn it on again
+    # (see _render_all).
+    with batch():
         return _build_site(config, out, corpus=corpus, options=options, cancel=cancel, resident=resident,
                            **overrides)
 
@@ -322,13 +319,14 @@ class _Builder:
         # search shards (runs of SHARD documents): re-tokenized when a member changed
         shard_keys = self._shard_keys()
         old_meta = w.old.meta
-        if old_meta.get("salt") == self.salt and isinstance(old_meta.get("deps"), dict) and hasattr(os, "fork"):
+        if old_meta.get("salt") == self.salt and isinstance(old_meta.get("deps"), dict):
             # an incremental build: a forked helper makes the search index
             # (reads the joined postings of the last build, tokenizes the
             # documents that changed, joins their runs again) while this
             # process works out what changed and renders it, then the list
-            # pages (most often kept as they are: _lists_and_feed)
-            from ...common.fork import fork_map
+            # pages (most often kept as they are: _lists_and_feed).  Where
+            # this process may not fork (serve: its server and watcher
+            # threads run), both are done here, one after the other
             box: dict = {}
             site.corpus.graph            # built once, here: both processes read it
 
@@ -344,14 +342,16 @@ class _Builder:
                     box["error"] = exc
 
             state = _SEARCH_STATE.get(str(self._shard_dir())) if self.resident else None
-            parent = os.getpid()
+            forks = can_fork()
 
             def helper(_):
-                # the helper changes its copy of the kept state; done here
-                # (the helper failed) it starts from the cache folder's
-                return self._search_index_incremental(shard_keys, state if os.getpid() != parent else None)
+                # a helper changes its copy of the kept state; done here
+                # because the helper failed, it starts from the cache
+                # folder's; done here by choice (no fork), from the kept
+                # state itself (what it changes there is what it returns)
+                return self._search_index_incremental(shard_keys, state if in_helper() or not forks else None)
             self._lists_elsewhere = True
-            search_js = fork_map(helper, [None, None], first=pages)[1]
+            search_js = spread(helper, [None, None], name="site.search", first=pages)[1]
             if self.resident:
                 search_js, got = search_js
                 self._keep_search_state(got)     # also when this build was cancelled: the runs are written
@@ -451,7 +451,7 @@ class _Builder:
         None when this does not apply (a cold build, or many pages)."""
         cands = self.candidates
         if cands is None or dirty_shards or self.opts.jobs not in (None, 0, 1) \
-                or len(cands) + len(self.query_keys) >= FORK_PAGES:
+                or len(cands) + len(self.query_keys) >= tuning.SITE_FORK_PAGES:
             return None
         site = self.site
         records = site.corpus.records
@@ -605,13 +605,12 @@ class _Builder:
         folder.  Returns the index's bytes; for a resident build (serve)
         also the state as it is now, to keep: the whole of it, or the terms
         that changed of the one given (``delta``); it is not written then."""
-        import pickle
         folder = self._shard_dir()
         from_memory = state is not None
         if state is None:
             try:
                 with open(folder / "merged.pickle", "rb") as fh:
-                    state = pickle.load(fh)
+                    state = snapshot.load(fh)
                 if not (isinstance(state, dict) and state.get("version") == _search_version()
                         and isinstance(state.get("keys"), dict) and isinstance(state.get("merged"), dict)):
                     state = None
@@ -630,7 +629,7 @@ class _Builder:
             for k in changed:
                 try:
                     with open(folder / f"{k}.pickle", "rb") as fh:
-                        before = pickle.load(fh)
+                        before = snapshot.load(fh)
                     if before["key"] != state["keys"][k]:
                         raise ValueError("not the run the joined postings hold")
                     before = before["postings"]     # the run as the last join had it
@@ -1171,13 +1170,12 @@ class _Builder:
 
     def _read_shards(self, keys: dict) -> dict:
         """The cached postings of every shard whose key is unchanged."""
-        import pickle
         folder = self._shard_dir()
         out = {}
         for k, key in keys.items():
             try:
                 with open(folder / f"{k}.pickle", "rb") as fh:
-                    data = pickle.load(fh)
+                    data = snapshot.load(fh)
                 if data.get("key") == key:
                     out[k] = data["postings"]
             except Exception:   # missing or unreadable: the shard is made again
@@ -1187,13 +1185,12 @@ class _Builder:
     def _write_shards(self, keys: dict, shards: dict, prune: bool = True) -> None:
         """The runs' postings (``shards``) into the cache folder, under their
         keys; and (``prune``) the files of runs past the end removed."""
-        import pickle
         folder = self._shard_dir()
         try:
             folder.mkdir(parents=True, exist_ok=True)
             for k, postings in shards.items():
                 write_atomic(folder / f"{k}.pickle",
-                             pickle.dumps({"key": keys[k], "postings": postings}, protocol=pickle.HIGHEST_PROTOCOL))
+                             snapshot.dumps({"key": keys[k], "postings": postings}))
             if not prune:
                 return
             for p in folder.glob("*.pickle"):      # shards past the end (fewer records now)
@@ -1209,42 +1206,26 @@ class _Builder:
         this process does the other pages meanwhile (:meth:`_others`), so
         that nothing but rendering stands between the fork and the end."""
         ids = self.site.ids
-        jobs = self.opts.jobs or _default_jobs(len(ids))
-        if self.candidates is not None and len(self.candidates) + len(self.query_keys) < FORK_PAGES \
+        jobs = self.opts.jobs or workers(len(ids), name="site.render")
+        if self.candidates is not None and len(self.candidates) + len(self.query_keys) < tuning.SITE_FORK_PAGES \
                 and len(dirty_shards) <= 2 and not self.opts.jobs:
             jobs = 1     # a few pages to render: a helper would cost more (a fork, every file's size)
-        parts = [(0, ids)] if jobs <= 1 or len(ids) < 200 else _chunks(self.site, ids, jobs)
+        parts = [(0, ids)] if jobs <= 1 or len(ids) < tuning.FLOOR["site.render"] else _chunks(self.site, ids, jobs)
         # the bar follows the first run (drawn by whoever renders it)
         progress = _Progress(len(parts[0][1]), self.opts.progress)
         quiet = _Progress(0, False)
 
-        parent = os.getpid()
-
         def work(part):
-            if os.getpid() != parent:
-                # a forked helper: what it inherited is frozen (below), so a
-                # collection walks only what its pages make
-                import gc
-                gc.enable()
             return self._render_part(part, dirty, dirty_shards, progress if part[0] == 0 else quiet)
 
         if len(parts) == 1:
             out = [work(parts[0])]
         else:
-            from ...common.fork import fork_map
-            from ...common.gcpause import freeze, is_frozen, unfreeze
-            # what is loaded now is out of every later collection's sight:
-            # no collection here or in a helper walks (and so copies) the
-            # pages the helpers share with this process
-            frozen = not is_frozen()
-            if frozen:
-                freeze()
-            release_free_memory()    # each helper counts what this process holds, free or not
-            try:
-                out = fork_map(work, [None] + parts, first=self._others)[1:]
-            finally:
-                if frozen:
-                    unfreeze()
+            # what is loaded now is out of every later collection's sight
+            # (the helpers collect, over what their pages make only), and
+            # the C heap's free pages are given back before the fork
+            with shared_with_helpers():
+                out = spread(work, [None] + parts, name="site.render", first=self._others, collect=True)[1:]
         progress.close()
         return out
 
@@ -1317,8 +1298,8 @@ class _Builder:
                     write_atomic(out / rel, page)
                 entries.append((rel, entry, wrote, True))
             progress.step()
-            if (n - first) % 2000 == 1999:
-                release_free_memory()   # what the pages rendered so far freed (~20 ms)
+            if (n - first) % tuning.SITE_TRIM_PAGES == tuning.SITE_TRIM_PAGES - 1:
+                release_free_memory()   # what the pages rendered so far freed
             text = None
             if n // SHARD in dirty_shards:
                 if body is None:
@@ -1558,15 +1539,13 @@ _SEARCH_STATE: dict = {}
 def _save_search_state(folder: Path, state: dict) -> None:
     """``merged.pickle`` in ``folder``: the joined postings, the keys of the
     runs they were joined from and the documents of each run."""
-    import pickle
     path = Path(folder) / "merged.pickle"
     tmp = path.with_name(f".merged.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:     # streamed: no bytes of the whole pickle in memory
-            pickler = pickle.Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.fast = True         # nor a memo of its 50,000 strings (nothing in it is shared)
-            pickler.dump({k: state[k] for k in ("version", "keys", "merged", "docs")})
+            # nor a memo of its strings (nothing in it is shared)
+            snapshot.fast_dump({k: state[k] for k in ("version", "keys", "merged", "docs")}, fh)
         os.replace(tmp, path)
     except OSError:
         try:
@@ -1679,11 +1658,6 @@ def _chunks(site: Site, ids: list, jobs: int) -> list:
             k += 1
     out.append((start, ids[start:]))
     return [p for p in out if p[1]]
-
-
-def _default_jobs(n: int) -> int:
-    from ...common.fork import default_jobs
-    return default_jobs(max(n, 2000)) if n >= 200 else 1
 
 
 def _fill_check_verdicts(body: str, entries: dict, ids: list) -> str:

@@ -216,10 +216,10 @@ class RecordCache:
         since has the graph face it had then (a file not parsed again is
         the file it was; what it links to can change only through a change
         of one that was, or of the files)."""
-        import pickle
+        from ...runtime import snapshot
         try:
             with open(self._graph_file(), "rb") as fh:
-                head = pickle.load(fh)
+                head = snapshot.load(fh)
                 if not isinstance(head, dict) or not isinstance(head.get("faces"), dict):
                     return
                 now = self._head(corpus)
@@ -231,7 +231,7 @@ class RecordCache:
                     key = str(rec.path)
                     if key in self.store.parsed_again and faces.get(key) != face_digest(rec, fms.get(key)):
                         return
-                body = pickle.load(fh)
+                body = snapshot.load(fh)
             import networkx as nx
             if not isinstance(body, dict) or not isinstance(body.get("graph"), nx.MultiDiGraph):
                 return
@@ -242,7 +242,7 @@ class RecordCache:
         self.graph_restored = True
         try:
             with open(self._graph_file(".memo.pickle"), "rb") as fh:
-                extra = pickle.load(fh)
+                extra = snapshot.load(fh)
             if isinstance(extra, dict) and extra.get("token") == self._graph_token is not None:
                 self.graph_extra = extra.get("extra")
         except Exception:       # missing, torn, of another graph: worked out again
@@ -255,7 +255,7 @@ class RecordCache:
         build worked out of that graph, see :func:`.build.graph_memos`) in
         a file of its own beside it, named by the graph it goes with
         (small: written by every build that gives it)."""
-        import pickle
+        from ...runtime import snapshot
         if corpus._graph is None or corpus is not self.last:
             return
         from ...common.writes import replace_file
@@ -268,12 +268,12 @@ class RecordCache:
                 head = dict(self._head(corpus), faces={str(r.path): face_digest(r, fms.get(str(r.path)))
                                                        for r in corpus.files})
                 self._graph_token = uuid.uuid4().hex
-                data = pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL) + \
-                    pickle.dumps({"graph": corpus._graph, "token": self._graph_token}, protocol=pickle.HIGHEST_PROTOCOL)
+                data = snapshot.dumps(head) + \
+                    snapshot.dumps({"graph": corpus._graph, "token": self._graph_token})
                 replace_file(path, data)
             if extra is not None and self._graph_token is not None:
-                replace_file(self._graph_file(".memo.pickle"), pickle.dumps(
-                    {"token": self._graph_token, "extra": extra}, protocol=pickle.HIGHEST_PROTOCOL))
+                replace_file(self._graph_file(".memo.pickle"), snapshot.dumps(
+                    {"token": self._graph_token, "extra": extra}))
         except Exception:      # OSError, or something in ``extra`` that does not pickle: the next build works it out
             pass
 

@@ -154,9 +154,16 @@ class SiteServer:
         self.cache = None
 
     def build_once(self, changed: set | None = None, seen_at: float | None = None) -> dict:
-        """One build, in this process.  Returns {"ok", "summary" | "diagnostics",
-        "seconds"}.  Raises :class:`Cancelled` when a newer change arrives
-        meanwhile (the next build then does its work)."""
+        """One build, in this process (one batch: the collector is paused
+        from the load to the pages written; it forks no helper while the
+        server's and the watcher's threads run).  Returns {"ok", "summary" |
+        "diagnostics", "seconds"}.  Raises :class:`Cancelled` when a newer
+        change arrives meanwhile (the next build then does its work)."""
+        from ...runtime import batch
+        with batch():
+            return self._build_once(changed, seen_at)
+
+    def _build_once(self, changed: set | None, seen_at: float | None) -> dict:
         from ...common.paths import display_path
         from .build import build_site
         from .load import RecordCache
@@ -182,7 +189,7 @@ class SiteServer:
                             resident=True)
         self.cache.save()
         from .search import _b36
-        _b36(0)    # the search index's table of numbers, made once here: every rebuild's helper inherits it
+        _b36(0)    # the search index's table of numbers, made once here, for every rebuild
         now = time.perf_counter()
         return {"ok": True, "summary": report.summary(), "seconds": now - t0,
                 "since_change": (now - seen_at) if seen_at is not None else None, "parsed": len(parsed)}

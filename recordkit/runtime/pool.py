@@ -1,9 +1,15 @@
-"""Work on two (or more) cores by forking: :func:`fork_map` runs a function
-over parts of a list, the first part here and each other in a forked helper
-that inherits everything already loaded.  A helper's result comes back
-pickled through a temporary file; anything that goes wrong in a helper (an
-exception, a crash, a short read) makes this process do that part itself,
-so the result never depends on whether forking worked.
+"""Work on two (or more) cores by forking, behind one policy.
+
+A stage says what a part of its work is; this module decides whether to
+fork (:func:`workers`: threads, ``RECORDKIT_JOBS``, size), how to weigh the
+parts (:func:`split`, by the work's name in :mod:`recordkit.runtime.tuning`)
+and runs them (:func:`spread`: the first part here and each other in a
+forked helper that inherits everything already loaded; :class:`PieceHelper`:
+one helper sending its results a piece at a time).  A helper's result comes
+back pickled through a temporary file; anything that goes wrong in a helper
+(an exception, a crash, a short read) makes this process do that part
+itself, so the result never depends on whether forking worked.  Nothing
+forks from a process in which another thread runs (:func:`can_fork`).
 """
 from __future__ import annotations
 
@@ -12,8 +18,9 @@ import os
 import sys
 import threading
 
-#: below this many items the fork costs more than it saves
-MIN_FILES = 2000
+from . import tuning
+from .batch import collect_in_helper, pause_in_helper
+from .snapshot import fast_dump, fast_dumps, load, loads
 
 #: how many parts came back from helpers, and how many had to be done again here
 STATS = {"shares": 0, "fallbacks": 0}
@@ -52,26 +59,91 @@ def reap_helpers() -> None:
 
 atexit.register(reap_helpers)
 
+#: set in a helper forked by this module
+_IN_HELPER = False
 
-def default_jobs(n_files: int) -> int:
+
+def _became_helper() -> None:
+    global _IN_HELPER
+    _IN_HELPER = True
+
+
+def can_fork() -> bool:
+    """Whether this process may fork a helper now: the system can, and no
+    other thread runs (a fork copies only the thread that forks; a lock
+    another thread holds then stays locked in the helper for ever).  Every
+    fork of this package asks this, at the moment it forks."""
+    return hasattr(os, "fork") and sys.platform != "win32" and threading.active_count() == 1
+
+
+def in_helper() -> bool:
+    """Whether this process is a helper forked by :func:`spread` (a part
+    done in the parent, after a helper failed, answers False)."""
+    return _IN_HELPER
+
+
+def workers(n_items: int, *, name: str = "default") -> int:
+    """The one jobs policy: how many processes (this one and its helpers)
+    should share work of ``n_items`` items of the kind ``name``.  One when
+    this process may not fork (:func:`can_fork`) or the work is below its
+    floor (``tuning.FLOOR``); else ``RECORDKIT_JOBS`` when set; else one
+    below ``tuning.MIN_FILES`` items, and the cores this process may use
+    (at most ``tuning.MAX_JOBS``) above."""
+    if n_items < tuning.FLOOR.get(name, 0) or not can_fork():
+        return 1
     env = os.environ.get("RECORDKIT_JOBS")
     if env:
         try:
             return max(1, int(env))
         except ValueError:
             return 1
-    if n_files < MIN_FILES or not hasattr(os, "fork") or sys.platform == "win32":
+    if n_items < tuning.MIN_FILES:
         return 1
-    if threading.active_count() > 1:
-        return 1  # forking a threaded process is unsafe
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover
         cpus = os.cpu_count() or 1
-    return max(1, min(cpus, 4))
+    return max(1, min(cpus, tuning.MAX_JOBS))
 
 
-def fork_map(func, parts: list, first=None) -> list:
+def split(items: list, n: int, *, name: str = "default") -> list[list]:
+    """``items`` cut into ``n`` contiguous parts (contiguous: each helper's
+    files stay together on disk) sized for the kind of work ``name``: the
+    first part (this process's) weighs ``tuning.FIRST_WEIGHT[name]`` against
+    one helper's part, or the helpers take ``tuning.HELPERS_SHARE[name]`` of
+    the items together.  Empty parts are kept (their results are empty)."""
+    if n <= 1:
+        return [items]
+    share = tuning.HELPERS_SHARE.get(name)
+    if share is not None:
+        size = int(len(items) * share / (n - 1))   # each helper's items
+        k = len(items) - size * (n - 1)
+        return [items[:k]] + [items[k + i * size:k + (i + 1) * size] for i in range(n - 1)]
+    weights = [tuning.FIRST_WEIGHT.get(name, 1.0)] + [1.0] * (n - 1)
+    total = sum(weights)
+    bounds = [0]
+    for w in weights:
+        bounds.append(min(len(items), bounds[-1] + round(len(items) * w / total)))
+    bounds[-1] = len(items)
+    return [items[bounds[i]:bounds[i + 1]] for i in range(n)]
+
+
+def spread(func, parts: list, *, name: str, first=None, collect: bool = False) -> list:
+    """``[func(part) for part in parts]``, the first part in this process
+    and each other in a forked helper when this process may fork
+    (:func:`can_fork`), all here otherwise: the result is the same either
+    way.  ``name``: the kind of work (it names the parts' figures in
+    :mod:`recordkit.runtime.tuning`).  ``first``, when given, is called
+    instead of ``func`` for the first part (this process can do more
+    meanwhile).  ``collect``: the helpers run with the collector on (what
+    they inherited is frozen: see
+    :func:`recordkit.runtime.batch.shared_with_helpers`); else it is off in
+    them (they are short-lived).  See :func:`fork_map` for how results come
+    back."""
+    return fork_map(func, parts, first=first, collect=collect)
+
+
+def fork_map(func, parts: list, first=None, collect: bool = False) -> list:
     """``[func(part) for part in parts]``, the first part in this process
     and each other in a forked helper, which inherits everything already
     loaded (so ``func`` may read a whole corpus).  ``first``, when given, is
@@ -82,13 +154,12 @@ def fork_map(func, parts: list, first=None) -> list:
     is read once it has exited: through a pipe, a reader thread would have
     to win the GIL from this process's work for every chunk, and the helper
     would wait on it.  ``func``'s results must pickle, and hold nothing
-    shared or recursive (the pickler keeps no memo: 30% faster).  A helper
+    shared or recursive (the pickler keeps no memo).  A helper
     that fails has its part done here instead, so the result never depends
     on whether forking worked."""
     do_first = first or func
-    if len(parts) < 2 or not hasattr(os, "fork"):
+    if len(parts) < 2 or not can_fork():
         return [do_first(parts[0])] + [func(part) for part in parts[1:]]
-    import pickle
     import tempfile
     try:
         boxes = [tempfile.TemporaryFile() for _ in parts[1:]]
@@ -114,13 +185,14 @@ def fork_map(func, parts: list, first=None) -> list:
         if pid == 0:  # the helper: work, write, and leave without cleanup
             code = 0
             try:
-                import gc
-                gc.disable()   # short-lived: no collection over what it inherited
+                _became_helper()
+                if collect:
+                    collect_in_helper()
+                else:
+                    pause_in_helper()   # short-lived: no collection over what it inherited
                 if done_r is not None:
                     os.close(done_r)
-                pickler = pickle.Pickler(box, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.fast = True
-                pickler.dump(func(part))
+                fast_dump(func(part), box)
                 box.flush()
                 if done_w is not None:
                     os.write(done_w, _DONE)
@@ -158,7 +230,7 @@ def fork_map(func, parts: list, first=None) -> list:
             continue
         if done_r is not None:
             # the helper says it is done before it exits: its result is read
-            # while the system takes its memory down (0.03-0.1 s for a helper
+            # while the system takes its memory down (long for a helper
             # that built a large part), and it is reaped later
             try:
                 ok = os.read(done_r, 1) == _DONE
@@ -175,7 +247,7 @@ def fork_map(func, parts: list, first=None) -> list:
         if ok:
             try:
                 box.seek(0)
-                got = pickle.load(box)
+                got = load(box)
             except Exception:
                 got = missing
         box.close()
@@ -194,8 +266,7 @@ class PieceHelper:
     as it is made, so that this process takes them in between pieces of its
     own work (:meth:`pieces`) instead of all at once when both are done:
     what :func:`fork_map` leaves to the end, with the other core idle
-    (unpickling a helper's 4,444 parsed records, 0.1 s on the 10,000-record
-    bench).
+    (unpickling a helper's share of parsed records).
 
     Each piece is pickled (no memo) and written to an unlinked temporary
     file, then its length is written to a pipe; this process reads the
@@ -211,6 +282,8 @@ class PieceHelper:
         self._box = None
         self._pending = b""
         self._offset = 0
+        if not can_fork():      # the caller does it all
+            return
         try:
             box = tempfile.TemporaryFile()
         except OSError:
@@ -233,8 +306,8 @@ class PieceHelper:
         if pid == 0:  # the helper: work, write, and leave without cleanup
             code = 0
             try:
-                import gc
-                gc.disable()   # short-lived: no collection over what it inherited
+                _became_helper()
+                pause_in_helper()   # short-lived: no collection over what it inherited
                 os.close(r)
                 fd = box.fileno()
                 for i in range(0, len(items), size):
@@ -258,7 +331,6 @@ class PieceHelper:
         helper says it is done (its end mark, a zero length: read at once,
         not when the system has taken the helper down) or ends without
         saying so."""
-        import pickle
         out: list = []
         if self._r is None:
             return out
@@ -286,7 +358,7 @@ class PieceHelper:
                 blob = os.pread(fd, size, self._offset)
                 self._offset += size
                 try:
-                    piece = pickle.loads(blob) if len(blob) == size else None
+                    piece = loads(blob) if len(blob) == size else None
                 except Exception:
                     piece = None
                 if not isinstance(piece, list):     # refused: the rest is the caller's
@@ -313,21 +385,3 @@ class PieceHelper:
                     pass
             _UNREAPED.append(self.pid)
             self.pid = None
-
-
-def fast_dumps(data) -> bytes:
-    """``data`` pickled without the pickler's memo (``fast``): the memo
-    records every object written, hundreds of thousands for a share of
-    parsed records, and filling it costs more than the pickling.  For plain
-    data with no cycle; anything the fast pickler refuses (a cycle, a depth
-    past the recursion limit) is pickled with the memo."""
-    import io
-    import pickle
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True
-    try:
-        pickler.dump(data)
-    except (ValueError, RecursionError):
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-    return buf.getvalue()
