@@ -144,15 +144,15 @@ def git_env(tmp_path: Path) -> dict:
 
 # ----------------------------------------------------------------- markers ---
 # ``browser``: drives Debian's chromium (tests/browser.py); ``fuzz``: runs for
-# a set time on generated input; ``slow``: a second or more of CPU (scale and
-# linear-time tests, whole-site builds, the pre-commit install).  The quick
+# a set time on generated input; ``slow``: half a second or more of CPU (scale
+# and linear-time tests, whole-site builds, the pre-commit install).  The quick
 # step of .ci/run (the lowest versions pyproject.toml allows) deselects all
 # three: -m "not browser and not fuzz and not slow".
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives Debian's chromium through Playwright")
     config.addinivalue_line("markers", "fuzz: runs for a set time on generated input")
-    config.addinivalue_line("markers", "slow: takes a second or more of CPU (left out of the quick CI step)")
+    config.addinivalue_line("markers", "slow: takes half a second or more of CPU (left out of the quick CI step)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -158,6 +158,7 @@ def test_the_cache_never_writes_a_gitignore_among_notes(tmp_path):
     ignore_in_git(tmp_path / "nosuch")          # never raises
 
 
+@pytest.mark.slow
 def test_a_schema_or_configuration_that_is_no_file_is_a_message_not_a_hang(tmp_path):
     """A schema file that is a named pipe hung every command (reading
     waited for a writer), and one linked to /dev/zero read until the memory

@@ -21,6 +21,7 @@ def _vault(tmp_path: Path) -> Path:
 
 # -- 1. the lint cache and the files links point to that are no records ------
 
+@pytest.mark.slow
 def test_lint_cache_sees_a_linked_file_that_is_no_record_deleted_or_created(tmp_path):
     notes = _vault(tmp_path)
     write(notes, "_attic/old.md", "old\n")
@@ -100,6 +101,7 @@ def test_configured_codes_take_prefixes_and_any_case_as_the_command_line_does(tm
     assert sev == {"RK305": "error", "RK307": "info"}, sev
 
 
+@pytest.mark.slow
 def test_extend_select_adds_to_the_selected_rules_as_in_ruff(tmp_path, make_record):
     make_record({"NOTE-001.md": _NOTE})
     # alone: every rule, and these (it selected only what it listed)
@@ -142,6 +144,7 @@ def test_statuses_written_as_one_string_are_a_configuration_error(tmp_path, make
 
 # -- 4. [tool.recordkit] that is no table ------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("toml,message", [
     ("[tool]\nrecordkit = 5\n", ":2:1: tool.recordkit must be a table ([tool.recordkit], with keys such as "
                                 'root = "records"), not 5'),
@@ -223,6 +226,7 @@ def test_dot_export_keeps_backslashes_in_ids_and_titles(tmp_path):
 
 # -- 7. a table that is no table ---------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("toml,message", [
     ("lint = false\n", ":1:1: lint must be a table ([lint] in recordkit.toml, [tool.recordkit.lint] in pyproject.toml)"),
     ("lint = []\n", ":1:1: lint must be a table"),

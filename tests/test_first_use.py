@@ -42,6 +42,7 @@ def test_an_unknown_configuration_key_says_where_and_the_key_meant(tmp_path):
     assert "pyproject.toml:8:1: unknown lint key(s): selec (did you mean select?)" in proc.stderr
 
 
+@pytest.mark.slow
 def test_wrong_values_of_the_configuration_say_their_line(tmp_path):
     for toml, message in [('templates = 5\n', ':2:1: templates must be the path of a folder, such as "templates", '
                                                'not 5'),
@@ -93,6 +94,7 @@ def test_lint_of_a_path_outside_the_record_says_so(tmp_path):
 
 # -- check -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_check_prints_a_bad_return_value_once(tmp_path):
     _record(tmp_path)
     write(tmp_path, "checks/mine.py", "from recordkit import check\n\n\n@check('bad-return')\ndef br():\n"
@@ -152,6 +154,7 @@ def test_init_says_a_missing_folder_and_a_schema_file_it_cannot_write(tmp_path):
 
 # -- build -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_build_does_not_call_a_duplicate_key_an_unreadable_file(tmp_path):
     """A duplicate key (a load diagnostic) was counted as "1 file(s) could
     not be read and are not in the site", while its page was built."""

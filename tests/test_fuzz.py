@@ -566,6 +566,7 @@ FOUND = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel,data", FOUND, ids=[f"found-{i}" for i in range(len(FOUND))])
 def test_what_fuzzing_found(fuzz_base, rel, data):
     try:

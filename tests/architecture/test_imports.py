@@ -167,6 +167,7 @@ def test_every_module_has_a_stage():
     assert not missing, f"modules in no stage of docs/architecture.md: {missing}"
 
 
+@pytest.mark.slow
 def test_no_import_of_a_later_stage():
     order = stage_order()
     graph, _, _ = import_graph()
@@ -217,6 +218,7 @@ def _package_of(module: str, mods) -> str | None:
     return module if mods[module].name == "__init__.py" else None
 
 
+@pytest.mark.slow
 def test_no_import_circle():
     """No circle, counting imports deferred into functions and imports for
     type names only; apart from the lazy ``Corpus.graph`` (ALLOWED_UPWARD).
@@ -238,12 +240,14 @@ def test_the_checker_finds_circles_and_upward_imports():
         < stage_of("recordkit.lint.engine", order) < stage_of("recordkit.cli.lint", order)
 
 
+@pytest.mark.slow
 def test_no_guarded_or_dynamic_import_of_our_own_modules():
     _, guarded, dynamic = import_graph()
     assert not guarded, f"our own modules imported inside try/except ImportError: {guarded}"
     assert [m for m, _ in dynamic if m != PLUGIN_LOADER] == [], dynamic
 
 
+@pytest.mark.slow
 def test_networkx_only_in_the_graph_stage_and_the_exports():
     """The graph stage is the only place the graph is built and asked;
     only the exports to graph formats (the emit stage) use networkx's

@@ -141,6 +141,7 @@ def test_add_a_rule_is_one_file(package_copy):
     assert run_cli("rule", "RK901", cwd=project).returncode == 2
 
 
+@pytest.mark.slow
 def test_add_an_output_format_is_one_file(package_copy):
     site, project = package_copy
     (site / "recordkit" / "lint" / "formats" / "csv.py").write_text(NEW_FORMAT)

@@ -44,6 +44,7 @@ def record_copy(tmp_path):
 
 # -- rename -------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_rename_theory_175_to_176(record_copy):
     root = record_copy / "records"
     before = snapshot(root)
@@ -241,6 +242,7 @@ main(["rename", "THEORY-175", "THEORY-176"])
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at", [1, 6])
 def test_a_killed_rename_is_rolled_back_by_the_next_run(record_copy, at):
     root = record_copy / "records"
@@ -269,6 +271,7 @@ def test_a_killed_rename_is_rolled_back_by_the_next_run(record_copy, at):
 
 # -- new ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_new_theory_takes_the_next_id_and_lints_clean(record_copy):
     root = record_copy / "records"
     proc = run_cli("new", "THEORY", "--title", "Conformal maps: a test", "--field", "source=LIT-849",
@@ -354,6 +357,7 @@ def test_new_keeps_every_character_of_a_title(record_copy):
     assert json.loads(shown.stdout)["title"] == title
 
 
+@pytest.mark.slow
 def test_new_takes_a_yaml_list_and_repeated_list_fields(record_copy):
     proc = run_cli("new", "LIT", "--title", "A work", "--field", 'authors=["Park, K.", "Choe, Y."]',
                    "--field", "authors=Veitch, V.", "--field", "year=2023", cwd=record_copy)
@@ -497,6 +501,7 @@ def test_merge_in_the_example_record(record_copy):
 
 # -- rename and merge name a record as `show` does -----------------------------
 
+@pytest.mark.slow
 def test_merge_and_rename_take_a_path_a_title_or_an_alias(make_record, tmp_path):
     files = dict(MERGE)
     files["lit/LIT-004.md"] = files["lit/LIT-004.md"].replace("arxiv:", "aliases: [Doe 2021]\narxiv:")
@@ -518,6 +523,7 @@ def test_merge_and_rename_take_a_path_a_title_or_an_alias(make_record, tmp_path)
     assert "extends: [THEORY-012]" in (root / "theory" / "THEORY-003.md").read_text()
 
 
+@pytest.mark.slow
 def test_an_ambiguous_name_exits_2_listing_the_candidates(make_record, tmp_path):
     files = dict(MERGE)
     files["lit/LIT-004.md"] = files["lit/LIT-004.md"].replace("title: Other", "title: Same name")
@@ -536,6 +542,7 @@ def test_an_ambiguous_name_exits_2_listing_the_candidates(make_record, tmp_path)
     assert snapshot(root) == before
 
 
+@pytest.mark.slow
 def test_new_after_an_id_too_long_for_a_number_says_so(record_copy):
     """An id whose number Python cannot read (5,000 digits, found by the
     fuzz test) was a traceback; it is now no id at all (over the 256
@@ -563,6 +570,7 @@ def test_new_after_an_id_too_long_for_a_number_says_so(record_copy):
     assert len(made) == 1 and len(made[0].stem) < 20, made
 
 
+@pytest.mark.slow
 def test_rename_past_a_named_pipe_and_a_file_too_large_to_read(record_copy):
     """A named pipe in the record holds no text: a rename goes past it (it
     was a traceback, NotRead) and never renames onto its name; a file

@@ -209,6 +209,7 @@ def test_a_merge_in_a_vault_keeps_every_link(tmp_path, vault, old, into):
     assert old not in after
 
 
+@pytest.mark.slow
 def test_new_in_a_vault_names_the_note_after_its_title(tmp_path):
     base = vault_copy(tmp_path, "obsidian")
     proc = run_cli("new", "NOTE", "--title", "Sleep pressure", cwd=base)
@@ -262,6 +263,7 @@ def test_folder_is_only_for_a_vault(tmp_path):
     assert proc.returncode == 2 and "--folder is for a vault" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_merge_in_a_vault_takes_notes_without_front_matter(tmp_path):
     # a vault's notes often have none; a merge refused them ("add one first")
     base = tmp_path / "v"
@@ -466,6 +468,7 @@ def test_a_merge_that_would_send_a_section_link_to_the_other_notes_section_is_re
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow
 def test_a_merge_keeps_the_notes_title_and_line_endings(tmp_path):
     """Foam takes a note's title from its first # heading: a note without
     one took the merged note's as its title.  Refused now, saying why.
@@ -552,6 +555,7 @@ def test_a_rename_is_refused_a_unique_value_of_the_id_in_any_schema(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow
 def test_a_foam_merge_keeps_one_block_of_definitions_and_no_self_link(tmp_path):
     """Merging priming-effect into biochar, which link to each other: the
     links between them became biochar's links to itself, biochar's Foam
@@ -592,6 +596,7 @@ carbon can lose carbon. Relevant to biochar and to [[cover-crops]].
     assert "notes/biochar" not in show.stdout.split("Mentions", 1)[-1], show.stdout
 
 
+@pytest.mark.slow
 def test_a_foam_merge_tidies_marked_definitions_and_keeps_section_links(tmp_path):
     """Foam's ``[//begin]``…``[//end]`` block: the merged note's definitions
     go inside INTO's, OLD's markers left out.  A link to a section of the
@@ -665,6 +670,7 @@ Details.
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
+@pytest.mark.slow
 def test_a_foam_note_moved_to_another_folder_keeps_its_definitions(tmp_path):
     """Foam's definitions (without .md) of a note that moves to another
     folder, by a rename or as the merged text of a merge, were left naming

@@ -67,6 +67,7 @@ def _links(base: Path):
                     for rid, r in corpus.records.items()}
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(vaults())
 def test_a_vault_rename_keeps_every_link_or_writes_nothing(tmp_path_factory, drawn):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ def _plain_line_col(text, offset):
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(TEXT, st.integers(1, 45), st.integers(1, 10), st.integers(0, 50), st.booleans())
 def test_both_ways_give_the_plain_answers(text, line, col, offset, indexed):

@@ -412,6 +412,7 @@ def test_promote_and_the_cache_clean_their_temp_files(tmp_path):
 # the lint cache sees every change
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cache_sees_an_edit_that_keeps_size_and_mtime(tmp_path):
     root = tmp_path / "records"
     path = _write_bytes(root, "LIT-001.md", LIT.encode())
@@ -484,6 +485,7 @@ def test_an_output_never_replaces_a_note(tmp_path):
         assert run_cli(*args, cwd=tmp_path).returncode == 0, args
 
 
+@pytest.mark.slow
 def test_an_output_into_a_device_a_pipe_or_a_link_is_written_into_never_replaced(tmp_path):
     """``export --sqlite``, ``graph --html`` and ``graph -o`` write into a
     named pipe or a character device (``/dev/null``, ``/dev/stdout``) instead

@@ -114,6 +114,7 @@ def odd_name_root(make_record):
     return root
 
 
+@pytest.mark.slow
 def test_non_utf8_file_name(odd_name_root, tmp_path):
     root = odd_name_root
     for _ in range(2):        # the second run reads the lint cache
@@ -212,6 +213,7 @@ def test_good_schema_colours_reach_the_page(tmp_path, colour):
     assert json.dumps(colour)[1:-1] in (root / "g.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_id_pattern_without_kind_group(tmp_path):
     # the groups are optional (issue 13): the kind then comes from another
     # kind_from source, or the record has none; never a traceback
@@ -292,6 +294,7 @@ TAGGED = {"!!bool abc": (5, 4), "!!timestamp abc": (5, 4), "!!int ''": (5, 4), "
           "!!map {a: !!bool abc}": (5, 14), "[1, !!timestamp 2026-02-30x]": (5, 8)}
 
 
+@pytest.mark.slow
 def test_a_scalar_its_tag_cannot_read_is_rk102_at_the_value(make_record):
     """``x: !!bool abc`` (and the like) was PyYAML's own KeyError, a
     traceback from every command; ``!!seq x`` kept a generator the cache

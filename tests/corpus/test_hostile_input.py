@@ -29,6 +29,7 @@ def rec(tmp_path):
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_fifo_named_md_is_a_diagnostic_not_a_hang(rec):
     os.mkfifo(rec / "note" / "NOTE-002.md")
@@ -58,6 +59,7 @@ def test_a_link_to_a_regular_file_is_read(rec, tmp_path):
     assert "A note" in out.stdout
 
 
+@pytest.mark.slow
 def test_a_file_over_max_file_size_is_a_diagnostic(rec, tmp_path):
     big = NOTE.replace("NOTE-001", "NOTE-002") + "word " * (1 << 20)     # 5 MB
     (rec / "note" / "NOTE-002.md").write_text(big)
@@ -114,6 +116,7 @@ def _bomb(levels=8):
     return "\n".join(lines + ["---", "Body.", ""])
 
 
+@pytest.mark.slow
 def test_yaml_alias_bomb_is_a_diagnostic_quickly(rec):
     """0.4 KB of front matter whose aliases expand to 9^9 values took
     minutes and gigabytes (positions were walked once per expanded alias)."""
@@ -224,6 +227,7 @@ def test_lint_path_of_a_link_outside_the_root_reports_its_diagnostics(rec, tmp_p
     assert "All checks passed" not in out.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="no FIFOs or /dev/zero")
 def test_check_discovery_reads_only_regular_files_under_the_cap(tmp_path):
     """A FIFO named checks/*.py blocked check discovery forever (in `check`
@@ -249,6 +253,7 @@ def test_check_discovery_reads_only_regular_files_under_the_cap(tmp_path):
     assert "Traceback" not in out.stderr and out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow
 def test_a_check_module_whose_name_is_not_utf8_runs_and_caches(tmp_path):
     from conftest import write_mini_record
     write_mini_record(tmp_path)
@@ -329,6 +334,7 @@ def test_lint_diff_on_a_terminal_shows_escapes_not_raw_controls(rec):
     assert "\x1b[31mred" in piped.stdout             # (click.echo stripped CSI sequences into a pipe)
 
 
+@pytest.mark.slow
 def test_promote_and_show_json_of_a_non_utf8_file_name_are_utf8(rec):
     """Found by tests/test_fuzz.py: `promote --format json` wrote a proposed
     theory's path that is not UTF-8 as is (UnicodeEncodeError in-process,
@@ -366,6 +372,7 @@ def test_deeply_nested_front_matter_is_a_diagnostic(rec):
     assert "RK102" not in out.stdout, out.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nest", [
     lambda n: "x: " + "[" * n + "]" * n,          # flow lists
     lambda n: "x: " + "{a: " * n + "1" + "}" * n,  # flow mappings
@@ -391,6 +398,7 @@ def test_front_matter_too_deep_for_the_c_composer_is_a_diagnostic(rec, nest):
         assert out.returncode in (0, 1) and "Traceback" not in out.stderr, (args, out.returncode, out.stderr)
 
 
+@pytest.mark.slow
 def test_a_schema_too_deep_or_with_an_alias_bomb_is_a_configuration_error(rec, tmp_path):
     """The same for a schema file (read with the C loader too), for a
     recordkit.toml and for a list given to ``new --field``: exit 2 with a
@@ -416,6 +424,7 @@ def test_a_schema_too_deep_or_with_an_alias_bomb_is_a_configuration_error(rec, t
     assert not (rec / "lit").exists()
 
 
+@pytest.mark.slow
 def test_an_integer_too_long_for_decimal_text_is_shown(rec, tmp_path):
     """YAML reads `0xfff…` of any length, but Python refuses to write an
     integer of more than 4,300 decimal digits: `show` died with ValueError

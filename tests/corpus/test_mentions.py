@@ -97,6 +97,7 @@ def test_positions_are_those_of_the_token():
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(block(), min_size=1, max_size=8))
 def test_mention_targets_are_the_scanners_targets(blocks):
@@ -329,6 +330,7 @@ def vault_inline(draw):
     return " ".join(parts), want
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(vault_inline(), min_size=1, max_size=6))
 def test_vault_link_syntaxes_give_their_targets(paras):
@@ -374,6 +376,7 @@ def test_label_first_order(links):
     assert [(m.target, m.label) for m in got] == [(t, lbl[:-1] or None) for lbl, t, _ in links]
 
 
+@pytest.mark.slow
 def test_vault_link_syntaxes_stay_linear():
     """Inputs made to be quadratic in a link scanner: unclosed ``](``,
     ``[[`` and ``|`` runs, destinations without an end.  (A subprocess with

@@ -225,6 +225,7 @@ def test_the_script_knows_no_kind_colour():
         assert not re.search(r"\b%s\b" % kind, script), kind
 
 
+@pytest.mark.slow
 def test_dot_export_takes_kind_colours_from_the_schema(tmp_path):
     proj = project(tmp_path, 'schema = "schema.yaml"\n', {"schema.yaml": USER_SCHEMA})
     proc = run_cli("graph", "--format", "dot", cwd=proj)

@@ -97,6 +97,7 @@ def codes_at(diags):
 # RK401-RK406 at their exact positions, through `recordkit lint`
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_rk401_unmet_and_unknown_items_of_an_active_theory(make_record):
     root = make_record({
         "lit/LIT-001.md": LIT,
@@ -578,6 +579,7 @@ def test_a_chain_of_thousands_is_linear_in_every_output(tmp_path):
         "THEORY-00005 → THEORY-00004 → THEORY-00003 → THEORY-00002 → THEORY-00001")
 
 
+@pytest.mark.slow
 def test_standing_in_show(make_record):
     root = make_record(STANDING_FILES)
     proc = run_cli("--root", str(root), "show", "CLAIM-302", "--format", "json", cwd=root.parent)
@@ -601,6 +603,7 @@ def test_standing_in_show(make_record):
 # recordkit promote
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_promote_lists_ready_first_with_every_requirement(make_record):
     root = make_record(STANDING_FILES)
     proc = run_cli("--root", str(root), "check", "tiny-pass", cwd=root.parent)
@@ -714,6 +717,7 @@ def test_promote_apply_fills_an_empty_promoted_by_and_keeps_crlf(make_record):
     assert path.read_bytes() == expected.encode("utf-8")
 
 
+@pytest.mark.slow
 def test_promote_apply_needs_by_without_a_record_requirement(make_record):
     root = make_record({
         "lit/LIT-001.md": LIT, "note/NOTE-001.md": note("NOTE-001"),

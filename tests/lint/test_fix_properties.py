@@ -122,6 +122,7 @@ def _front_matter(text):
         return None
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.one_of(
     st.binary(max_size=300),

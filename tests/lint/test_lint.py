@@ -124,6 +124,7 @@ def test_statistics_exit_codes_and_selection(tmp_path):
     assert {x["code"] for x in d} == {"RK301", "RK302", "RK303", "RK304", "RK306"}
 
 
+@pytest.mark.slow
 def test_paths_report_only_those_files(tmp_path):
     root = tmp_path / "defects"
     shutil.copytree(FIXTURE, root)
@@ -167,6 +168,7 @@ def test_pyproject_configuration_is_found_upwards(tmp_path):
     assert [(x["code"], x["filename"]) for x in d if x["code"] == "RK204"] == [("RK204", "../notes/QUESTION-001.md")]
 
 
+@pytest.mark.slow
 def test_fix_and_diff(tmp_path):
     """--fix applies the safe fixes only; the unsafe ones (a misspelt status
     made the nearest one, a tag rewritten beyond its case) wait for
@@ -246,6 +248,7 @@ def test_no_cache_outlives_a_change_to_recordkits_code(tmp_path):
     assert "(cached)" in run_cli("lint", cwd=tmp_path, env=env).stdout
 
 
+@pytest.mark.slow
 def test_rule_command_and_docs_are_current():
     out = run_cli("rule", "RK301", check=True).stdout
     for section in ("What it does", "Why is this bad", "Example", "Use instead"):
@@ -315,6 +318,7 @@ def test_pre_commit_hook_fails_on_dangling_relation_then_passes(tmp_path):
     assert second.returncode == 0, second.stdout + second.stderr
 
 
+@pytest.mark.slow
 def test_local_rules_run_where_files_are_parsed_with_the_same_findings(tmp_path):
     """`recordkit lint` runs the local rules inside the loader (on both cores
     for a large record); what they find is exactly what running every rule
@@ -350,6 +354,7 @@ def test_a_local_rule_cannot_reach_the_corpus():
         ctx.records
 
 
+@pytest.mark.slow
 def test_rules_on_two_processes_find_what_one_finds(tmp_path):
     """On a large record a forked helper runs the record rules on part of the
     records; the findings are the same as in one process."""
@@ -556,6 +561,7 @@ def test_paths_lifecycle_requirement_depends_on_the_records_pointing_here(mini_r
     assert ("RK401", "records/theory/THEORY-001.md") in _codes(found)
 
 
+@pytest.mark.slow
 @needs_git
 def test_paths_involvement_survives_the_lint_cache(mini_repo):
     repo, git, lint = mini_repo

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from conftest import run_cli, write
 
 #: values YAML reads as something other than the text (dates, mappings,
@@ -37,6 +39,7 @@ REPR = re.compile(r"datetime\.|\{'|\['|\bNone\b|\bTrue\b|\bFalse\b|\bb'|set\(|De
                   r"|<[a-z_.]+ object|\\\\x")
 
 
+@pytest.mark.slow
 def test_no_python_repr_in_any_message(tmp_path):
     write(tmp_path, "recordkit.toml", 'root = "records"\n')
     write(tmp_path, "records/LIT-001.md", "---\nid: LIT-001\n" + KINDS["LIT"] + "---\n")

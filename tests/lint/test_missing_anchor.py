@@ -116,6 +116,7 @@ def test_the_example_record_has_no_such_link():
     assert json.loads(proc.stdout) == []
 
 
+@pytest.mark.slow
 def test_a_fragment_the_target_gains_or_loses_through_the_cache(tmp_path):
     """The diagnostic depends on the target's text: the cached lint answers
     again only while nothing changed, and an edit of the target alone (the
@@ -138,6 +139,7 @@ def test_a_fragment_the_target_gains_or_loses_through_the_cache(tmp_path):
     assert _found(still) == _found(diags)
 
 
+@pytest.mark.slow
 def test_lint_of_the_target_reports_the_link_in_the_linking_file(tmp_path):
     """``recordkit lint target.md`` reports the RK309 located in the file
     that links to it (the diagnostic is about the target's id), as RK305
@@ -157,6 +159,7 @@ def test_lint_of_the_target_reports_the_link_in_the_linking_file(tmp_path):
     assert _found(host) == _found(every) and len(_found(every)) == 6
 
 
+@pytest.mark.slow
 def test_vault_links_markdown_links_and_label_first(tmp_path):
     """In a vault: an embed is placed at its ``!``, a Markdown link to a
     ``.md`` file with a ``#fragment`` is checked (the heading's slug, as

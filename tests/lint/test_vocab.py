@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import run_cli, write
 
 KIND_BY_TYPE = """\
@@ -105,6 +107,7 @@ tags:
 """
 
 
+@pytest.mark.slow
 def test_nested_and_dotted_tags_are_kept_and_only_case_is_fixed_safely(tmp_path):
     write(tmp_path, "recordkit.toml", 'root = "records"\nschema = "schema.yaml"\n')
     write(tmp_path, "schema.yaml", NESTED)

@@ -135,6 +135,7 @@ def test_normalize_refuses_what_is_not_a_real_number():
 
 # -- 2. relative imports in helper packages are in the hash ------------------------------
 
+@pytest.mark.slow
 def test_a_helper_package_reached_by_a_relative_import_makes_results_stale(tmp_path):
     root = project(tmp_path, {
         "checks/_helpers/__init__.py": "from .core import value\n",
@@ -240,6 +241,7 @@ error = 1.0
 """
 
 
+@pytest.mark.slow
 def test_a_cached_result_shows_the_current_file_and_line(tmp_path):
     root = project(tmp_path, {"records/claim/CLAIM-002.md": MOVE_CLAIM})
     first = as_json(cli(root, "check", "--format", "json"))["blk-fail"]
@@ -337,6 +339,7 @@ def _module_of(folder: Path, n: int) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_discovery_is_linear_in_the_checks_of_one_module(tmp_path):
     def timed(n):
         folder = _module_of(tmp_path / f"n{n}", n)

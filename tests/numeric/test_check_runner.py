@@ -198,6 +198,7 @@ def _alive(pid: int) -> bool:
         return True
 
 
+@pytest.mark.slow
 def test_failing_check_prints_measured_and_tolerance(tmp_path):
     root = project(tmp_path)
     proc = cli(root, "check", "fails", "passes")
@@ -228,6 +229,7 @@ def test_json_shape(tmp_path):
     assert data[0]["line"] == 9
 
 
+@pytest.mark.slow
 def test_report_printed_when_named_or_verbose(tmp_path):
     root = project(tmp_path)
     named = cli(root, "check", "reported")
@@ -338,6 +340,7 @@ def test_results_api_stale_and_unknown(tmp_path):
     assert res["alpha"].stale and check_holds(res, "alpha") is None   # stale is unknown, never true
 
 
+@pytest.mark.slow
 def test_concurrent_runs_keep_both_results(tmp_path):
     import subprocess
     import sys
@@ -635,6 +638,7 @@ def _(rng):
 '''
 
 
+@pytest.mark.slow
 def test_processes_in_a_new_session_do_not_outlive_the_check(tmp_path):
     pidfile = tmp_path / "pids.txt"
     root = project(tmp_path, SIMPLE_NOTE, ESCAPES.format(pids=str(pidfile)))
@@ -702,6 +706,7 @@ environ.report = lambda: repr({"env": dict(os.environ), "cwd": os.getcwd()})
 '''
 
 
+@pytest.mark.slow
 def test_a_check_sees_a_minimal_environment_and_a_private_cwd(tmp_path):
     root = project(tmp_path, SIMPLE_NOTE, ENVIRON)
     secret = {"RK_TEST_SECRET_TOKEN": "hunter2-do-not-leak"}
@@ -769,6 +774,7 @@ def _(rng):
 '''
 
 
+@pytest.mark.slow
 def test_a_check_cannot_forge_results(tmp_path):
     root = project(tmp_path, SIMPLE_NOTE, FORGER.format())
     proc = _cli_bounded(root, "check", "forger", "victim", "--jobs", "2", "--format", "json", limit=60)
@@ -858,6 +864,7 @@ def test_too_many_processes_kill_the_tree(tmp_path):
     assert time.monotonic() - t0 < 15
 
 
+@pytest.mark.slow
 def test_numeric_messages_carry_no_python_reprs(tmp_path):
     """The numeric machinery words its messages as the rest do: what the
     user wrote in backticks, never a Python repr such as 'x' or

@@ -98,6 +98,7 @@ def test_check_passes(mods, check_id, seed):
     assert passes(result, f.check_spec.tolerance), (check_id, result)
 
 
+@pytest.mark.slow
 def test_checks_are_deterministic_given_the_seed(mods):
     for check_id, f in all_checks(mods).items():
         if check_id == "kl-vanishes-table1":          # the slowest; same rng use as the others

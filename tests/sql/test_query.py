@@ -167,6 +167,7 @@ def test_writes_are_refused_by_sqlite(record_copy, sql):
     assert hashlib.sha256(dbs[0].read_bytes()).hexdigest() == before
 
 
+@pytest.mark.slow
 def test_sql_errors_are_clear(record_copy):
     """An SQL error is one line of recordkit's words with SQLite's message
     (worded by the SQLite Python was built with) after them."""
@@ -178,6 +179,7 @@ def test_sql_errors_are_clear(record_copy):
     assert proc.returncode == 2 and "'unred' is not a named query; did you mean unread?" in proc.stderr
 
 
+@pytest.mark.slow
 def test_formats_and_named_queries(record_copy):
     proc = run_cli("query", "unread", cwd=record_copy, check=True)
     lines = proc.stdout.splitlines()
@@ -194,6 +196,7 @@ def test_formats_and_named_queries(record_copy):
     assert proc.stdout.splitlines()[2] == "1.5     a"
 
 
+@pytest.mark.slow
 def test_the_database_is_cached_until_the_record_changes(record_copy):
     sql = "SELECT title FROM records WHERE id = 'QUESTION-212'"
     first = run_cli("query", sql, "--format", "json", cwd=record_copy, check=True)
@@ -228,6 +231,7 @@ def readme_questions():
     return pairs
 
 
+@pytest.mark.slow
 def test_readme_questions_give_the_output_shown():
     pairs = readme_questions()
     assert len(pairs) >= 5
@@ -250,6 +254,7 @@ QUERY_RECORD = {
 }
 
 
+@pytest.mark.slow
 def test_query_blocks_in_show_and_lint(make_record, tmp_path):
     root = make_record(QUERY_RECORD)
     proc = run_cli("--root", str(root), "show", "QUESTION-001", cwd=tmp_path)
@@ -314,6 +319,7 @@ def test_a_query_that_never_ends_is_stopped(make_record, tmp_path, monkeypatch):
     assert proc.stderr == "recordkit: SQL error: the query ran longer than its time limit (0.5 s) and was stopped\n"
 
 
+@pytest.mark.slow
 def test_a_damaged_cached_database_is_built_again(record_copy):
     """A cached database overwritten or cut short outside recordkit is
     built again by the next query (and lint's query blocks), not reported
@@ -459,6 +465,7 @@ def test_export_whose_helper_dies_is_the_same_database(tmp_path, monkeypatch, di
     assert len(list(again.folder.glob("*.pickle"))) == len({_bucket(k) for k in store.entries})
 
 
+@pytest.mark.slow
 def test_a_deleted_or_new_record_is_seen_by_the_next_query(record_copy):
     sql = "SELECT id FROM records WHERE id IN ('QUESTION-212', 'QUESTION-999') ORDER BY id"
     assert run_cli("query", sql, "--format", "csv", cwd=record_copy, check=True).stdout == "id\nQUESTION-212\n"
@@ -817,6 +824,7 @@ def test_millions_of_rows_are_written_as_they_come(record_copy):
 FOREVER = "with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["--timeout", "0"], [], ["--format", "csv", "--timeout", "0"], ["--format", "json"]])
 def test_ctrl_c_stops_a_query_and_says_so(args, tmp_path):
     """Ctrl-C (a real SIGINT) while SQLite runs: the query stops at once,

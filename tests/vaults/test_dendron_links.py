@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import run_cli, write
 
 EVAL = """\
@@ -107,6 +109,7 @@ def test_cross_vault_name_defaults_to_the_folder(tmp_path):
         assert edges(ws) == [("root", "eval", 1)]
 
 
+@pytest.mark.slow
 def test_range_and_wildcard_embeds(tmp_path):
     """``![[eval#part-one:#part-three]]`` (from one heading to another) was
     checked by its last heading only (a range from a heading that is not
@@ -212,6 +215,7 @@ def test_tags_and_users_link_their_notes(tmp_path):
                                      "user.ana,tag", "user.nobody,tag"], q.stdout
 
 
+@pytest.mark.slow
 def test_a_renamed_vault_rebuilds_the_pages_that_link_into_it(tmp_path):
     """dendron.yml names the vault, so it decides whether
     ``[[dendron://main/eval]]`` is a link to a note of this site: renaming
@@ -230,6 +234,7 @@ def test_a_renamed_vault_rebuilds_the_pages_that_link_into_it(tmp_path):
     assert "rk-external" in main(after) and "eval.html" not in main(after), after
 
 
+@pytest.mark.slow
 def test_a_nested_cross_vault_link_is_missing_not_a_crash(tmp_path):
     """``[[dendron://vault/dendron://vault/…]]``: the note part was resolved
     as a link again, once per prefix; 600 of them stopped lint and build
@@ -242,6 +247,7 @@ def test_a_nested_cross_vault_link_is_missing_not_a_crash(tmp_path):
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_a_tag_note_named_by_hash_tags_can_be_renamed_and_merged(tmp_path):
     """With ``#foo`` read as a link to tags.foo, rename and merge refused
     the note ("a link to tags.foo would name no note"): the ``#foo`` is

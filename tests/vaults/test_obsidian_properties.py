@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import run_cli
 
 
@@ -24,6 +26,7 @@ def codes(base) -> list[tuple]:
                   if d["code"] != "RK307")
 
 
+@pytest.mark.slow
 def test_a_date_and_time_property_is_a_date(tmp_path):
     """``created: 2026-02-03T14:05`` (Obsidian's Date & time) was RK205
     "not a date"; a date and time that is no real one still is."""
@@ -43,6 +46,7 @@ def test_blank_list_properties_are_empty(tmp_path):
     assert codes(base) == [("T.md", "RK202", 2)]
 
 
+@pytest.mark.slow
 def test_rename_refuses_a_name_obsidian_or_a_link_cannot_take(tmp_path):
     """``rename A "Why? a: b*c"`` made a file Obsidian refuses (and
     Windows cannot hold), ``"N#x^y"`` one no link can name; new already
@@ -98,6 +102,7 @@ def test_rename_and_merge_rewrite_links_in_any_property(tmp_path):
                                                    '  - "[[Other|the target]]"\n')
 
 
+@pytest.mark.slow
 def test_a_single_line_break_is_a_line_break_on_an_obsidian_site(tmp_path):
     """Obsidian's reading view keeps a note's lines (its "Strict line
     breaks" is off by default); the site ran them into one line.  The

@@ -34,6 +34,7 @@ def _pages(folder: Path) -> dict:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_every_native_link_is_a_link_between_pages(tmp_path, name):
     folder = copy_vault(name, tmp_path / name)

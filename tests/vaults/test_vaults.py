@@ -195,6 +195,7 @@ def test_fix_changes_only_what_safe_fixes_promise(name, tmp_path):
         assert data == promised.get(key, before[key]), f"{key} changed beyond the safe fixes"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", params("infer"))
 def test_init_infer_proposes_a_schema_the_vault_lints_under(name, tmp_path):
     """``init --infer`` on a copy: the schema it writes loads, and under it
@@ -339,6 +340,7 @@ def test_init_infer_over_a_preset(tmp_path):
     assert not extra, extra
 
 
+@pytest.mark.slow
 def test_tags_as_obsidian_and_foam_read_them(tmp_path):
     """A body's ``#tags`` are its note's (they were never read: the tag
     pages, the graph and the tags table lacked them), outside code,
@@ -410,6 +412,7 @@ def test_a_superseded_by_link_to_no_decision_is_rk301(tmp_path):
     assert got == [("0001-a.md", 2, "`superseded_by` target 0009-nope.md (in `status`) does not exist")], got
 
 
+@pytest.mark.slow
 def test_a_subheading_link_names_its_last_heading(tmp_path):
     """Obsidian's [[Note#Part#Section]] names the Section under Part: it
     was RK309 ("no heading Part#Section") and the page's link went to the
@@ -445,6 +448,7 @@ def test_relative_wikilinks(tmp_path):
     assert 'data-id="Areas/Goal">../../Areas/Goal</a>' in page and 'data-id="P/A/Sib">./Sib</a>' in page
 
 
+@pytest.mark.slow
 def test_obsidian_percent_comments_are_not_published_nor_read(tmp_path):
     """%% a comment %% is hidden in Obsidian's reading view: the site
     showed it as text, and a link in it was read (RK305 here)."""
@@ -609,6 +613,7 @@ def test_a_madr_decision_superseded_by_another_has_the_status_superseded(tmp_pat
     assert q.stdout == "status\nsuperseded\n"
 
 
+@pytest.mark.slow
 def test_dendron_epoch_dates_are_shown_as_dates(tmp_path):
     """Dendron writes created/updated as epoch milliseconds: query and the
     page's header gave dates, but show and the site's Properties printed

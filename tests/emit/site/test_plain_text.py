@@ -85,6 +85,7 @@ SENTENCE_TEXT = st.lists(st.sampled_from(list(".!?\"”’) \n\tAa1[(*_“‘-")
                          max_size=40).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(SENTENCE_TEXT)
 def test_sentence_ends_are_the_look_behind_form(text):

@@ -1,6 +1,7 @@
 """The search index's postings: runs encoded apart and merged decode to
 what one encoding of every document decodes to (the build encodes runs in helpers
 and keeps them per shard; the merge joins them)."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ def _runs(numbered: list, cuts: list) -> list:
     return parts
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_doc, min_size=1, max_size=80), st.lists(st.integers(min_value=1, max_value=30), max_size=6))
 def test_merged_runs_equal_one_encoding(docs, cuts):

@@ -75,6 +75,7 @@ def test_site_js_knows_the_cjk_ranges_of_search_py():
     assert "factor * idf * p[j + 1]" in js
 
 
+@pytest.mark.slow
 def test_the_built_index_holds_saturated_weights_and_cjk_pairs(tmp_path):
     huge = "---\nid: NOTE-990\ntitle: A long working log\nstatus: draft\n---\n\n" + "stitch " * 3000 + "\n"
     ja = "---\nid: NOTE-991\ntitle: Notes\nstatus: draft\n---\n\n東京大学の研究では、表現を比較した。\n"

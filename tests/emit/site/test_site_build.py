@@ -76,6 +76,7 @@ def test_checks_claims_and_check_blocks(built):
     assert "THEORY-008" in (site / "ready.html").read_text()
 
 
+@pytest.mark.slow
 def test_dangling_mention_is_marked_text(tmp_path):
     base = copy_example(tmp_path, with_results=False, extra={"question/QUESTION-299.md": (
         "---\nid: QUESTION-299\ntitle: Does a dangling mention render?\nstatus: open\n---\n\n"
@@ -98,6 +99,7 @@ def test_nothing_of_an_excluded_record_reaches_any_output(built):
         assert b"whitening the anchors" not in data, p
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["status", "glob"])
 def test_exclusion_by_status_and_glob(tmp_path, how):
     base = copy_example(tmp_path, with_results=False)
@@ -336,6 +338,7 @@ def test_a_broken_user_template_is_recordkits_words_not_a_traceback(tmp_path, bo
                      proc.stderr), proc.stderr
 
 
+@pytest.mark.slow
 def test_a_user_template_overrides_the_package_one(tmp_path):
     base = copy_example(tmp_path, with_results=False)
     (base / "mytemplates").mkdir()
@@ -381,6 +384,7 @@ def test_the_general_templates_folder_reaches_the_site_and_its_graph_page(tmp_pa
     assert "<title>OURS THEORY-798</title>" in (base / "out" / "theory" / "THEORY-798.html").read_text()
 
 
+@pytest.mark.slow
 def test_dates_from_one_git_log(tmp_path):
     import subprocess
     base = copy_example(tmp_path, with_results=False)
@@ -526,6 +530,7 @@ def test_query_blocks_on_the_site_privacy_errors_and_incremental(tmp_path):
     assert after["lit/LIT-874.html"] == before["lit/LIT-874.html"]       # unrelated: not written
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_build_that_fails_half_way_leaves_no_scratch_files(tmp_path, jobs):
     """A record page template that fails on one record: the build exits
@@ -548,6 +553,7 @@ def test_a_build_that_fails_half_way_leaves_no_scratch_files(tmp_path, jobs):
     assert not [p for p in (base / "out").rglob("*") if p.name.endswith(".tmp") or p.suffix == ".part"]
 
 
+@pytest.mark.slow
 def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkeypatch):
     """The helper of an incremental build (the search index) fails in its
     process: this process does its part, and the site is what
@@ -626,6 +632,7 @@ def _bytes(site: Path) -> dict:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_control_character_in_a_title_leaves_the_feed_well_formed(tmp_path):
     """A title holding a control character (YAML "\\x01", "\\e") made
     feed.xml no XML at all, so every feed reader dropped the whole feed."""
@@ -642,6 +649,7 @@ def test_a_control_character_in_a_title_leaves_the_feed_well_formed(tmp_path):
     ET.parse(base / "site" / "sitemap.xml")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_template_override_that_is_no_file_is_named_and_passed_over(tmp_path):
     """A named pipe, a link to /dev/zero and a dangling link in the site's

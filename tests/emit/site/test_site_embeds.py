@@ -283,6 +283,7 @@ See [[NOTE-906#^first-finding|the finding]], [[NOTE-906#Findings]], [[NOTE-906^p
 """
 
 
+@pytest.mark.slow
 def test_blocks_are_anchors_links_and_embeds(tmp_path):
     """Obsidian's block ids: a paragraph's (or list item's) trailing
     ``^name``, or a paragraph of the id alone after a table, leaves the text
@@ -380,6 +381,7 @@ def test_a_link_to_a_heading_follows_the_target_gaining_it(tmp_path):
         assert _files(base / "built") == cold
 
 
+@pytest.mark.slow
 def test_links_to_the_page_itself_land_or_are_marked(tmp_path):
     """``[[#Heading]]`` and ``[[#^b1]]`` link to the page's own anchor when
     the body has it, and are plain text marked as dangling when it has not

@@ -9,6 +9,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+import pytest
+
 from conftest import run_cli
 from site_fixtures import copy_example
 
@@ -75,6 +77,7 @@ def test_kind_dots_are_scoped_to_their_own_element():
     assert not re.search(r"\.k-[A-Z]+ \.rk-dot", site_css)
 
 
+@pytest.mark.slow
 def test_serve_answers_a_missing_page_with_the_404_page_for_its_depth(tmp_path):
     from recordkit.emit.site.serve import rebase_page
     base = copy_example(tmp_path, with_results=False)

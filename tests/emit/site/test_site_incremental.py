@@ -181,6 +181,7 @@ def test_serve_and_fresh_builds_equal_a_cold_build_after_any_edits(tmp_path_fact
         assert sorted(got) == sorted(cold)
 
 
+@pytest.mark.slow
 def test_serve_keeps_the_graph_across_a_body_edit_only(tmp_path):
     """A body edit that names the same records keeps the graph (and so the
     records' edge signatures); a new mention does not."""
@@ -230,6 +231,7 @@ def test_the_joined_search_postings_follow_each_edit(tmp_path):
     assert _files(base / "built") == _cold(base, tmp_path / "cold")
 
 
+@pytest.mark.slow
 def test_a_fresh_build_reads_the_graph_back_only_when_it_is_the_same(tmp_path):
     """The graph a build keeps in the cache folder is read back by the next
     fresh load when no file changed what the graph is made of (a body edit
@@ -361,6 +363,7 @@ def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_p
     assert _files(base / "served") == cold
 
 
+@pytest.mark.slow
 def test_a_fresh_build_reads_back_what_the_last_worked_out_of_its_graph(tmp_path):
     """Beside the graph, a build keeps what it worked out of it (edge and
     record signatures, standings, the list pages' signature) in a file of

@@ -101,6 +101,7 @@ def test_edit_shows_and_bad_yaml_keeps_last_good_page(server):
     assert "Second of two quick titles" in _get(page)[1]
 
 
+@pytest.mark.slow
 def test_serve_answers_only_with_the_site_s_own_regular_files(server, tmp_path):
     """A named pipe in the served folder used to hold a server thread for
     good (opened for reading, it waits for a writer), a link to /dev/zero
@@ -135,6 +136,7 @@ def test_serve_answers_only_with_the_site_s_own_regular_files(server, tmp_path):
         assert r.read() == b"" and int(r.headers["Content-Length"]) == len(body)
 
 
+@pytest.mark.slow
 def test_a_request_for_another_host_name_is_refused(server):
     """DNS rebinding: a page on evil.example points its name at 127.0.0.1
     and reads the record through the visitor's browser.  The server, bound
@@ -232,6 +234,7 @@ def test_binds_loopback_only_by_default():
     assert SiteServer.__init__.__defaults__[0] == "127.0.0.1"
 
 
+@pytest.mark.slow
 def test_a_schema_edited_while_serving_is_read_again(tmp_path):
     """The schema file is watched like the configuration: a broken edit is
     served as a configuration error (the message, no traceback in the log),
