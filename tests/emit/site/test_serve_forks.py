@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from contextlib import contextmanager
 
 from site_fixtures import copy_example
 
@@ -14,6 +15,28 @@ from site_fixtures import copy_example
 def _retitle(path, title: str) -> None:
     text = path.read_text(encoding="utf-8")
     path.write_text(re.sub(r"^title: .*$", f"title: {title}", text, count=1, flags=re.M), encoding="utf-8")
+
+
+@contextmanager
+def _another_thread_running(monkeypatch):
+    """A second thread alive for the block; yields the list of the thread
+    counts at each ``os.fork`` called meanwhile (none, if the policy holds)."""
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def fork():
+        forks.append(threading.active_count())
+        return real_fork()
+    monkeypatch.setattr(os, "fork", fork)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        yield forks
+    finally:
+        stop.set()
+        other.join(timeout=10)
+        monkeypatch.setattr(os, "fork", real_fork)
 
 
 def test_a_serve_rebuild_never_forks_while_other_threads_run(tmp_path, monkeypatch):
@@ -26,29 +49,15 @@ def test_a_serve_rebuild_never_forks_while_other_threads_run(tmp_path, monkeypat
     # an incremental rebuild forks a helper for the search index where it
     # may; with RECORDKIT_JOBS it would fork to render pages too
     monkeypatch.setenv("RECORDKIT_JOBS", "2")
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def fork():
-        forks.append(threading.active_count())
-        return real_fork()
-    monkeypatch.setattr(os, "fork", fork)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait, daemon=True)     # as the server's and the watcher's threads
-    other.start()
-    try:
+    with _another_thread_running(monkeypatch) as forks:     # as the server's and the watcher's threads
         for k in range(2):
             _retitle(base / "records" / "question" / "QUESTION-211.md", f"Retitled while serving {k}")
             srv.rebuild(wait=True)
             page = (base / "out" / "question" / "QUESTION-211.html").read_text(encoding="utf-8")
             assert f"Retitled while serving {k}" in page
-    finally:
-        stop.set()
-        other.join(timeout=10)
     assert srv.status.error is None
     assert forks == []
     # what the rebuilds made in one process is what a cold build makes
-    monkeypatch.setattr(os, "fork", real_fork)
     monkeypatch.delenv("RECORDKIT_JOBS")
     build_site(load_config(base), base / "cold", force=True)
     for name in ("assets/search-index.js", "question/QUESTION-211.html", "index.html"):
@@ -60,23 +69,10 @@ def test_the_jobs_policy_refuses_to_fork_a_threaded_process(monkeypatch):
     from recordkit.runtime import pool
     monkeypatch.setenv("RECORDKIT_JOBS", "2")
     assert runtime.workers(10_000, name="parse") == 2
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def fork():
-        forks.append(threading.active_count())
-        return real_fork()
-    monkeypatch.setattr(os, "fork", fork)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait, daemon=True)
-    other.start()
-    try:
+    with _another_thread_running(monkeypatch) as forks:
         assert not runtime.can_fork()
         assert runtime.workers(10_000, name="parse") == 1
         assert runtime.spread(lambda part: [x * 2 for x in part], [[1], [2, 3]], name="test") == [[2], [4, 6]]
         helper = pool.PieceHelper(lambda piece: piece, [1, 2, 3], 1)
         assert helper.pid is None and helper.pieces(block=True) == []
-    finally:
-        stop.set()
-        other.join(timeout=10)
     assert forks == []
