@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .common.writes import OutputRefused  # noqa: F401  (raised there; importable here as before)
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -19,11 +21,6 @@ else:  # pragma: no cover
 
 class ConfigError(Exception):
     """The configuration is unreadable or wrong (exit status 2)."""
-
-
-class OutputRefused(Exception):
-    """An output path that would replace a note (exit status 2; see
-    :func:`recordkit.common.writes.check_output_file`)."""
 
 
 KNOWN_KEYS = {"root", "checks", "schema", "site_title", "site_url", "cache_dir", "templates", "lint",

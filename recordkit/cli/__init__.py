@@ -10,7 +10,8 @@ import sys
 import click
 
 from ..version import __version__
-from ..config import ConfigError, OutputRefused
+from ..common.writes import OutputRefused
+from ..config import ConfigError
 from ..schema import SchemaError
 from .context import Context
 

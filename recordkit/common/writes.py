@@ -17,6 +17,11 @@ from pathlib import Path
 
 
 
+class OutputRefused(Exception):
+    """An output path that would replace a note (exit status 2; see
+    :func:`check_output_file`)."""
+
+
 def replace_file(path: Path, data: bytes | list[bytes]) -> None:
     """Write ``data`` (bytes, or a list of pieces written one after the
     other) through a temporary file beside ``path`` and a rename: a reader
@@ -363,7 +368,6 @@ def check_output_file(path, kind: str | None = None) -> None:
     name, a folder, a block device or a socket.  A character device or a
     named pipe (``/dev/null``, ``/dev/stdout``) is written into
     (:func:`is_stream`), never replaced."""
-    from ..config import OutputRefused
     from .text import path_text
     if not str(path):
         raise OutputRefused("the output file name is empty: give a file name")
