@@ -9,7 +9,7 @@ from ..config import Config, ConfigError, load_config
 from ..runtime import batch, workers
 from ..schema import Schema, load_schema
 from .model import Corpus
-from .parallel import parse_parallel
+from .store.parallel import parse_parallel
 from .parse import parse_text
 from .resolve import resolve_links
 from ..common.walk import walk as _walk_tree
@@ -98,9 +98,8 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     records of 2,000 files or more; ``RECORDKIT_JOBS`` overrides).
     ``files``: :func:`iter_files` of the resolved root, when the caller has it.
     ``analyze``: a function of one record run where each readable file is
-    parsed (on every core); its result, which must pickle, is kept as the
-    record's ``analysis``, and ``corpus.analysis_key`` is its ``key``
-    attribute.  The lint runs its local rules this way.
+    parsed (on every core); its results, which must pickle, are kept in
+    ``corpus.analyses[analyze.key]`` (record path -> result).  The lint runs its local rules this way.
     ``store``: take what was parsed before from the store of parsed records
     (:mod:`recordkit.corpus.store`) and keep what is parsed now: ``True``
     for the configured cache folder's (saved before returning), or a
@@ -125,14 +124,16 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     njobs = workers(len(items), name="parse") if jobs is None else jobs
     own_store = store is True
     if own_store:
-        from .store import RecordStore
+        from .store.store import RecordStore
         store = RecordStore(config, root)
     with batch():
+        results: dict = {}
         if store:
-            parsed = store.parse(items, schema, njobs, analyze, max_size=config.max_file_size)
+            parsed = store.parse(items, schema, njobs, analyze, max_size=config.max_file_size, results=results)
         else:
-            parsed = parse_parallel(items, schema, njobs, analyze, max_size=config.max_file_size)
-        corpus.analysis_key = getattr(analyze, "key", None) if analyze is not None else None
+            parsed = parse_parallel(items, schema, njobs, analyze, max_size=config.max_file_size, results=results)
+        if analyze is not None:
+            corpus.analyses[getattr(analyze, "key", None)] = results
         for rec, diags in parsed:
             corpus.files.append(rec)
             corpus.diagnostics.extend(diags)

@@ -16,7 +16,8 @@ from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the m
 from ..config import Config
 from ..schema import Schema, load_schema
 from ..markdown.frontmatter import front_matter_positions
-from .mentions import Mention, scan_mentions
+from .mentions import Mention, scan_mentions, spot_places
+from .source import Source
 
 if TYPE_CHECKING:  # networkx is imported when the graph is first asked for
     import networkx as nx
@@ -53,10 +54,10 @@ class Record:
     property, or a cache of something worked out on first use."""
     path: Path                               # absolute
     relpath: str                             # relative to the record root, '/'-separated
-    # the whole file, decoded (``text``); a record parsed in a helper process
-    # arrives as the file's bytes, decoded on first use
-    _text: str | None = field(default="", repr=False)
-    _raw: bytes | None = field(default=None, repr=False)
+    #: the file's content, its digest and stat (:class:`~recordkit.corpus.source.Source`):
+    #: the text, or the file's bytes (a record parsed in a helper process),
+    #: or nothing until asked (a record from the store of parsed records)
+    source: Source = field(default_factory=Source, repr=False)
     meta: dict | None = None
     # key path tuple -> Pos of the key / of the value or list item; None when
     # not kept (a record parsed in a helper process): worked out on first use
@@ -64,7 +65,6 @@ class Record:
     _values: dict | None = field(default=None, repr=False)
     fm_line: int = 1                         # line of the opening '---'
     fm_end_line: int = 1                     # line of the closing '---'
-    _body: str | None = field(default="", repr=False)   # ``body``: text[body_offset:]
     body_line: int = 1                       # file line of the body's first line
     body_offset: int = 0                     # character offset of the body in ``text``
     # the ids the body names outside code, in order (what scan_mentions
@@ -73,9 +73,10 @@ class Record:
     mention_targets: list[str] = field(default_factory=list)
     _mentions: list[Mention] | None = field(default=None, repr=False)
     #: where each of ``mention_targets`` is, packed (see
-    #: :func:`~recordkit.corpus.mentions.mention_spots`), found with them
-    #: when the links are ids (the research defaults), else None
-    mention_spots: tuple | None = field(default=None, repr=False)
+    #: :func:`~recordkit.corpus.mentions.mention_spots`; read with
+    #: :meth:`mention_places`), found with them when the links are ids (the
+    #: research defaults), else None
+    _spots: tuple | None = field(default=None, repr=False)
     suppressions: dict[int, frozenset] = field(default_factory=dict)  # line -> codes ignored on it
     #: the kind (``kind_from``), None when no source yields a kind
     kind: str | None = None
@@ -87,8 +88,6 @@ class Record:
     _title: str | None = field(default=None, repr=False)
     title_source: str | None = None
     relations: dict[str, list[Target]] = field(default_factory=dict)
-    digest: str | None = None                # sha256 of the file's bytes, 128 bits (the lint cache's key)
-    stat: tuple | None = None                # (mtime_ns, size, inode, ctime_ns) when it was read
     #: (start, end) character ranges of the body that are code or comments
     #: (``mentions.code_ranges``), found at load; the section rules reuse them
     code: list | None = field(default=None, repr=False)
@@ -105,19 +104,9 @@ class Record:
     #: superseded by [ADR-0008](…)`` is ``superseded``), set by the loader;
     #: None: the field's value is the status
     status_word: str | None = field(default=None, repr=False)
-    #: what the loader's ``analyze`` function returned for this record
-    #: (the lint's local rules' findings), None when it did not run
-    analysis: Any = field(default=None, repr=False)
-    #: the file's bytes, kept only in a helper process that sends the
-    #: record to the loading process (see :class:`ParsedRecord`)
-    file_bytes: bytes | None = field(default=None, repr=False)
-    #: the body's headings (``sections.headings``), worked out on first use
-    _headings: list | None = field(default=None, repr=False)
-    #: the offset of every line of ``text`` (``line_text``), worked out on first use
-    _line_starts: list | None = field(default=None, repr=False)
-    #: why ``--fix`` must leave this file alone, or None (its positions
-    #: cannot be mapped to lines safely, for one)
-    no_fix: str | None = field(default=None, repr=False)
+    #: the body's headings, kept by :func:`recordkit.markdown.sections.headings`
+    #: on first use
+    section_headings: list | None = field(default=None, repr=False)
 
     @property
     def keys(self) -> dict:
@@ -142,27 +131,39 @@ class Record:
     @property
     def text(self) -> str:
         """The whole file, decoded."""
-        if self._text is None:
-            self._text = self._raw.decode("utf-8") if self._raw is not None else ""
-            self._raw = None
-        return self._text
+        s = self.source
+        t = s._text
+        return t if t is not None else s.text()
 
     @text.setter
     def text(self, value: str) -> None:
-        self._text = value
-        self._raw = None
-        self._line_starts = None
+        s = self.source
+        self.source = Source(value, None, s.digest, s.stat)
 
     @property
     def body(self) -> str:
         """The text after the front matter (the whole text when it has none)."""
-        if self._body is None:
-            self._body = self.text[self.body_offset:]
-        return self._body
+        s = self.source
+        b = s._body
+        return b if b is not None else s.body(self.body_offset)
 
     @body.setter
     def body(self, value: str) -> None:
-        self._body = value
+        self.source.set_body(value)
+
+    @property
+    def digest(self) -> str | None:
+        """sha256 of the file's bytes, 128 bits (the lint cache's key); None when not read."""
+        return self.source.digest
+
+    @digest.setter
+    def digest(self, value: str | None) -> None:
+        self.source.digest = value
+
+    @property
+    def stat(self) -> tuple | None:
+        """``(mtime_ns, size, inode, ctime_ns)`` of the file when it was read, None when not read."""
+        return self.source.stat
 
     @property
     def mentions(self) -> list[Mention]:
@@ -179,7 +180,36 @@ class Record:
     def mentions(self, value: list[Mention]) -> None:
         self._mentions = value
         self.mention_targets = [m.target for m in value]
-        self.mention_spots = None
+        self._spots = None
+
+    def found_mentions(self, targets: list[str], spots: tuple | None) -> None:
+        """Keep what the loader's scan found: the targets and, packed, where
+        each is (:func:`~recordkit.corpus.mentions.mention_spots`; None when
+        not packed)."""
+        self.mention_targets = targets
+        self._spots = spots
+
+    def known_mentions(self) -> list[Mention] | None:
+        """The mentions with their positions when worked out already, else None."""
+        return self._mentions
+
+    def forget_mentions(self) -> None:
+        """Let the mentions' positions be worked out again (the targets changed)."""
+        self._mentions = None
+
+    @property
+    def positions_known(self) -> bool:
+        """Whether the mentions' positions are at hand without a scan
+        (packed by the loader, or worked out)."""
+        return self._spots is not None or self._mentions is not None
+
+    def mention_places(self) -> tuple | None:
+        """``(lines, cols, wikilinks)`` of the mentions of ``mention_targets``
+        as the loader found them (lines from the body's first, 0; see
+        :func:`~recordkit.corpus.mentions.spot_places`), or None when it
+        did not pack them (the links are not ids, or the mentions were set)."""
+        spots = self._spots
+        return spot_places(spots) if spots is not None else None
 
     def _positions(self) -> None:
         self._keys, self._values = front_matter_positions(self.text)
@@ -277,16 +307,8 @@ class Record:
         at "\n" only (as editors and positions count them: a lone "\r",
         U+0085, U+2028 and U+2029 stay inside the line).  The line starts
         are found once per record."""
-        starts = self._line_starts
         text = self.text
-        if starts is None:
-            starts = [0]
-            find = text.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self._line_starts = starts
+        starts = self.source.line_starts()
         if not 0 < line <= len(starts) or (line == len(starts) and starts[-1] == len(text) and line > 1):
             return ""
         end = starts[line] - 1 if line < len(starts) else len(text)
@@ -358,8 +380,11 @@ class Corpus:
     files: list[Record] = field(default_factory=list)
     records: dict[str, Record] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: what the ``analyze`` function given to :func:`load` ran (see there)
-    analysis_key: object = None
+    #: later stages' per-record results, worked out where each file was
+    #: parsed by the ``analyze`` function given to :func:`load` (see there):
+    #: its ``key`` -> {record path: result} (a record it did not run on, or
+    #: whose result was None, is not there)
+    analyses: dict = field(default_factory=dict)
     _graph: "nx.MultiDiGraph | None" = field(default=None, repr=False)
     _by_path: dict | None = field(default=None, repr=False)
     _id_index: IdIndex | None = field(default=None, repr=False)
@@ -376,6 +401,11 @@ class Corpus:
             with batch():
                 self._graph = build_graph(self)
         return self._graph
+
+    @property
+    def analysis_key(self) -> object:
+        """The key of the ``analyze`` function the corpus was loaded with, or None."""
+        return next(iter(self.analyses), None)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)

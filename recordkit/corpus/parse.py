@@ -14,16 +14,18 @@ import yaml
 from ..config import DEFAULT_MAX_FILE_SIZE
 from ..common.reading import file_kind, read_fd
 from ..common.text import kind_of
-from ..markdown.frontmatter import OPEN_RE, AliasBomb, find_close, mark_position, read_front_matter
+from ..markdown.frontmatter import (OPEN_RE, AliasBomb, find_close, has_yaml_only_breaks, mark_position,
+                                    read_front_matter)
 from .identity import MAX_ID_LENGTH, is_research_identity, record_id, record_kind, record_title
 from ..markdown.blocks import code_ranges, scan_suppressions, with_percent_comments
 from .model import Diagnostic, Record, Target
+from .source import Source
 from .resolve import body_links
 
 
 def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, list[Diagnostic]]:
     """Parse a decoded file.  Returns the record and its load diagnostics."""
-    rec = Record(path=path, relpath=relpath, _text=text)
+    rec = Record(path=path, relpath=relpath, source=Source(text))
     diags: list[Diagnostic] = []
     m = OPEN_RE.match(text)
     if not m:
@@ -83,9 +85,6 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
         what = "empty" if data is None else f"{kind_of(data)}, not a mapping"
         diags.append(Diagnostic("RK104", f"front matter is {what}", path, line0, 1, line0, 1))
         return rec, diags
-    if not exact:
-        rec.no_fix = ("its front matter's positions cannot be mapped to lines safely "
-                      "(it holds a line break other than \\n or \\r\\n)")
     rec.meta = data
     rec.keys, rec.values = keys, values
     for where, first, again in getattr(keys, "duplicates", ()):
@@ -95,6 +94,34 @@ def parse_text(text: str, path: Path, relpath: str, schema) -> tuple[Record, lis
     _identify(rec, data, schema)
     _collect_relations(rec, schema)
     return rec, diags
+
+
+#: why ``lint --fix`` leaves a file alone (:func:`fix_refusal`)
+NO_FIX = ("its front matter's positions cannot be mapped to lines safely "
+          "(it holds a line break other than \\n or \\r\\n)")
+
+
+def fix_refusal(rec: Record) -> str | None:
+    """Why ``--fix`` must leave the file of ``rec`` alone, or None: the
+    parser could not map its front matter's positions to lines safely (a
+    line break other than "\\n" or "\\r\\n" in it), so no edit may be
+    placed by them.  Worked out again from the text (rarely asked: a file
+    with fixes), as :func:`parse_text` reads it."""
+    if not rec.ok:
+        return None
+    text = rec.text
+    m = OPEN_RE.match(text)
+    close = find_close(text, m.end()) if m else None
+    if not close:
+        return None
+    fm_text = text[m.end():close.start()]
+    if not has_yaml_only_breaks(fm_text):
+        return None
+    try:
+        exact = read_front_matter(fm_text, 2)[3]
+    except Exception:       # (it parsed when the record was made: it parses now)
+        return None
+    return None if exact else NO_FIX
 
 
 def _no_fields(rec: Record, schema) -> None:
@@ -132,7 +159,7 @@ def _scan_body(rec: Record, schema) -> None:
         code = with_percent_comments(rec.body, code)
     rec.code = code                 # reused by the section rules
     rec.fence_infos = infos         # lets check discovery skip bodies with no check fence
-    rec.mention_targets, rec.mention_spots = body_links(rec.body, schema, code)
+    rec.found_mentions(*body_links(rec.body, schema, code))
     rec.mention_re = schema.mention_re   # for the positions, when asked
     text = rec.text
     if "!" in text and "<!--" in text:     # (the one-character test runs at memchr's speed)
@@ -193,9 +220,9 @@ def _why_unread(path, exc: OSError) -> str:
 
 def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False,
                 max_size: int = DEFAULT_MAX_FILE_SIZE) -> tuple[Record, list[Diagnostic]]:
-    """Read and parse the file at ``path``.  ``keep_bytes``: also keep the
-    file's bytes as ``file_bytes`` when they decoded (for a helper process
-    to send).  Only a regular file (or a symbolic link to one) of at most
+    """Read and parse the file at ``path``.  ``keep_bytes``: its source
+    also keeps the file's bytes when they decoded (for a helper process to
+    send).  Only a regular file (or a symbolic link to one) of at most
     ``max_size`` bytes is read; anything else is an RK109 diagnostic."""
     try:
         data, st = read_regular(path, max_size)
@@ -207,10 +234,11 @@ def read_record(path: Path, relpath: str, schema, keep_bytes: bool = False,
         return rec, [Diagnostic("RK103", f"file cannot be read: {_why_unread(path, exc)}", path, 1, 1)]
     rec, diags = parse_bytes(data, path, relpath, schema)
     # sha256 runs on the CPU's SHA instructions here: 30% faster than blake2b
-    rec.digest = hashlib.sha256(data).hexdigest()[:32]
-    rec.stat = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-    if keep_bytes and (rec._text or not data):
-        rec.file_bytes = data
+    source = rec.source
+    source.digest = hashlib.sha256(data).hexdigest()[:32]
+    source.stat = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    if keep_bytes and (source.held() or not data):
+        source.keep_bytes(data)
     return rec, diags
 
 

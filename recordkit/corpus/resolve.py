@@ -523,7 +523,7 @@ def resolve_links(corpus: "Corpus") -> None:
         if not rec.ok:
             continue
         if inline_tags and not rec.inline_tags:
-            rec.inline_tags, rec._inline_tags = True, None
+            rec.inline_tags = True    # (its tags are found when asked)
         if status_rules:
             s = rec.get("status")
             kind = schema.kinds.get(rec.kind) if rec.kind else None
@@ -554,7 +554,7 @@ def resolve_links(corpus: "Corpus") -> None:
                     res = resolver.resolve(text, from_path=relpath, form=link_form(text))
                 got.append(res.target if res.target is not None else text)
             rec.mention_targets = got
-            rec._mentions = None
+            rec.forget_mentions()
             rec.mention_re = LinkScan(id_re, settings, _resolve_for(resolver, relpath), texts)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import Config
-from ..corpus.model import Diagnostic, Fix
+from ..corpus.model import Diagnostic
+from ..corpus.store.wire import PackedDiagnostic, pack, unpack
 from ..runtime import batch, split, spread, workers
 from . import cache
 from .context import LintContext, LocalCorpus
@@ -94,7 +95,8 @@ class LocalRules:
     function of one record, for :func:`recordkit.load`'s ``analyze``: they
     then run where each file is parsed, on every core, and
     :func:`run_rules` reads what they found instead of running them again.
-    Diagnostics travel as plain tuples (they pickle several times faster)."""
+    Diagnostics travel packed (:class:`~recordkit.corpus.store.wire.PackedDiagnostic`:
+    they pickle several times faster than the dataclass)."""
 
     def __init__(self, schema, config, codes: set[str]):
         rules = all_rules()
@@ -111,7 +113,7 @@ class LocalRules:
             self.schema.fast_validator(kind)
             self.schema.validator(kind)
 
-    def __call__(self, rec) -> list[tuple]:
+    def __call__(self, rec) -> list[PackedDiagnostic]:
         ctx = self.ctx
         ctx.forget_records()   # what rules keep per record (by id) must not outlive it
         out = []
@@ -122,24 +124,8 @@ class LocalRules:
         return out
 
 
-def pack(d: Diagnostic) -> tuple:
-    """A diagnostic as plain values, to travel between processes (its path
-    as a string: the receiver puts its own Path object back):
-    ``(code, message, path, line, col, end_line, end_col, severity, record,
-    fix, about)`` with ``fix`` None or ``(start, end, content, message,
-    applicability)``; read back by :func:`unpack`."""
-    fix = d.fix
-    return (d.code, d.message, str(d.path), d.line, d.col, d.end_line, d.end_col, d.severity, d.record,
-            None if fix is None else (fix.start, fix.end, fix.content, fix.message, fix.applicability), d.about)
-
-
-def unpack(t: tuple, path) -> Diagnostic:
-    code, msg, _, line, col, el, ec, sev, rid, fx, about = t
-    return Diagnostic(code, msg, path, line, col, el, ec, sev, rid, None if fx is None else Fix(*fx), about)
-
-
-def _local_diagnostics(rec) -> list[Diagnostic]:
-    return [unpack(t, rec.path) for t in rec.analysis]
+def _local_diagnostics(rec, found: list) -> list[Diagnostic]:
+    return [unpack(t, rec.path) for t in found]
 
 
 def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = None) -> list[Diagnostic]:
@@ -160,11 +146,13 @@ def run_rules(corpus, codes: set[str], check_results=None, jobs: int | None = No
     corpus_rules = [r for c, r in rules.items() if c in codes and r.scope == "corpus"]
     recs = [r for r in corpus.files if r.ok]
     local_key = ("local-rules",) + tuple(r.code for r in record_rules if r.local)
-    if getattr(corpus, "analysis_key", None) == local_key and all(r.analysis is not None for r in recs):
+    local = corpus.analyses.get(local_key)
+    if local is not None and all(r.path in local for r in recs):
         record_rules = [r for r in record_rules if not r.local]
         for rec in recs:
-            if rec.analysis:
-                out.extend(_local_diagnostics(rec))
+            found = local[rec.path]
+            if found:
+                out.extend(_local_diagnostics(rec, found))
     def corpus_level():
         found_all = []
         for rule in corpus_rules:
@@ -215,7 +203,7 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
                 if ref is None:
                     ref = index[id(d.about)] = len(table)
                     table.append(d.about)
-                t = t[:-1] + (ref,)
+                t = t._replace(about=ref)
             packed.append(t)
         return packed, table
     results = spread(in_helper, parts, name="lint.rules", first=lambda part: run(part) + also())
@@ -223,9 +211,9 @@ def _record_rules(ctx, rules, recs, jobs: int | None, also) -> list[Diagnostic]:
     by_path = {str(rec.path): rec.path for part in parts[1:] for rec in part}
     for got, table in results[1:]:
         for t in got:
-            if isinstance(t[-1], int):
-                t = t[:-1] + (table[t[-1]],)
-            out.append(unpack(t, by_path.get(t[2]) or Path(t[2])))
+            if isinstance(t.about, int):
+                t = t._replace(about=table[t.about])
+            out.append(unpack(t, by_path.get(t.path) or Path(t.path)))
     return out
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..common.splice import apply_fixes
 from ..common.writes import WriteConflict, atomic_write, content_digest, remove_stale_temps, text_digest
 from ..corpus.loader import with_texts
-from ..corpus.parse import parse_text
+from ..corpus.parse import fix_refusal, parse_text
 
 
 @dataclass
@@ -95,10 +95,11 @@ def fix_corpus(corpus, lint_fn, *, write: bool = True, passes: int = 4,
             rec = corpus.by_path(path)
             if rec is None or not rec.ok:
                 continue
-            if rec.no_fix:   # positions the parser could not map safely
+            refusal = fix_refusal(rec)
+            if refusal:   # positions the parser could not map safely
                 if path not in report.refused:
                     report.refused.append(path)
-                    report.reasons[path] = rec.no_fix
+                    report.reasons[path] = refusal
                 continue
             before = rec.text
             fixes, dropped = _sound_fixes(rec, fixes, corpus.schema)

@@ -26,7 +26,7 @@ def _in_code(ranges, pos):
 
 def headings(rec) -> list[Heading]:
     """The body's ATX headings outside code, in order (cached on the record)."""
-    cached = rec._headings
+    cached = rec.section_headings
     if cached is not None:
         return cached
     body = rec.body
@@ -53,7 +53,7 @@ def headings(rec) -> list[Heading]:
         if nl < 0:
             break
         i = find("#", nl)
-    rec._headings = out
+    rec.section_headings = out
     return out
 
 

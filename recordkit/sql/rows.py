@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import re
 import sqlite3
 from collections import Counter
@@ -83,7 +82,7 @@ def record_rows(rec, relation_names, mentions: bool = True) -> tuple[list, list,
     return fields, tags, ms
 
 
-#: ``corpus.analysis_key`` of a corpus loaded with :class:`RowAnalysis`
+#: the key of :class:`RowAnalysis`'s results in ``corpus.analyses``
 ROWS_KEY = ("sql-rows", 3)
 
 
@@ -91,10 +90,10 @@ class RowAnalysis:
     """The ``analyze`` of :func:`recordkit.corpus.load` for a corpus that
     becomes a database: each record's ``fields`` rows are worked out where
     the record is parsed, on every core, instead of afterwards in the
-    process that fills the table.  :func:`_fill_fields` uses them when
-    ``corpus.analysis_key`` is :data:`ROWS_KEY`.  (The mentions' rows need
-    no analysis: the loader keeps where each mention is with the record,
-    ``Record.mention_spots``, a lint's load too.)"""
+    process that fills the table.  :func:`_fill_fields` uses them
+    (``corpus.analyses[ROWS_KEY]``).  (The mentions' rows need no analysis:
+    the loader keeps where each mention is with the record,
+    ``Record.mention_places()``, a lint's load too.)"""
     key = ROWS_KEY
     #: a function of the record and the schema alone: the store of parsed
     #: records keeps it beside the record (:mod:`recordkit.corpus.store`)
@@ -127,38 +126,34 @@ def _body_counts(rid: str, ms: list) -> list:
     return [(t, line, col, n) for t, (line, col, n) in counts.items()]
 
 
-def _analysed(corpus) -> bool:
-    return getattr(corpus, "analysis_key", None) == ROWS_KEY
-
-
 def mention_rows(corpus) -> tuple[list, list]:
     """The rows of ``mentions``, and the ``relations`` rows of origin
     ``body`` (one per record and mentioned record, with the count and the
     position of the first mention)."""
     records = corpus.records
     mention_rel = corpus.schema.mention_relation
-    # where the loader found each mention (``mention_spots``) holds the
+    # where the loader found each mention (``mention_places()``) holds the
     # links as written: right when links are ids (the research defaults); a
     # vault's links resolve by path, title or alias, which ``r.mentions`` has done
-    from ..corpus.mentions import spot_places
     from ..corpus.resolve import is_research_default
     default = is_research_default(corpus.schema.links)
     targets_re = corpus.schema.mention_targets_re
     # the records whose mentions are found here (a record the loader did
     # not make), with the research defaults found without a Mention object
     # each; on a large record on two cores
-    scan = [r for r in records.values() if r.mention_targets and default and r.mention_spots is None
-            and r._mentions is None and isinstance(r.mention_re, re.Pattern)]
+    scan = [r for r in records.values() if r.mention_targets and default and not r.positions_known
+            and isinstance(r.mention_re, re.Pattern)]
     scanned = _scan_positions(scan, targets_re) if scan else {}
     mentions, rels = [], []
     for rid, r in records.items():
         targets = r.mention_targets
         if not targets:
             continue
-        if default and r.mention_spots is not None:
+        places = r.mention_places() if default else None
+        if places is not None:
             # the rows straight from the loader's arrays (no row per
             # mention made twice); the counts by C loops (Counter, dicts)
-            lines, cols, wikilinks = spot_places(r.mention_spots)
+            lines, cols, wikilinks = places
             first_line = r.body_line
             rows = [(rid, t, first_line + n, col, "bare", NO_TEXT, 1 if t in records else 0)
                     for t, n, col in zip(targets, lines, cols)]
@@ -206,64 +201,8 @@ def _scan_positions(recs: list, targets_re) -> dict:
 
 # -- each group of tables, filled from a corpus ---------------------------------
 
-def _read_bytes(path, stat) -> bytes | None:
-    """The file's bytes, or None when it cannot be read or its stat
-    signature ``(mtime_ns, size, inode, ctime_ns)`` is no longer ``stat``
-    (the one its record was parsed from: the file changed since)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if stat is None or (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns) != tuple(stat):
-            return None
-        chunks = []
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                data = b"".join(chunks)
-                return data if len(data) == st.st_size else None
-            chunks.append(b)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _body_value(r, cached_type):
-    """The record's body for ``records.body``: the ``str`` when the record
-    holds its text decoded, else the body's UTF-8 bytes (a ``memoryview``),
-    which the INSERT turns into text with ``CAST(? AS TEXT)``: the same
-    text, without decoding the file in Python only for SQLite to encode it
-    again.  A record in ``corpus.records`` decoded as strict UTF-8 when it
-    was parsed (else it would be an RK103 file, no record), so its bytes
-    are valid UTF-8; a record from the store of parsed records
-    (``CachedRecord``, after a lint) is read here, where its ``text`` would
-    read it, when the file's stat signature is still the one it was parsed
-    from (else as its ``text`` reads it)."""
-    if r._text is not None or r._body is not None:
-        return r.body
-    raw = r._raw
-    if raw is None:
-        if type(r) is not cached_type:
-            return r.body
-        raw = _read_bytes(r.path, r.stat)
-        if raw is None:
-            # unreadable, or changed since it was parsed: as the record's own
-            # reading has it (decoded with replacement characters, or empty)
-            return r.body
-    off = r.body_offset
-    if off and not raw[:off].isascii():
-        # the front matter holds non-ASCII characters: the body's byte offset
-        # from its text (at most 4 bytes a character)
-        off = len(raw[:4 * off].decode("utf-8", "ignore")[:off].encode("utf-8"))
-    return memoryview(raw)[off:]
-
-
 def _fill_records(conn, corpus, results) -> None:
     from ..common.text import path_text
-    from ..corpus.store import CachedRecord
     schema = corpus.schema
     conn.executemany("INSERT INTO kinds VALUES (?, ?, ?, ?)",
                      [(k.name, k.description, k.color, k.dir) for k in schema.kinds.values()])
@@ -277,7 +216,11 @@ def _fill_records(conn, corpus, results) -> None:
         for rid, r in corpus.records.items():
             meta = r.meta
             note = meta.get("status_note")
-            body = _body_value(r, CachedRecord)
+            # the body's UTF-8 bytes (a ``memoryview``) when the record holds
+            # its text undecoded or not at all, which the INSERT turns into
+            # text with ``CAST(? AS TEXT)``: the same text, without decoding
+            # the file in Python only for SQLite to encode it again
+            body = r.source.body_utf8(r.body_offset)
             if type(body) is str and not body.isascii():
                 try:
                     body = body.encode("utf-8")
@@ -293,11 +236,12 @@ def _fill_records(conn, corpus, results) -> None:
 
 def _fill_fields(conn, corpus, results) -> None:
     relation_names = frozenset(corpus.schema.relations)
-    pre = _analysed(corpus)
+    pre = corpus.analyses.get(ROWS_KEY)
     fields, tags = [], []
     for rid, r in corpus.records.items():
-        if pre and r.analysis is not None:
-            fields += r.analysis
+        got = pre.get(r.path) if pre is not None else None
+        if got is not None:
+            fields += got
         else:
             fields += record_rows(r, relation_names, mentions=False)[0]
         tags += [(rid, t) for t in r.tags]

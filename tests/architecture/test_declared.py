@@ -56,17 +56,28 @@ def test_corpus_and_schema_carry_only_declared_attributes(used_corpus):
 
 
 def test_a_helpers_record_is_a_declared_type():
-    from recordkit.corpus.parallel import ParsedRecord, _flat, _unflat
+    from recordkit.corpus.store.wire import ParsedRecord, flat, unflat
     from recordkit.schema import load_schema
     from recordkit.corpus.parse import read_record
     path = REPO / "records" / "theory" / "THEORY-798.md"
     rec, diags = read_record(path, "theory/THEORY-798.md", load_schema(), keep_bytes=True)
-    sent = _flat(rec, diags)
+    sent = flat(rec, diags)
     assert len(sent) == len(ParsedRecord._fields)
     got = ParsedRecord._make(sent)
     assert (got.id, got.kind, got.relpath, got.content) == (rec.id, rec.kind, rec.relpath, path.read_bytes())
-    back, _ = _unflat(sent, rec.mention_re, path)
+    back, _ = unflat(got, rec.mention_re, path)
     assert isinstance(back, Record) and back.text == rec.text and back.meta == rec.meta
+
+
+def test_a_record_keeps_its_storage_behind_its_source():
+    """The file's content, digest and stat are the record's ``source``
+    (:mod:`recordkit.corpus.source`); later stages' results are not on the
+    record (they are in ``corpus.analyses``)."""
+    names = {f.name for f in dataclasses.fields(Record)}
+    assert "source" in names
+    assert not names & {"_text", "_raw", "_body", "file_bytes", "_line_starts", "digest", "stat",
+                        "analysis", "no_fix", "mention_spots"}
+    assert len(names) <= 26, sorted(names)
 
 
 def test_the_public_api_of_the_issue_works():

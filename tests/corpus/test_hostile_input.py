@@ -162,21 +162,23 @@ def test_yaml_only_line_breaks_keep_lines_and_fixes_in_place(rec, br):
 def test_line_text_counts_newlines_only():
     from pathlib import Path
     from recordkit.corpus.model import Record
-    r = Record(path=Path("x.md"), relpath="x.md", _text="a\u2028b\r\nc\rd\n\ne")
+    from recordkit.corpus.source import Source
+    r = Record(path=Path("x.md"), relpath="x.md", source=Source("a\u2028b\r\nc\rd\n\ne"))
     assert [r.line_text(i) for i in range(0, 6)] == ["", "a\u2028b", "c\rd", "", "e", ""]
 
 
-def test_fix_refuses_a_file_whose_positions_are_unsafe(rec):
-    """When the parser cannot map a front matter's positions to lines (it
-    flags the record), --fix leaves the file alone and says why."""
+def test_fix_refuses_a_file_whose_positions_are_unsafe(rec, monkeypatch):
+    """When the parser cannot map a front matter's positions to lines
+    (``fix_refusal``), --fix leaves the file alone and says why."""
     import recordkit
+    from recordkit.lint import fix
     from recordkit.lint import lint
     from recordkit.lint.fix import fix_corpus
     p = rec / "note" / "NOTE-002.md"
     text = "---\nid: NOTE-002\ntitle: t\nstatus: draft\ntags: [Bad_Tag]\n---\n"
     p.write_text(text)
     c = recordkit.load(rec)
-    c.records["NOTE-002"].no_fix = "positions cannot be mapped"
+    monkeypatch.setattr(fix, "fix_refusal", lambda r: "positions cannot be mapped" if r.id == "NOTE-002" else None)
     report, _ = fix_corpus(c, lambda corpus: lint(corpus).diagnostics, unsafe=True)
     assert report.refused == [p] and report.reasons[p] == "positions cannot be mapped"
     assert p.read_text() == text
@@ -191,16 +193,24 @@ def test_positions_are_checked_against_the_keys():
     assert not lm.check_keys({("b",): (2, 1, 2, 2)})
 
 
-def test_the_no_fix_flag_travels_from_a_helper_process(tmp_path):
+def test_the_refusal_to_fix_is_the_parsers_verdict_on_the_text(monkeypatch):
+    """``fix_refusal`` asks the front matter reader again, from the text
+    (a record from a helper process or the store too): a front matter with
+    a YAML-only line break whose keys do not map is refused; one without
+    such a break is never read again."""
     from pathlib import Path
-    from recordkit.corpus.parallel import _flat, _unflat
-    from recordkit.corpus.parse import parse_text
+    from recordkit.corpus import parse
     from recordkit.schema import load_schema
     schema = load_schema()
-    rec, diags = parse_text(NOTE, Path("/x/NOTE-001.md"), "NOTE-001.md", schema)
-    rec.no_fix = "why"
-    back, _ = _unflat(_flat(rec, diags), schema.mention_re, rec.path)
-    assert back.no_fix == "why"
+    rec, _ = parse.parse_text(NOTE, Path("/x/NOTE-001.md"), "NOTE-001.md", schema)
+    assert parse.fix_refusal(rec) is None
+    odd, _ = parse.parse_text(NOTE.replace("\n", "\u2028", 2).replace("\u2028", "\n", 1),
+                              Path("/x/NOTE-001.md"), "NOTE-001.md", schema)
+    assert odd.ok and parse.fix_refusal(odd) is None      # (its keys map)
+    real = parse.read_front_matter
+    monkeypatch.setattr(parse, "read_front_matter", lambda fm, line0: real(fm, line0)[:3] + (False,))
+    assert parse.fix_refusal(odd) == parse.NO_FIX
+    assert parse.fix_refusal(rec) is None
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")

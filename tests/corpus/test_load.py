@@ -285,7 +285,7 @@ def test_parallel_parse_does_what_a_helper_did_not_send(tmp_path, monkeypatch, h
     sys.path.insert(0, str(__import__("conftest").REPO / "bench"))
     from generate import generate
     from recordkit.runtime import pool as fork
-    from recordkit.corpus import parallel
+    from recordkit.corpus.store import parallel
     from recordkit.runtime import tuning
     generate(tmp_path / "rec", 120, seed=5, defects=0.1)
     items = sorted((p, str(p.relative_to(tmp_path / "rec"))) for p in (tmp_path / "rec").rglob("*.md"))

@@ -145,20 +145,20 @@ def test_mention_positions_of_a_known_body():
 
 
 def test_the_loader_keeps_where_each_mention_is(tmp_path):
-    """A parsed record holds its mentions' places (``mention_spots``) with
+    """A parsed record holds its mentions' places (``mention_places()``) with
     the research defaults, so the ``mentions`` rows need no second look at
     the body; setting ``mentions`` drops them (they would be stale)."""
-    from recordkit.corpus.mentions import Mention, spot_rows
+    from recordkit.corpus.mentions import Mention
     from recordkit.corpus.parse import parse_text
     text = "---\nid: NOTE-001\ntitle: t\n---\nSee [[LIT-849|the paper]],\n\n`NOTE-002` and THEORY-175.\n"
     rec, _ = parse_text(text, tmp_path / "NOTE-001.md", "NOTE-001.md", SCHEMA)
     assert rec.mention_targets == ["LIT-849", "THEORY-175"]
-    assert spot_rows(rec.mention_targets, rec.mention_spots, rec.body_line) == [
-        ("LIT-849", 5, 5, "wikilink", "the paper"), ("THEORY-175", 7, 16, "bare", None)]
-    assert [(m.target, m.line, m.col, m.form, m.label) for m in rec.mentions] == \
-        spot_rows(rec.mention_targets, rec.mention_spots, rec.body_line)
+    lines, cols, wikilinks = rec.mention_places()
+    places = [(t, rec.body_line + n, c) for t, n, c in zip(rec.mention_targets, lines, cols)]
+    assert places == [("LIT-849", 5, 5), ("THEORY-175", 7, 16)] and list(wikilinks) == [(0, "the paper")]
+    assert [(m.target, m.line, m.col) for m in rec.mentions] == places
     rec.mentions = [Mention("NOTE-003", 5, 1, 9)]
-    assert rec.mention_spots is None and rec.mention_targets == ["NOTE-003"]
+    assert rec.mention_places() is None and rec.mention_targets == ["NOTE-003"]
 
 
 # -- backtick runs without a closer (issue 10) --------------------------------

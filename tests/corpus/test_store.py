@@ -21,7 +21,9 @@ import pytest
 import recordkit
 from recordkit.config import load_config
 from recordkit.corpus.loader import load
+from recordkit.corpus.parse import fix_refusal
 from recordkit.corpus.store import BUCKETS, RecordStore, store_folder
+from recordkit.corpus.store.wire import ParsedRecord
 from recordkit.runtime.tuning import RACY_NS
 
 from conftest import REPO, run_cli
@@ -44,7 +46,7 @@ def _settle(store: RecordStore) -> None:
     racy-clock guard would otherwise parse every file just written again
     (their change times are seconds old at most)."""
     for k, e in list(store.entries.items()):
-        store.entries[k] = e[:3] + (e[3] + 2 * RACY_NS,) + e[4:]
+        store.entries[k] = e._replace(started=e.started + 2 * RACY_NS)
 
 
 def record_state(corpus, *, positions: bool = True) -> dict:
@@ -54,14 +56,15 @@ def record_state(corpus, *, positions: bool = True) -> dict:
         state = {
             "path": str(r.path), "relpath": r.relpath, "text": r.text, "meta": r.meta, "ok": r.ok,
             "fm": (r.fm_line, r.fm_end_line, r.body_line, r.body_offset), "body": r.body,
-            "mention_targets": list(r.mention_targets), "mention_spots": r.mention_spots,
+            "mention_targets": list(r.mention_targets), "mention_places": r.mention_places(),
             "mentions": [(m.target, m.line, m.col, m.end_col, m.form, m.label, m.text)
                          for m in r.mentions],
             "suppressions": r.suppressions, "kind": r.kind, "id": r.id, "title": r.title,
             "title_source": r.title_source,
             "relations": {k: [(t.id, t.pos, t.text) for t in v] for k, v in r.relations.items()},
             "digest": r.digest, "stat": r.stat, "code": r.code, "fence_infos": r.fence_infos,
-            "no_fix": r.no_fix, "analysis": r.analysis, "aliases": r.aliases, "tags": r.tags,
+            "no_fix": fix_refusal(r), "analysis": corpus.analyses.get(corpus.analysis_key, {}).get(r.path),
+            "aliases": r.aliases, "tags": r.tags,
         }
         if positions:
             state["keys"], state["values"] = r.keys, r.values
@@ -187,7 +190,7 @@ def test_an_edit_in_the_same_clock_tick_is_parsed_again(record):
     key = str(p)
     st = p.stat()
     e = store.entries[key]
-    store.entries[key] = ((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns),) + e[1:]
+    store.entries[key] = e._replace(key=(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
     got = _load(config, store=store)
     assert key in store.parsed_again
     assert got.records["CLAIM-082"].status == "supportex"
@@ -196,8 +199,8 @@ def test_an_edit_in_the_same_clock_tick_is_parsed_again(record):
     p.write_text(text.replace("status: supported", "status: supportey"), encoding="utf-8")
     st = p.stat()
     e = store.entries[key]
-    store.entries[key] = ((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns), e[1], e[2],
-                          max(st.st_mtime_ns, st.st_ctime_ns) + 2 * RACY_NS) + e[4:]
+    store.entries[key] = e._replace(key=(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns),
+                                    started=max(st.st_mtime_ns, st.st_ctime_ns) + 2 * RACY_NS)
     stale = _load(config, store=store)
     assert key not in store.parsed_again and stale.records["CLAIM-082"].status == "supportex"
 
@@ -279,10 +282,10 @@ def test_a_corrupt_store_is_ignored(record, tmp_path):
     some = sorted(s5.entries)[:4]
     for i, k in enumerate(some):
         e = s5.entries[k]
-        s5.entries[k] = [(e[0], ("x",) * 3) + e[2:],                           # a short record
-                         e[:5] + ("not a dict",),                              # analyses
-                         (e[0], e[1][:14] + ("not relations",) + e[1][15:]) + e[2:],
-                         e[:3] + ("not a time",) + e[4:]][i]
+        s5.entries[k] = [e._replace(record=("x",) * 3),                          # a short record
+                         e._replace(analyses="not a dict"),
+                         e._replace(record=tuple(ParsedRecord._make(e.record)._replace(relations="not relations"))),
+                         e._replace(started="not a time")][i]
     s5.dirty = set(range(BUCKETS))
     s5.save()
     from recordkit.schema import load_schema
@@ -355,8 +358,8 @@ def test_analyses_are_those_of_a_fresh_load(record, monkeypatch):
         assert store.hits == len(rows.files)
         assert_same(rows, _load(config, schema=schema, analyze=RowAnalysis(schema), jobs=jobs))
         # now kept: the next load does not work them out again
-        assert all(RowAnalysis.key in (e[5] or {}) for k, e in store.entries.items()
-                   if e[1][3] is not None)
+        assert all(RowAnalysis.key in (e.analyses or {}) for k, e in store.entries.items()
+                   if ParsedRecord._make(e.record).meta is not None)
         again = _load(config, store=store, schema=schema, analyze=RowAnalysis(schema), jobs=jobs)
         assert_same(again, rows)
         lint_again = _load(config, store=store, schema=schema, analyze=lint_rules, jobs=jobs)
@@ -381,11 +384,11 @@ def test_sql_rows_are_not_worked_out_for_records_from_the_store(record, monkeypa
         monkeypatch.setenv("RECORDKIT_JOBS", jobs)
         rows = _load(config, store=store, schema=schema, analyze=RowAnalysis(schema))
         assert store.hits == len(rows.files) and not store.dirty
-        assert all(r.analysis is None for r in rows.files)
+        assert not rows.analyses[RowAnalysis.key]
         # but where each mention is came with the parse the lint stored
-        assert all(r.mention_spots is not None for r in rows.files if r.mention_targets)
+        assert all(r.mention_places() is not None for r in rows.files if r.mention_targets)
         fresh = _load(config, schema=schema, analyze=RowAnalysis(schema))
-        assert any(r.analysis for r in fresh.files)
+        assert any(fresh.analyses[RowAnalysis.key].values())
         dumps = []
         for name, corpus in (("store", rows), ("fresh", fresh)):
             out = tmp_path / f"{name}-{jobs}.db"
@@ -464,5 +467,5 @@ def test_the_sites_front_matter_digests_are_those_of_the_files(record, monkeypat
     again = RecordCache(config, record)
     corpus2, parsed2 = again.load()
     assert not parsed2
-    assert all(e[2] is not None for e in again.store.entries.values())
+    assert all(e.fm_digest is not None for e in again.store.entries.values())
     assert {k: v for k, v in front_matter_digests(corpus2).items() if k in fresh} == fresh

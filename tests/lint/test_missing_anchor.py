@@ -222,9 +222,11 @@ def test_the_quick_test_never_misses_a_link(raw, tmp_path):
     keeps its bytes, one read here its text)."""
     from recordkit.lint.rules.relations import _may_name_part
 
+    from recordkit.corpus.source import Source
+
     class Rec:
         def __init__(self, text):
-            self._raw = text.encode() if raw else None
+            self.source = Source(None, text.encode()) if raw else Source(text)
             self.text = text
 
     for link in ("[[N#H]]", "[[N^b]]", "[[#H]]", "[[#^b]]", "![[N#H|x]]", "[[x|N#H]]", "[[ N #H]]",

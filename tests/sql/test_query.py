@@ -393,10 +393,10 @@ def test_export_with_a_helper_is_the_same_database(tmp_path, fts):
     write_database(corpus, tmp_path / "library.db", fts=fts)
     got["library"] = _table_rows(tmp_path / "library.db")
     # and the mentions rows from the scanner's Mention objects instead of
-    # where the loader found each mention (Record.mention_spots)
+    # where the loader found each mention (Record.mention_places())
     for r in corpus.records.values():
         r.mentions = r.mentions        # (drops the spots)
-        assert r.mention_spots is None
+        assert r.mention_places() is None
     write_database(corpus, tmp_path / "scanned.db", fts=fts)
     got["scanned"] = _table_rows(tmp_path / "scanned.db")
     assert got["1"] == got["2"] == got["library"] == got["scanned"]
@@ -419,7 +419,8 @@ def test_export_whose_helper_dies_is_the_same_database(tmp_path, monkeypatch, di
 
     from recordkit.config import load_config
     from recordkit.corpus import load
-    from recordkit.corpus.store import RecordStore, _bucket
+    from recordkit.corpus.store import RecordStore
+    from recordkit.corpus.store.store import _bucket
     from recordkit.sql import database
     shutil.copytree(RECORDS, tmp_path / "records")
     (tmp_path / "recordkit.toml").write_text('root = "records"\ncache_dir = "cache"\n')
@@ -610,6 +611,7 @@ def test_bodies_from_bytes_are_the_bodies_of_the_text(tmp_path):
     body."""
     from recordkit.config import load_config
     from recordkit.corpus import load
+    from recordkit.corpus.source import Source
     from recordkit.corpus.store import CachedRecord, RecordStore
     from recordkit.sql.database import write_database
     root = tmp_path / "records"
@@ -635,22 +637,23 @@ def test_bodies_from_bytes_are_the_bodies_of_the_text(tmp_path):
         return db.execute("SELECT id, body, typeof(body) FROM records ORDER BY id").fetchall()
 
     text = load(config.root, config=config, jobs=1)
-    assert all(r._text is not None for r in text.records.values())
+    assert all(isinstance(r.source.held(), str) for r in text.records.values())
     want = [(rid.encode(), r.body.encode("utf-8"), b"text") for rid, r in sorted(text.records.items())]
     assert len(want) == 5 and want[0][1] == "Body ‖x‖ ± σ, NOTE-002.\n".encode()
     assert bodies(text, "text") == want
     raw = load(config.root, config=config, jobs=1)
     for r in raw.records.values():          # as a record parsed in a helper arrives: its bytes
-        r._raw, r._text, r._body = r.text.encode("utf-8"), None, None
+        r.source = Source(None, r.text.encode("utf-8"), r.digest, r.stat)
     assert bodies(raw, "raw") == want
     store = RecordStore(config)
     load(config.root, config=config, store=store)
     for k, e in list(store.entries.items()):     # (as if read well after the files changed)
-        store.entries[k] = e[:3] + (e[3] + 10**10,) + e[4:]
+        store.entries[k] = e._replace(started=e.started + 10**10)
     cached = load(config.root, config=config, store=store)
-    assert store.hits == 5 and all(type(r) is CachedRecord and r._text is None for r in cached.records.values())
+    assert store.hits == 5 and all(type(r) is CachedRecord and r.source.held() is None
+                                   for r in cached.records.values())
     assert bodies(cached, "cached") == want
-    assert all(r._text is None for r in cached.records.values())     # (not decoded for it)
+    assert all(r.source.held() is None for r in cached.records.values())     # (not decoded for it)
     # a file changed since the load (its stat signature no longer the
     # store's) is read as the record reads it: no bytes that are not UTF-8
     # in a text column

@@ -920,7 +920,7 @@ class _Builder:
         anchor or, when the target lacks it, to the page's top."""
         if not rec.mention_targets:
             return []           # (a link to a record is a mention)
-        raw = getattr(rec, "_raw", None)
+        raw = rec.source.undecoded()
         if not may_name_part(raw if raw is not None else transient_body(rec)):
             return []           # (its file's bytes when it has them, without decoding them)
         body = transient_body(rec)
@@ -977,7 +977,7 @@ class _Builder:
         renders a page again for nothing)."""
         if not rec.mention_targets:
             return []           # (an embed is a mention)
-        raw = getattr(rec, "_raw", None)
+        raw = rec.source.undecoded()
         if raw is not None and b"![[" not in raw:
             return []           # its file's bytes, without decoding them
         body = transient_body(rec)
@@ -1600,11 +1600,7 @@ def _keep_bytes_only(corpus) -> None:
     (``views.transient_text``).  At 10,000 records this is some 250 MB of
     the process's peak, and of every helper's."""
     for rec in corpus.files:
-        if rec._text is not None and rec._raw is None:
-            rec._raw = rec._text.encode("utf-8", "surrogatepass")
-            rec._text = None
-            rec._body = None
-            rec._line_starts = None
+        rec.source.compact()
 
 
 def _search_version() -> str:

@@ -448,16 +448,13 @@ def transient_text(rec) -> str:
     site build reads every record's text once or twice (its body, the
     sentences that mention others); keeping all of it decoded doubles the
     memory of every process that renders."""
-    if rec._text is None and rec._raw is not None:
-        return rec._raw.decode("utf-8")
-    return rec.text
+    return rec.source.peek_text()
 
 
 def transient_body(rec) -> str:
     """``rec.body`` as the site shows it (:func:`shown_body`), without
     keeping it (or the text) on the record."""
-    body = rec._body if rec._body is not None else transient_text(rec)[rec.body_offset:]
-    return shown_body(body, getattr(rec, "code", None))
+    return shown_body(rec.source.peek_body(rec.body_offset), getattr(rec, "code", None))
 
 
 
@@ -475,9 +472,8 @@ _COMMENT_IN_SENTENCE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 def _first_mentions(rec, text: str) -> dict:
     """target -> (line, col) of the first mention of each id in ``rec``'s
     body (``rec.mentions``, worked out without keeping them on the record)."""
-    if rec._mentions is not None:
-        ms = rec._mentions
-    else:
+    ms = rec.known_mentions()
+    if ms is None:
         from ...corpus.mentions import scan_mentions
         pattern = rec.mention_re
         if pattern is None:
@@ -567,7 +563,7 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
     ``label_first``: see :func:`.markdown.plain_text`."""
     if lines_cache is None:
         lines_cache = {}
-    raw = rec._raw if rec._text is None else None
+    raw = rec.source.undecoded()
     cached = lines_cache.get(rec.id)
     if cached is None or (cached[1] and raw is None):
         cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw), raw is not None,

@@ -367,18 +367,14 @@ def _may_name_part(rec, markdown_links: bool) -> bool:
     """Whether ``rec`` may hold a link to a heading or block (a quick test
     of its bytes: False means it holds none)."""
     from ...markdown.anchors import may_name_part
-    raw = rec._raw
-    return may_name_part(raw if raw is not None else rec.text, markdown_links)
+    return may_name_part(rec.source.peek(), markdown_links)
 
 
 def _may_link_itself(rec) -> bool:
     """Whether ``rec`` may hold a Markdown link to a part of itself
     (``](#``, ``](<#``: a quick test of its bytes)."""
-    raw = rec._raw
-    if raw is not None:
-        return b"](#" in raw or b"](<#" in raw
-    text = rec.text
-    return "](#" in text or "](<#" in text
+    source = rec.source
+    return source.contains(b"](#") or source.contains(b"](<#")
 
 
 @rule("RK309", "missing-anchor", "warning")

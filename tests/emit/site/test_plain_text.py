@@ -101,13 +101,17 @@ def test_sentence_ends_are_the_look_behind_form(text):
 class _Rec:
     """A record as mention_sentence reads it."""
     def __init__(self, rid, body):
-        self.id, self._text, self._raw, self.body_offset, self.body_line = rid, body, None, 0, 1
-        self.code, self._mentions = [], None
+        from recordkit.corpus.source import Source
+        self.id, self.source, self.body_offset, self.body_line = rid, Source(body), 0, 1
+        self.code = []
         self.mention_re = re.compile(r"(?<![\w-])[A-Z]+-\d+\b")
 
     @property
     def text(self):
-        return self._text
+        return self.source.text()
+
+    def known_mentions(self):
+        return None
 
 
 @pytest.mark.parametrize("body, sentence", [

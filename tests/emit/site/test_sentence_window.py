@@ -22,16 +22,20 @@ MENTION_RE = re.compile(r"(?<![\w-])[A-Z]+-\d+\b")
 
 
 class _Rec:
-    """A record as mention_sentence reads it: decoded (``_text``) or the
-    file's bytes not decoded yet (``_raw``)."""
+    """A record as mention_sentence reads it: decoded, or the file's bytes
+    not decoded yet (its ``source``)."""
     def __init__(self, rid, body, as_bytes=False):
+        from recordkit.corpus.source import Source
         self.id, self.body_offset, self.body_line = rid, 0, 1
-        self._text, self._raw = (None, body.encode("utf-8")) if as_bytes else (body, None)
-        self.code, self._mentions, self.mention_re = [], None, MENTION_RE
+        self.source = Source(None, body.encode("utf-8")) if as_bytes else Source(body)
+        self.code, self.mention_re = [], MENTION_RE
 
     @property
     def text(self):
-        return self._text if self._text is not None else self._raw.decode("utf-8")
+        return self.source.peek_text()
+
+    def known_mentions(self):
+        return None
 
 
 PIECES = ["NOTE-2", "NOTE-3", " NOTE-2 ", "- ", "* ", "1. ", "# h", "| t |", "", " ", "\n", "\n\n", "A b.", "c. ",

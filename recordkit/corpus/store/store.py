@@ -6,7 +6,7 @@ parsed by one command is not parsed again by the next while it is unchanged:
 a record linted by pre-commit or CI is exported, queried or published
 without reading its front matter again.
 
-What is kept of a file is what :class:`recordkit.corpus.parallel.ParsedRecord`
+What is kept of a file is what :class:`recordkit.corpus.store.wire.ParsedRecord`
 holds (front matter, relations with their positions, mention targets and
 where each is, code ranges, fence infos, suppressions, id, kind, title, the
 load diagnostics),
@@ -47,47 +47,100 @@ import time
 import zlib
 from pathlib import Path
 
-from ..runtime import batch, split, spread, workers
-from ..runtime.freshness import FileKey, is_fresh
-from ..runtime.snapshot import fast_dumps
-from ..common.writes import replace_file
-from .model import Diagnostic, Record, Target
-from .parallel import ParsedRecord, _flat, parse_parallel
+from ...runtime import batch, split, spread, workers
+from ...runtime.freshness import FileKey, is_fresh
+from ...runtime.snapshot import fast_dumps
+from ...common.writes import replace_file
+from ..model import Record
+from ..source import Source, body_bytes
+from .parallel import parse_parallel
+from .wire import ParsedRecord, StoreEntry, flat, unflat
 
 #: bump when what an entry holds changes
-VERSION = 5      # 5: duplicate keys noted (RK112), mentions skip links' addresses, %% comments in code
+VERSION = 6
 BUCKETS = 64
 
 
-class CachedRecord(Record):
-    """A record restored from the store.  Its text is read from its file on
-    first use (the file's stat is what the store saw).  The positions of
-    the fields a derive rule reads are kept (``_values`` then holds those
-    alone, ``_keys`` None); any other position works out every position
-    from the text, as for a record parsed in a helper process."""
-    __slots__ = ()
+class FileSource(Source):
+    """The content of a record restored from the store: nothing until asked,
+    then read from its file (whose stat is what the store saw)."""
+    __slots__ = ("path",)
 
-    @Record.text.getter      # the setter stays Record's
-    def text(self) -> str:
-        if self._text is None:
-            if self._raw is None:
-                try:
-                    fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-                    try:
-                        chunks = []
-                        while True:
-                            b = os.read(fd, 1 << 20)
-                            if not b:
-                                break
-                            chunks.append(b)
-                    finally:
-                        os.close(fd)
-                    self._raw = b"".join(chunks)
-                except OSError:
-                    self._raw = b""
-            self._text = self._raw.decode("utf-8", "replace")
-            self._raw = None
-        return self._text
+    def __init__(self, path: Path, digest: str | None = None, stat: tuple | None = None):
+        Source.__init__(self, None, None, digest, stat)
+        self.path = path
+
+    def _decode(self) -> str:
+        raw = self._raw
+        if raw is None:
+            try:
+                raw = _read_all(self.path)
+            except OSError:
+                raw = b""
+        return raw.decode("utf-8", "replace")
+
+    def release(self) -> None:
+        """Let go of the content: it is read from the file again when asked."""
+        self._text = self._raw = self._body = self._line_starts = None
+
+    def body_utf8(self, offset: int) -> str | memoryview:
+        if self._text is not None or self._body is not None or self._raw is not None:
+            return Source.body_utf8(self, offset)
+        # read here, where ``text`` would read it, when the file's stat is
+        # still the one it was parsed from (else as ``text`` reads it:
+        # unreadable, or changed since, decoded with replacement characters)
+        raw = _read_if_unchanged(self.path, self.stat)
+        if raw is None:
+            return self.body(offset)
+        return body_bytes(raw, offset)
+
+
+def _read_all(path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _read_if_unchanged(path, stat) -> bytes | None:
+    """The file's bytes, or None when it cannot be read or its stat
+    signature ``(mtime_ns, size, inode, ctime_ns)`` is no longer ``stat``
+    (the one its record was parsed from: the file changed since)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if stat is None or (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns) != tuple(stat):
+            return None
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                data = b"".join(chunks)
+                return data if len(data) == st.st_size else None
+            chunks.append(b)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+class CachedRecord(Record):
+    """A record restored from the store, its text read from its file on
+    first use (:class:`FileSource`).  The positions of the fields a derive
+    rule reads are kept (``_values`` then holds those alone, ``_keys``
+    None); any other position works out every position from the text, as
+    for a record parsed in a helper process."""
+    __slots__ = ()
 
     @Record.keys.getter
     def keys(self) -> dict:
@@ -121,8 +174,8 @@ def store_key(config) -> str:
     """What a parse depends on beside the file: recordkit's and PyYAML's
     versions, the schema's files, ``max_file_size``."""
     import yaml
-    from ..schema import default_schema_raw, schema_fingerprint_texts
-    from ..version import code_fingerprint
+    from ...schema import default_schema_raw, schema_fingerprint_texts
+    from ...version import code_fingerprint
     spec = config.schema
     return hashlib.sha1(json.dumps(
         [VERSION, code_fingerprint(), yaml.__version__, default_schema_raw(),
@@ -154,9 +207,7 @@ class RecordStore:
         self.root = Path(config.root if root is None else root).resolve()
         self.folder = store_folder(config, self.root)
         self.key = store_key(config)
-        # path -> (signature, flat ParsedRecord without the text nor the
-        # analysis, fm digest, time.time_ns() from before the file was read,
-        # the derive fields' positions or None, {analysis key: result} or None)
+        #: path -> StoreEntry (on disk: plain tuples, read back by name)
         self.entries: dict | None = None
         self.dirty: set[int] = set()
         self.parsed_again: set[str] = set()
@@ -181,6 +232,7 @@ class RecordStore:
                 for p, e in entries.items():
                     if not (isinstance(p, str) and isinstance(e, tuple) and len(e) == 6 and _bucket(p) == k):
                         raise ValueError("malformed entry")
+                entries = {p: StoreEntry._make(e) for p, e in entries.items()}
             except FileNotFoundError:
                 continue
             except Exception:   # torn, corrupt or of another version: parsed again, rewritten
@@ -198,11 +250,11 @@ class RecordStore:
         for p, e in self.entries.items():
             b = _bucket(p)
             if b in by:
-                by[b][p] = e
+                by[b][p] = tuple(e)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             cache_dir = Path(self.config.cache_dir)
-            from ..common.writes import ignore_in_git
+            from ...common.writes import ignore_in_git
             ignore_in_git(cache_dir)
             if (cache_dir / "site-records").is_dir():     # the site's own cache, before this store
                 import shutil
@@ -215,14 +267,16 @@ class RecordStore:
 
     # -- loading ------------------------------------------------------------------
     def parse(self, items: list, schema, jobs: int, analyze=None, max_size: int | None = None,
-              whole: bool = True) -> list:
-        """``parse_parallel(items, schema, jobs, analyze, max_size)``,
+              whole: bool = True, results: dict | None = None) -> list:
+        """``parse_parallel(items, schema, jobs, analyze, max_size, results=results)``,
         parsing only the files whose stat changed since the store saw them
         (and those changed just around then).  ``whole``: ``items`` are
         every file of the root, so entries of other paths are dropped."""
-        from .parse import DEFAULT_MAX_FILE_SIZE
+        from ..parse import DEFAULT_MAX_FILE_SIZE
         if max_size is None:
             max_size = DEFAULT_MAX_FILE_SIZE
+        if results is None:
+            results = {}
         if self.entries is None:
             self._read()
         entries = self.entries
@@ -256,19 +310,20 @@ class RecordStore:
                 if e is not None:
                     # a change in the clock tick of the read keeps the stat: parse such a file again
                     try:
-                        fresh = is_fresh(FileKey.at(path), e[0], e[3])
+                        fresh = is_fresh(FileKey.at(path), e.key, e.started)
                         if not fresh:
                             rec, diags = None, None
                         elif reuse is not None and key in reuse and reuse[key][0] is e:
                             rec, diags = reuse[key][1], reuse[key][2]     # the record of the last parse
-                            if e[1][2] is None and (rec._text is not None or rec._raw is not None):
+                            if ParsedRecord._make(e.record).content is None:
                                 # its text read meanwhile is let go, as a record restored anew has none
-                                rec._text = rec._raw = rec._body = rec._line_starts = None
+                                rec.source.release()
                         else:
                             rec, diags = self._restore(e, path, mention_re)
                             if reuse is not None:
                                 reuse[key] = (e, rec, diags)
-                        got = e[5].get(akey, _MISSING) if (rec is not None and cacheable and e[5]) else _MISSING
+                        got = e.analyses.get(akey, _MISSING) if (rec is not None and cacheable and e.analyses) \
+                            else _MISSING
                     except Exception:     # an entry that is not what this version writes: parsed again
                         rec = None
                     if rec is not None:
@@ -276,9 +331,9 @@ class RecordStore:
                             if got is _MISSING:
                                 if on_restore:
                                     analyse.append((key, rec))
-                            else:
-                                rec.analysis = got
-                        fms[key] = e[2]
+                            elif got is not None:
+                                results[path] = got
+                        fms[key] = e.fm_digest
                         slots.append((path, rec, diags))
                         self.hits += 1
                         continue
@@ -290,11 +345,12 @@ class RecordStore:
             kept: list = [None] * len(todo)
 
             def keep(i, rec, diags, flat):
-                kept[i] = self._keep(str(todo[i][0]), rec, diags, started, derive_fields, cacheable, akey, flat)
+                kept[i] = self._keep(str(todo[i][0]), rec, diags, started, derive_fields,
+                                     results.get(rec.path) if cacheable and rec.ok else _MISSING, akey, flat)
             parsed = iter(parse_parallel(todo, schema, min(jobs, workers(len(todo), name="parse")), analyze,
-                                         max_size=max_size, keep=keep)) if todo else iter(())
+                                         max_size=max_size, keep=keep, results=results)) if todo else iter(())
             if analyse:
-                self._analyse(analyse, analyze, jobs, cacheable, akey)
+                self._analyse(analyse, analyze, jobs, cacheable, akey, results)
             out = []
             done = iter(kept)
             for path, rec, diags in slots:
@@ -324,59 +380,54 @@ class RecordStore:
             if fms.get(key) is None:
                 fms[key] = d = fm_digest(rec)
                 e = entries.get(key)
-                if e is not None and e[2] is None:
-                    entries[key] = e[:2] + (d,) + e[3:]
+                if e is not None and e.fm_digest is None:
+                    entries[key] = e._replace(fm_digest=d)
                     self.dirty.add(_bucket(key))
         return fms
 
-    def _restore(self, e: tuple, path: Path, mention_re) -> tuple[Record, list]:
-        f = ParsedRecord._make(e[1])
-        rec = CachedRecord(
-            path=path, relpath=f.relpath, _text=f.content, _raw=None, meta=f.meta, fm_line=f.fm_line,
-            fm_end_line=f.fm_end_line, _body=None, body_line=f.body_line, body_offset=f.body_offset,
-            mention_targets=f.mention_targets, mention_spots=f.mention_spots, suppressions=f.suppressions,
-            kind=f.kind, id=f.id,
-            _title=f.title, title_source=f.title_source,
-            relations={k: [Target(i, pos) for i, pos in v] for k, v in f.relations.items()},
-            digest=f.digest, stat=f.stat, code=f.code, fence_infos=f.fence_infos,
-            mention_re=mention_re, no_fix=f.no_fix)
-        if e[4]:
-            rec._values = e[4]
-        return rec, [Diagnostic(c, msg, path, ln, col, el, ec) for c, msg, ln, col, el, ec in f.diagnostics]
+    def _restore(self, e: StoreEntry, path: Path, mention_re) -> tuple[Record, list]:
+        f = ParsedRecord._make(e.record)
+        source = FileSource(path, f.digest, f.stat) if f.content is None else Source(f.content, None, f.digest, f.stat)
+        rec, diags = unflat(f, mention_re, path, source, CachedRecord)
+        if e.derive_positions:
+            rec._values = e.derive_positions
+        return rec, diags
 
-    def _keep(self, key: str, rec: Record, diags: list, started: int, derive_fields: set, cacheable: bool,
-              akey, packed: tuple | None = None) -> str:
+    def _keep(self, key: str, rec: Record, diags: list, started: int, derive_fields: set, analysis,
+              akey, packed: ParsedRecord | None = None) -> str:
         """Store a record just parsed (before its links are resolved);
-        returns its front matter digest.  ``packed``: the record as a
-        helper sent it (:func:`~recordkit.corpus.parallel._flat`), taken
+        returns its front matter digest.  ``analysis``: its result of a
+        cacheable ``analyze``, else ``_MISSING``.  ``packed``: the record as
+        a helper sent it (:func:`~recordkit.corpus.store.wire.flat`), taken
         as it is rather than packed again."""
         # the front matter's digest (for the site) when the text is at hand;
         # a record parsed in a helper arrives as bytes, not decoded for it
-        fm = fm_digest(rec) if rec._text is not None else None
+        held = rec.source.held()
+        fm = fm_digest(rec) if isinstance(held, str) else None
         entries = self.entries
-        if rec.stat is None or not isinstance(rec.stat, tuple) or len(rec.stat) != 4:
+        stat = rec.stat
+        if stat is None or not isinstance(stat, tuple) or len(stat) != 4:
             # not read (a folder, a FIFO, too large, unreadable): looked at again every time
             if key in entries:
                 del entries[key]
                 self.dirty.add(_bucket(key))
             return fm
-        # (without the text: a record parsed in a helper arrives as bytes,
-        # which decoding here only to leave out would cost 80 MB and a
-        # fault a page on the 10,000-record bench)
-        flat = list(packed if packed is not None else _flat(rec, diags, content=False))
-        # the text stays in the file; but a text that is not the file's
-        # (not UTF-8: the record has none) is kept as it is
-        flat[2] = None if (rec._raw if rec._text is None else rec._text) else ""
-        flat[17] = None                 # the analysis is kept apart (when it may be)
-        flat = tuple(flat)
+        # without the text: a record parsed in a helper arrives as bytes,
+        # which decoding here only to leave out would cost a copy of every
+        # file.  The text stays in the file; but a text that is not the
+        # file's (not UTF-8: the record has none) is kept as it is.  The
+        # analysis is kept apart (when it may be)
+        if packed is None:
+            packed = ParsedRecord._make(flat(rec, diags, content=False))
+        record = tuple(packed._replace(content=None if held else "", analysis=None))
         vals = rec._values
         part = {k: v for k, v in vals.items() if k and k[0] in derive_fields} if vals else None
-        analyses = {akey: rec.analysis} if cacheable and rec.ok else None
-        entries[key] = (rec.stat, flat, fm, started, part or None, analyses)
+        analyses = {akey: analysis} if analysis is not _MISSING else None
+        entries[key] = StoreEntry(stat, record, fm, started, part or None, analyses)
         self.dirty.add(_bucket(key))
         return fm
 
-    def _analyse(self, todo: list, analyze, jobs: int, cacheable: bool, akey) -> None:
+    def _analyse(self, todo: list, analyze, jobs: int, cacheable: bool, akey, results: dict) -> None:
         """Run ``analyze`` on the records taken from the store (on every
         core); keep a cacheable result in the store."""
         recs = [rec for _, rec in todo]
@@ -384,16 +435,16 @@ class RecordStore:
         if n > 1 and hasattr(analyze, "before_fork"):
             analyze.before_fork()
         parts = split(recs, n, name="store.analyse")
-        results = spread(lambda part: [analyze(r) for r in part], parts, name="store.analyse")
-        got = [a for part in results for a in part]
+        got = spread(lambda part: [analyze(r) for r in part], parts, name="store.analyse")
         entries = self.entries
-        for (key, rec), a in zip(todo, got):
-            rec.analysis = a
+        for (key, rec), a in zip(todo, (a for part in got for a in part)):
+            if a is not None:
+                results[rec.path] = a
             if cacheable:
                 e = entries[key]
-                analyses = dict(e[5] or {})
+                analyses = dict(e.analyses or {})
                 analyses[akey] = a
-                entries[key] = e[:5] + (analyses,)
+                entries[key] = e._replace(analyses=analyses)
                 self.dirty.add(_bucket(key))
 
 
