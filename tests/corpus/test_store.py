@@ -1,4 +1,4 @@
-"""The store of parsed records (recordkit/corpus/store.py): a record loaded
+"""The store of parsed records (recordkit/corpus/store/store.py): a record loaded
 through it is, field by field, the record a fresh parse gives (records,
 load diagnostics, mentions, positions, resolved links, analyses), after
 edits, deletions, new files, schema and configuration changes, symbolic
