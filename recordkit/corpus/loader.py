@@ -8,6 +8,7 @@ from pathlib import Path
 from ..config import Config, ConfigError, load_config
 from ..runtime import batch, workers
 from ..schema import Schema, load_schema
+from .analyses import traits
 from .model import Corpus
 from .store.parallel import parse_parallel
 from .parse import parse_text
@@ -98,8 +99,10 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     records of 2,000 files or more; ``RECORDKIT_JOBS`` overrides).
     ``files``: :func:`iter_files` of the resolved root, when the caller has it.
     ``analyze``: a function of one record run where each readable file is
-    parsed (on every core); its results, which must pickle, are kept in
-    ``corpus.analyses[analyze.key]`` (record path -> result).  The lint runs its local rules this way.
+    parsed (on every core; :class:`~recordkit.corpus.analyses.Analysis`);
+    its results, which must pickle, are kept in
+    ``corpus.analyses[analyze.key]`` (record path -> result).  The lint
+    runs its local rules this way.
     ``store``: take what was parsed before from the store of parsed records
     (:mod:`recordkit.corpus.store`) and keep what is parsed now: ``True``
     for the configured cache folder's (saved before returning), or a
@@ -133,7 +136,7 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         else:
             parsed = parse_parallel(items, schema, njobs, analyze, max_size=config.max_file_size, results=results)
         if analyze is not None:
-            corpus.analyses[getattr(analyze, "key", None)] = results
+            corpus.analyses[traits(analyze).key] = results
         for rec, diags in parsed:
             corpus.files.append(rec)
             corpus.diagnostics.extend(diags)

@@ -51,7 +51,10 @@ class Record:
 
     Every attribute is declared here (the class has slots: nothing can be
     added on the side); the underscored ones are the storage behind a
-    property, or a cache of something worked out on first use."""
+    property or a method, or a cache of something worked out on first use,
+    named only here, in :mod:`.source` and in :mod:`.store`.  The file's
+    content, digest and stat are its ``source``; what later stages work
+    out per record is not kept here (``Corpus.analyses``)."""
     path: Path                               # absolute
     relpath: str                             # relative to the record root, '/'-separated
     #: the file's content, its digest and stat (:class:`~recordkit.corpus.source.Source`):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ...runtime import tuning
 from ...runtime.pool import STATS, PieceHelper, split
+from ..analyses import before_fork
 from ..parse import DEFAULT_MAX_FILE_SIZE, read_record
 from .wire import ParsedRecord, flat, unflat
 
@@ -61,8 +62,8 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int =
     bounds = [0]
     for share in shares:
         bounds.append(bounds[-1] + len(share))
-    if analyze is not None and hasattr(analyze, "before_fork"):
-        analyze.before_fork()
+    if analyze is not None:
+        before_fork(analyze)
 
     def in_helper(piece):
         got: dict = {}

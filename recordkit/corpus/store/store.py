@@ -51,6 +51,7 @@ from ...runtime import batch, split, spread, workers
 from ...runtime.freshness import FileKey, is_fresh
 from ...runtime.snapshot import fast_dumps
 from ...common.writes import replace_file
+from ..analyses import before_fork, traits
 from ..model import Record
 from ..source import Source, body_bytes
 from .parallel import parse_parallel
@@ -281,9 +282,7 @@ class RecordStore:
             self._read()
         entries = self.entries
         started = time.time_ns()
-        akey = getattr(analyze, "key", None) if analyze is not None else None
-        cacheable = analyze is not None and getattr(analyze, "cacheable", False)
-        on_restore = analyze is not None and getattr(analyze, "on_restore", True)
+        akey, cacheable, on_restore = traits(analyze)
         mention_re = schema.mention_re
         derive_fields = {r.get("from_field") for r in schema.derive}
         # a long-lived reader (serve) takes the record it restored last time
@@ -432,8 +431,8 @@ class RecordStore:
         core); keep a cacheable result in the store."""
         recs = [rec for _, rec in todo]
         n = min(jobs, workers(len(recs), name="store.analyse"))
-        if n > 1 and hasattr(analyze, "before_fork"):
-            analyze.before_fork()
+        if n > 1:
+            before_fork(analyze)
         parts = split(recs, n, name="store.analyse")
         got = spread(lambda part: [analyze(r) for r in part], parts, name="store.analyse")
         entries = self.entries
