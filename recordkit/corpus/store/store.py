@@ -46,6 +46,7 @@ import pickle
 import time
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 from ...runtime import batch, split, spread, workers
 from ...runtime.freshness import FileKey, is_fresh
@@ -135,6 +136,13 @@ def _read_if_unchanged(path, stat) -> bytes | None:
         os.close(fd)
 
 
+class Restored(NamedTuple):
+    """A record restored from the store, kept for the next parse (serve)."""
+    entry: StoreEntry
+    record: Record
+    diagnostics: list
+
+
 class CachedRecord(Record):
     """A record restored from the store, its text read from its file on
     first use (:class:`FileSource`).  The positions of the fields a derive
@@ -214,8 +222,8 @@ class RecordStore:
         self.parsed_again: set[str] = set()
         self.fm_digests: dict[str, str] = {}
         self.hits = 0
-        #: path -> (entry, record, diagnostics) restored by the last parse, when the
-        #: owner asks for records to be reused (``restored = {}``: serve)
+        #: path -> :class:`Restored` by the last parse, when the owner asks
+        #: for records to be reused (``restored = {}``: serve)
         self.restored: dict | None = None
         self.restored_schema = None
 
@@ -312,15 +320,15 @@ class RecordStore:
                         fresh = is_fresh(FileKey.at(path), e.key, e.started)
                         if not fresh:
                             rec, diags = None, None
-                        elif reuse is not None and key in reuse and reuse[key][0] is e:
-                            rec, diags = reuse[key][1], reuse[key][2]     # the record of the last parse
+                        elif reuse is not None and key in reuse and reuse[key].entry is e:
+                            rec, diags = reuse[key].record, reuse[key].diagnostics   # those of the last parse
                             if ParsedRecord._make(e.record).content is None:
                                 # its text read meanwhile is let go, as a record restored anew has none
                                 rec.source.release()
                         else:
                             rec, diags = self._restore(e, path, mention_re)
                             if reuse is not None:
-                                reuse[key] = (e, rec, diags)
+                                reuse[key] = Restored(e, rec, diags)
                         got = e.analyses.get(akey, _MISSING) if (rec is not None and cacheable and e.analyses) \
                             else _MISSING
                     except Exception:     # an entry that is not what this version writes: parsed again
