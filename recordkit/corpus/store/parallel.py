@@ -67,7 +67,10 @@ def parse_parallel(items: list, schema, jobs: int, analyze=None, max_size: int =
 
     def in_helper(piece):
         got: dict = {}
-        return [flat(rec, d, got.get(rec.path)) for rec, d in parse_serial(piece, schema, analyze, True, max_size, got)]
+        done = parse_serial(piece, schema, analyze, True, max_size, got)
+        if not got:
+            return [flat(rec, d) for rec, d in done]
+        return [flat(rec, d, got.get(rec.path)) for rec, d in done]
 
     # each helper sends its records a piece at a time, taken in here between
     # pieces of this process's own share (no helper's records left to take
