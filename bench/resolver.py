@@ -62,7 +62,7 @@ def main() -> None:
     gc.freeze()      # as the CLI keeps a loaded record (see below)
 
     def research():
-        rs._resolvers.pop(corpus, None)
+        corpus._resolver = None
         rs.resolve_links(corpus)
         n = 0
         for rec in corpus.files:
@@ -87,7 +87,7 @@ def main() -> None:
         vault = recordkit.load(root, schema=load_schema(schema_file))
 
     def vault_links():
-        rs._resolvers.pop(vault, None)
+        vault._resolver = None
         rs.resolve_links(vault)
         r = rs.resolver_for(vault)
         for key in rs.KEYS:      # every index, as a vault whose links miss by id builds them

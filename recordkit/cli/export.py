@@ -25,8 +25,8 @@ def command(ctx, sqlite_file, no_fts):
     from ..common.writes import check_output_file
     from ..sql.database import write_database
     check_output_file(sqlite_file, "sqlite")
-    # the store of parsed records is saved while the tables are filled (by this
-    # process and the helper, each a share: write_database)
+    # the store of parsed records is saved while the helper fills its tables
+    # (write_database)
     store = ctx.deferred_store()
     corpus = ctx.load_corpus(**row_analysis(ctx.config), store=store if store is not None else False)
     path = write_database(corpus, sqlite_file, fts=not no_fts, store=store)

@@ -107,7 +107,7 @@ def detect_tool(folder: Path) -> tuple[str, str] | None:
     ``.vscode/extensions.json``; then a ``dendron.yml`` above that lists
     the folder as a vault.  None when nothing says so (MADR leaves
     no such mark): the research record's schema, or what --infer finds."""
-    from ..corpus.resolve import dendron_config, listed_vault
+    from ..corpus.vaults import dendron_config, listed_vault
     # the folder's own marks first: a vault inside some other tool's
     # workspace is still of its own tool
     if (folder / "dendron.yml").is_file():

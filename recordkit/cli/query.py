@@ -43,8 +43,8 @@ def command(ctx, sql, fmt, params, list_named, width, timeout):
         values[k.strip()] = v
     try:
         from .export import row_analysis
-        # the store of parsed records is saved while the tables are filled (by this
-        # process and the helper, each a share: write_database)
+        # the store of parsed records is saved while the helper fills its tables
+        # (write_database)
         store = ctx.deferred_store()
         # written as the rows come (millions of rows are not held; the
         # table's cells wait in a temporary file for its widths)

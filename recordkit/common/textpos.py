@@ -10,38 +10,54 @@ from array import array
 from bisect import bisect_right
 
 #: how far into a text (lines for offset_of, characters for line_col) the
-#: plain search goes before the text's line index is used: a rule that asks
-#: for each of a long body's mentions in turn would otherwise take time
-#: growing with the square of the body (13,000 embeds, each on its line:
+#: plain search goes before a :class:`Positions`' line index is used: a rule
+#: that asks for each of a long body's mentions in turn would otherwise take
+#: time growing with the square of the body (13,000 embeds, each on its line:
 #: 13 s to lint)
 _NEAR_LINES = 64
 _NEAR_CHARS = 8192
 _NEWLINE = re.compile("\n")
-#: the line starts of the last few texts asked about far in, by identity
-#: (a text is immutable; holding it keeps its id from being reused)
-_INDEX: list = []
 
 
-def line_starts(text: str) -> array:
-    """The offset of each line's first character in ``text`` (kept for the
-    last few texts asked about)."""
-    for t, starts in _INDEX:
-        if t is text:
-            return starts
-    starts = array("q", [0])
-    starts.extend(m.end() for m in _NEWLINE.finditer(text))
-    _INDEX.insert(0, (text, starts))
-    del _INDEX[4:]
-    return starts
+class Positions:
+    """Positions in one text, for a caller that asks about many of them (a
+    rule about each mention of a long body, a format about each fix): the
+    text's line starts are found once, at the first question far in."""
 
+    __slots__ = ("text", "_starts")
 
-def offset_of(text: str, line: int, col: int) -> int:
-    """Character offset of 1-based (line, col) in ``text``."""
-    if line > _NEAR_LINES:
-        starts = line_starts(text)
+    def __init__(self, text: str):
+        self.text = text
+        self._starts: array | None = None
+
+    def line_starts(self) -> array:
+        """The offset of each line's first character."""
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = array("q", [0])
+            starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
+        return starts
+
+    def offset_of(self, line: int, col: int) -> int:
+        """Character offset of 1-based (line, col)."""
+        text = self.text
+        if line <= _NEAR_LINES:
+            return _near_offset(text, line, col)
+        starts = self.line_starts()
         if line - 1 >= len(starts):
             return len(text)
         return min(starts[line - 1] + col - 1, len(text))
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of character ``offset``."""
+        if offset <= _NEAR_CHARS:
+            return _near_line_col(self.text, offset)
+        starts = self.line_starts()
+        k = bisect_right(starts, offset) - 1
+        return k + 1, offset - starts[k] + 1
+
+
+def _near_offset(text: str, line: int, col: int) -> int:
     pos = 0
     for _ in range(line - 1):
         nl = text.find("\n", pos)
@@ -51,15 +67,27 @@ def offset_of(text: str, line: int, col: int) -> int:
     return min(pos + col - 1, len(text))
 
 
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based (line, column) of character ``offset`` in ``text``."""
-    if offset > _NEAR_CHARS:
-        starts = line_starts(text)
-        k = bisect_right(starts, offset) - 1
-        return k + 1, offset - starts[k] + 1
+def _near_line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, col
+
+
+def line_starts(text: str) -> array:
+    """The offset of each line's first character in ``text``."""
+    return Positions(text).line_starts()
+
+
+def offset_of(text: str, line: int, col: int) -> int:
+    """Character offset of 1-based (line, col) in ``text`` (one question:
+    a caller with many about one text holds a :class:`Positions`)."""
+    return Positions(text).offset_of(line, col)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of character ``offset`` in ``text`` (one
+    question: a caller with many about one text holds a :class:`Positions`)."""
+    return Positions(text).line_col(offset)
 
 
 def trimmed_span(text: str, pos: tuple) -> tuple:

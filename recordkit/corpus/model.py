@@ -391,6 +391,11 @@ class Corpus:
     _graph: "nx.MultiDiGraph | None" = field(default=None, repr=False)
     _by_path: dict | None = field(default=None, repr=False)
     _id_index: IdIndex | None = field(default=None, repr=False)
+    #: made on first use and kept with the corpus: its link resolver
+    #: (:func:`recordkit.corpus.resolve.resolver_for`) and the checks of its
+    #: records' blocks, with their problems (:func:`recordkit.numeric.discover.discover_all`)
+    _resolver: Any = field(default=None, repr=False)
+    _check_blocks: tuple | None = field(default=None, repr=False)
 
     @property
     def graph(self) -> "nx.MultiDiGraph":

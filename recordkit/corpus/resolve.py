@@ -31,7 +31,7 @@ resolves exactly when its text is an id, as before the resolver existed:
 A Dendron cross-vault link, ``[[dendron://vault/note.name]]`` (with a
 ``label|`` before it and a ``#anchor`` after it as any link), names a note of
 the vault called ``vault`` in the workspace's ``dendron.yml``
-(:func:`vault_names`): when that is the vault loaded, the note is looked for
+(:mod:`recordkit.corpus.vaults`): when that is the vault loaded, the note is looked for
 as ``[[note.name]]`` is; a note of another vault is not loaded, so the link
 is no record link, and not missing (``by == "vault"``), as a Markdown link
 to a file outside the root is not.
@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..markdown.links import fold_key, link_form, strip_md, value_link
 from ..schema import LinkSettings
 from .mentions import LinkScan, Mention, mention_links, mention_spots, mention_targets
+from .vaults import XVAULT, vault_names, xvault_parts
 
 if TYPE_CHECKING:
     from .model import Corpus, Record
@@ -95,111 +95,6 @@ class Resolution(NamedTuple):
 _MISSING = Resolution(None)
 _FILE = Resolution(None, (), "file")
 _OTHER_VAULT = Resolution(None, (), "vault")
-
-#: how a Dendron cross-vault link starts: ``dendron://vault/note.name``
-XVAULT = "dendron://"
-
-
-def xvault_parts(text: str) -> tuple[str, str] | None:
-    """``(vault, note)`` of a Dendron cross-vault link's target
-    (``dendron://vault/note.name``), or None for any other link."""
-    if not text.startswith(XVAULT):
-        return None
-    vault, sep, note = text[len(XVAULT):].partition("/")
-    note = note.strip()
-    if not sep or note.startswith(XVAULT):
-        # (Dendron does not nest them; resolving the note part as a link
-        # again recursed once per prefix: 600 of them stopped lint)
-        return None
-    return vault.strip(), note
-
-
-def dendron_config(root: Path | None) -> Path | None:
-    """The ``dendron.yml`` of the Dendron workspace ``root`` is a vault of:
-    in ``root`` or the nearest folder above it that has one (Dendron keeps
-    it at the workspace's top, the vaults in folders under it), or None."""
-    if root is None:
-        return None
-    try:
-        here = Path(root).resolve()
-    except OSError:
-        return None
-    for folder in (here, *here.parents):
-        cfg = folder / "dendron.yml"
-        if cfg.is_file():
-            return cfg
-    return None
-
-
-def dendron_config_bytes(root: Path | None) -> bytes:
-    """The bytes of :func:`dendron_config` (or a word for none): what the
-    caches of answers that read it (the lint's, the query database's) key
-    on, as they key on the records' files."""
-    cfg = dendron_config(root)
-    if cfg is None:
-        return b"no dendron.yml"
-    try:
-        return cfg.read_bytes()
-    except OSError:
-        return b"unreadable dendron.yml"
-
-
-_VAULT_NAMES: dict = {}
-
-
-def vault_names(root: Path | None) -> frozenset[str]:
-    """The names a cross-vault link gives the vault at ``root``: the
-    ``name`` of the entry of ``dendron.yml``'s ``workspace.vaults`` (or the
-    older top-level ``vaults``) whose ``fsPath`` (under its ``workspace``
-    when it has one) is ``root``, else the last part of that ``fsPath``,
-    as Dendron names a vault; with no ``dendron.yml`` that lists it, the
-    root folder's name.  Read once per root and ``dendron.yml`` state."""
-    if root is None:
-        return frozenset()
-    cfg = dendron_config(root)
-    try:
-        stamp = (cfg.stat().st_mtime_ns, cfg.stat().st_size) if cfg is not None else None
-    except OSError:
-        stamp = None
-    key = (str(root), str(cfg), stamp)
-    got = _VAULT_NAMES.get(key)
-    if got is not None:
-        return got
-    here = Path(root).resolve()
-    got = frozenset([here.name])
-    entry = listed_vault(cfg, here) if cfg is not None else None
-    if entry is not None:
-        name = entry.get("name")
-        got = frozenset([name if isinstance(name, str) and name.strip() else Path(entry["fsPath"]).name])
-    _VAULT_NAMES[key] = got
-    return got
-
-
-def listed_vault(cfg: Path, folder: Path) -> dict | None:
-    """The entry of ``dendron.yml`` (at ``cfg``) whose ``fsPath`` (under its
-    ``workspace`` when it has one) is ``folder``: in ``workspace.vaults``,
-    or the older top-level ``vaults``; None when it lists no such vault."""
-    import yaml
-    try:
-        here = Path(folder).resolve()
-        data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
-        return None
-    ws = data.get("workspace") if isinstance(data, dict) else None
-    vaults = (ws.get("vaults") if isinstance(ws, dict) else None) or \
-        (data.get("vaults") if isinstance(data, dict) else None)
-    for v in vaults if isinstance(vaults, list) else ():
-        fs = v.get("fsPath") if isinstance(v, dict) else None
-        if not isinstance(fs, str) or not fs.strip():
-            continue
-        where = cfg.parent / v["workspace"] / fs if isinstance(v.get("workspace"), str) else cfg.parent / fs
-        try:
-            if where.resolve() == here:
-                return v
-        except OSError:
-            continue
-    return None
-
 
 # -- the resolver -----------------------------------------------------------------
 def _same(text: str) -> str:
@@ -427,15 +322,11 @@ def _aliases(rec) -> list[str]:
 
 
 # -- the corpus's links, resolved ---------------------------------------------------
-_resolvers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def resolver_for(corpus: "Corpus") -> Resolver:
-    """The corpus's resolver (built once, kept beside the corpus)."""
-    got = _resolvers.get(corpus)
+    """The corpus's resolver (built once, kept with the corpus)."""
+    got = corpus._resolver
     if got is None or got.records is not corpus.records:
-        got = Resolver(corpus.records, corpus.schema.links, root=corpus.root)
-        _resolvers[corpus] = got
+        got = corpus._resolver = Resolver(corpus.records, corpus.schema.links, root=corpus.root)
     return got
 
 
@@ -465,7 +356,7 @@ def files_consulted(corpus: "Corpus") -> dict[str, bool]:
     on disk (a Markdown link to a file that is no record: in a skipped
     folder, outside the root), each with whether it was a file: ``path ->
     bool``.  Empty when no resolver was built for the corpus."""
-    got = _resolvers.get(corpus)
+    got = corpus._resolver
     return dict(got.files_consulted) if got is not None else {}
 
 

@@ -27,7 +27,7 @@ def backlinks(corpus: "Corpus", record_id: str, *, include_mentions: bool = Fals
             if data["origin"] == "body" and not include_mentions:
                 continue
             by_rel.setdefault(data["relation"], set()).add(src)
-    return _labelled(corpus.schema, by_rel)
+    return by_label(corpus.schema, by_rel)
 
 
 def all_backlinks(corpus: "Corpus", *, include_mentions: bool = False) -> dict[str, dict[str, list[str]]]:
@@ -39,12 +39,13 @@ def all_backlinks(corpus: "Corpus", *, include_mentions: bool = False) -> dict[s
             continue
         acc.setdefault(dst, {}).setdefault(data["relation"], set()).add(src)
     schema = corpus.schema
-    return {dst: _labelled(schema, by_rel) for dst, by_rel in acc.items()}
+    return {dst: by_label(schema, by_rel) for dst, by_rel in acc.items()}
 
 
-def _labelled(schema, by_rel: dict[str, set]) -> dict[str, list[str]]:
+def by_label(schema, by_rel: dict[str, set]) -> dict[str, list[str]]:
     """relation -> sources, as label -> sources in id order, labels in the
-    schema's order of relations (then mentions, then relations it lacks)."""
+    schema's order of relations (then mentions, then relations it lacks;
+    relations of one label share it)."""
     order = {r: i for i, r in enumerate(schema.relations)}
     order.setdefault(schema.mention_relation, len(order))
     out: dict[str, list[str]] = {}

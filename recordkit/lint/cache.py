@@ -111,7 +111,7 @@ def lint_key(config, schema_raw: dict, options: dict, hashes: dict[str, str]) ->
     h.update(os.fsencode(str(config.root)))   # a file name need not be UTF-8
     # the Dendron workspace's dendron.yml names the vault: which cross-vault
     # links (``dendron://vault/…``) name its notes (RK305)
-    from ..corpus.resolve import dendron_config_bytes
+    from ..corpus.vaults import dendron_config_bytes
     h.update(dendron_config_bytes(config.root))
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
     for k in sorted(hashes):

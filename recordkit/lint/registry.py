@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..common.plugins import import_folder
+from ..common.registry import Registry
 
 SEVERITIES = ("error", "warning", "info")
 #: what a rule's fixes are, as in ruff: every fix ``safe`` (keeps the
@@ -56,8 +57,6 @@ def docs_url(code: str, name: str) -> str:
     return f"docs/rules.md#{code.lower()}-{name}"
 
 
-RULES: dict[str, Rule] = {}
-
 RULES_FOLDER = Path(__file__).resolve().parent / "rules"
 
 
@@ -84,21 +83,20 @@ def rule(code: str, name: str, severity: str, *, scope: str = "record", fix: str
     return deco
 
 
-_discovered: list[bool] = []
-
-
 def discover_rules(package: str = f"{__package__}.rules", folder: str | Path = RULES_FOLDER) -> None:
     """Import every rule module of ``folder`` (the package ``package``);
     each registers its rules as it is imported."""
     import_folder(package, folder)
 
 
+#: every rule registered so far, by code (every rule of ``lint/rules/``
+#: once :func:`all_rules` has imported them)
+RULES: Registry = Registry("lint rule", discover=lambda: discover_rules())
+
+
 def all_rules() -> dict[str, Rule]:
     """Every registered rule, by code, in code order."""
-    if not _discovered:
-        discover_rules()
-        _discovered.append(True)
-    return dict(sorted(RULES.items()))
+    return dict(sorted(RULES.complete().items()))
 
 
 def get_rule(code_or_name: str) -> Rule | None:

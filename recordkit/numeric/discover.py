@@ -33,7 +33,6 @@ import os
 import re
 import shlex
 import stat
-import weakref
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -98,19 +97,13 @@ def discover_all(corpus) -> Discovery:
     disc = Discovery()
     for spec in function_checks(corpus.config.checks, disc.problems, max_size=corpus.config.max_file_size):
         disc.add(spec)
-    try:
-        blocks = _BLOCK_MEMO.get(corpus)
-    except TypeError:  # pragma: no cover - not weak-referenceable
-        blocks = None
+    blocks = corpus._check_blocks
     if blocks is None:
         blocks = ([], [])
         for rec in sorted(corpus.files, key=lambda r: r.relpath):
             if rec.ok and _may_hold_checks(rec):
                 blocks[0].extend(block_checks(rec, blocks[1]))
-        try:
-            _BLOCK_MEMO[corpus] = blocks
-        except TypeError:  # pragma: no cover
-            pass
+        corpus._check_blocks = blocks
     for spec in blocks[0]:
         disc.add(replace(spec))
     disc.problems.extend(blocks[1])
@@ -127,7 +120,6 @@ def _may_hold_checks(rec) -> bool:
     return any(_INFO_RE.match(i) for i in infos)
 
 
-_BLOCK_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _BLOCK_HINT = re.compile(r"python[ \t]+check\b")   # a fast prefilter (literal prefix); block_checks decides
 
 

@@ -17,6 +17,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..common.registry import Registry
+
 DEFAULT_TOLERANCE = 1e-9
 
 
@@ -132,7 +134,7 @@ def seed_for(check_id: str) -> int:
 
 
 #: checks registered by importing modules of a checks folder, by id
-REGISTRY: dict[str, CheckSpec] = {}
+REGISTRY: Registry = Registry("numeric check")
 
 
 def check(id: str, tolerance: float = DEFAULT_TOLERANCE, claim: str = "", **extra):

@@ -29,24 +29,20 @@ def prctl(option: int, arg: int) -> bool:
         return False
 
 
-_SYNCFS: list = []
-
-
 def syncfs_function():
-    """The C library's ``syncfs(fd) -> int`` (Linux), or None."""
-    if not _SYNCFS:
-        fn = None
-        if os.name == "posix" and os.uname().sysname == "Linux":
-            try:
-                import ctypes
-                libc = ctypes.CDLL(None, use_errno=True)
-                fn = libc.syncfs
-                fn.argtypes = [ctypes.c_int]
-                fn.restype = ctypes.c_int
-            except (OSError, AttributeError):
-                fn = None
-        _SYNCFS.append(fn)
-    return _SYNCFS[0]
+    """The C library's ``syncfs(fd) -> int`` (Linux), or None.  Looked up
+    at each call (a multi-file write of many files asks once; the lookup
+    is a ``dlsym``, nothing worth keeping in this module)."""
+    if os.name != "posix" or os.uname().sysname != "Linux":
+        return None
+    try:
+        import ctypes
+        fn = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 def fork_process() -> int:

@@ -55,16 +55,9 @@ SITE_SHARD = 256
 #: pages it renders
 SITE_TRIM_PAGES = 2000
 
-#: CPU seconds each part of writing the SQLite database costs on the
-#: 10,000-record bench (filling a group of tables with their indexes, the
-#: full-text index, saving the store of parsed records), and copying a
-#: helper's group in: how the store's changed buckets are shared between
-#: this process and its helper so that both end together
-SQL_COST = {"records": 0.35, "fields": 0.4, "relations": 1.15, "checks": 0.2, "fts": 0.85, "save": 0.37}
-SQL_COPY_COST = {"records": 0.09, "fields": 0.07, "relations": 0.13, "checks": 0.01}
 #: which groups of tables the SQL writer's helper fills, with or without
-#: the full-text index, in this order (``checks`` last in the helper made
-#: this process wait for it)
+#: the full-text index (about half the CPU each way; ``checks`` in the
+#: helper made this process wait for it)
 SQL_HELPER_GROUPS = {True: ("relations", "fields"), False: ("relations",)}
 
 # -- freshness -----------------------------------------------------------------

@@ -48,6 +48,17 @@ def _mapping(where: str, value, what: str) -> dict:
     return value
 
 
+def _entry(where: str, value, what: str, keys) -> dict:
+    """One entry of ``kinds`` or ``relations`` (``where``: ``kinds.NOTE``):
+    :func:`_mapping` of ``value`` (empty when it is empty or false: ``NOTE:``
+    with nothing after it), with no key outside ``keys``."""
+    value = _mapping(where, value or None, what)
+    for key in value:
+        if key not in keys:
+            raise _unknown(f"{where}: ", key, keys)
+    return value
+
+
 def _names(where: str, value, example: str, one_string: bool = True) -> list:
     """``value`` (None: empty; one string: a list of it, unless not
     ``one_string``) if it is a list of strings, else a SchemaError at
@@ -180,12 +191,7 @@ def kinds(raw: dict) -> dict:
 def kind(name: str, k) -> dict:
     """``kinds.NAME``: the arguments of its :class:`~.model.Kind` but the
     name, ``sections`` as (title, statuses) pairs."""
-    k = k or {}
-    if not isinstance(k, dict):
-        raise SchemaError(f"kinds.{name} must be a mapping (statuses, fields, ...)")
-    for key in k:
-        if key not in KIND_KEYS:
-            raise _unknown(f"kinds.{name}: ", key, KIND_KEYS)
+    k = _entry(f"kinds.{name}", k, "statuses, fields, ...", KIND_KEYS)
     if not k.get("statuses"):
         raise SchemaError(f"kind {name} has no statuses")
     statuses = _names(f"kinds.{name}.statuses", k["statuses"], "[draft, final]", one_string=False)
@@ -224,12 +230,7 @@ def relations(raw: dict) -> dict:
 def relation(name: str, r, kinds: dict) -> dict:
     """``relations.NAME``: the arguments of its :class:`~.model.Relation`
     but the name; the kinds it names must be of ``kinds``."""
-    r = r or {}
-    if not isinstance(r, dict):
-        raise SchemaError(f"relations.{name} must be a mapping (from, to, max, label, ...), not {_show(r)}")
-    for key in r:
-        if key not in RELATION_KEYS:
-            raise _unknown(f"relations.{name}: ", key, RELATION_KEYS)
+    r = _entry(f"relations.{name}", r, "from, to, max, label, ...", RELATION_KEYS)
     if "label" not in r:
         r = {**r, "label": f"{name} by"}
     r = {**r, "from": _names(f"relations.{name}.from", r.get("from"), "[NOTE, THEORY]") or None,

@@ -32,7 +32,7 @@ def _key(config, hashes: dict[str, str]) -> str:
         h.update(json.dumps(schema_fingerprint_texts(config.schema)).encode())
     h.update(json.dumps(config.raw, sort_keys=True, default=str).encode())
     h.update(str(config.root).encode("utf-8", "surrogatepass"))
-    from ..corpus.resolve import dendron_config_bytes
+    from ..corpus.vaults import dendron_config_bytes
     h.update(dendron_config_bytes(config.root))     # (the vault's name: which dendron:// links are its notes)
     for k in sorted(hashes):     # (a path may hold a lone surrogate: an odd file name)
         h.update(f"{k}\0{hashes[k]}\0".encode("utf-8", "surrogatepass"))

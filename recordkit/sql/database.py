@@ -80,45 +80,10 @@ def _copy_side(conn: sqlite3.Connection, path: str, groups: tuple, fts: bool) ->
 
 
 
-#: which groups of tables a helper process fills, with or without the
-#: full-text index, in this order (each in a database of its own, copied in
-#: as soon as it is whole): ``tuning.SQL_HELPER_GROUPS``.  With the index
-#: this process fills ``records`` and builds the index from it (no second
-#: reading of every file's text in the helper, no bodies passed through
-#: Python twice), and fills ``checks``; the helper fills ``relations`` and
-#: ``fields``, then saves its share of the store, so that each of its
-#: databases is whole before this process is free to copy it in.
+#: the groups of tables a helper process fills, with and without the
+#: full-text index (which this process builds, from the ``records`` it
+#: fills), in a database of its own that is copied in once it is whole
 HELPER_GROUPS = tuning.SQL_HELPER_GROUPS
-
-
-def _plan(fts: bool, store) -> tuple[tuple, tuple, list, list]:
-    """(this process's groups, the helper's, the store's buckets this
-    process saves, those the helper saves): the store's changed buckets
-    (a cold load changes them all; after a lint none) are shared so that
-    both processes end together, this one with the helper's tables still
-    to copy in (``tuning.SQL_COST``, ``tuning.SQL_COPY_COST``)."""
-    from ..corpus.store import BUCKETS
-    from ..runtime.tuning import SQL_COPY_COST as COPY_COST, SQL_COST as COST
-    theirs = HELPER_GROUPS[fts]
-    mine = tuple(g for g in GROUPS if g not in theirs)
-    dirty = sorted(store.dirty) if store is not None and store.dirty else []
-    if not dirty:
-        return mine, theirs, [], []
-    here = sum(COST[g] for g in mine) + (COST["fts"] if fts else 0) + sum(COPY_COST[g] for g in theirs)
-    there = sum(COST[g] for g in theirs)
-    save = COST["save"] * len(dirty) / BUCKETS
-    share = min(1.0, max(0.0, (here + save - there) / (2 * save)))
-    k = round(share * len(dirty))
-    return mine, theirs, dirty[k:], dirty[:k]
-
-
-def _save_buckets(store, buckets: list) -> None:
-    """Save these of the store's changed buckets, and no other (in this
-    process: :class:`recordkit.corpus.store.RecordStore` ``save`` writes
-    the buckets in ``dirty``)."""
-    if store is not None:
-        store.dirty = set(buckets)
-        store.save()
 
 
 def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, meanwhile=None,
@@ -130,9 +95,8 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
     raises): what the caller must do anyway, such as storing the files'
     signatures, done while the other core is busy.  ``store``: a store of
     parsed records (:class:`recordkit.corpus.store.RecordStore`) the caller
-    loaded through and leaves to this to save: its changed buckets are
-    saved by this process and the helper, each a share, while the tables
-    are filled.
+    loaded through and leaves to this to save: saved by this process while
+    the helper fills its tables.
 
     On a large record a forked helper fills some of the tables (with their
     indexes) in a database of its own while this process fills the others
@@ -162,7 +126,7 @@ def write_database(corpus, path: str | Path, *, fts: bool = True, results=None, 
 
 def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: bool = False) -> Path:
     from ..common.writes import is_stream
-    from ..runtime import in_helper, spread, workers
+    from ..runtime import spread, workers
     asked = path = Path(path)
     stream = is_stream(path)
     if stream:
@@ -185,33 +149,17 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
             conn = _CleanConnection(conn)
         try:
             if not clean and workers(len(corpus.records), name="sql.fill") > 1:
-                mine, theirs, my_buckets, their_buckets = _plan(fts, store)
-                # the helper makes each of its groups in a database of its
-                # own (``sides``) and says through a pipe when one is whole:
-                # this process copies each in once its own tables are done,
-                # while the helper still fills the rest and saves its share of
-                # the store, instead of copying them all once both are done
-                # (the copy of relations and mentions, 0.11 s on the
-                # 10,000-record bench, off the critical path)
-                sides = []
-                for g in theirs:
-                    fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
-                    os.close(fd)
-                    sides.append(((g,), side))
-                copied: set = set()
-                ready_r, ready_w = os.pipe()
-                open_w = [ready_w]      # (closed once: its number may be reused after)
-
-                def close_w():
-                    if open_w:
-                        os.close(open_w.pop())
+                # a helper fills its groups in a database of its own while
+                # this process fills the others and the full-text index (and
+                # saves the store); the helper's tables are then copied in whole
+                theirs = HELPER_GROUPS[fts]
+                mine = tuple(g for g in GROUPS if g not in theirs)
+                fd, side = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part.tmp", dir=folder)
+                os.close(fd)
+                sides.append(side)
                 conn.executescript(SCHEMA)
 
                 def tables(_):
-                    # (the helper holds the pipe's other end now: once it
-                    # has exited, a read here ends rather than waits)
-                    close_w()
-                    _save_buckets(store, my_buckets)
                     meanwhile()
                     with conn:
                         for g in mine:
@@ -220,38 +168,13 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
                             add_fts(conn)
                         conn.executescript(INDEXES)
                         # the statistics of this process's tables (the
-                        # helper's are empty here, and get none): each
-                        # process analyses its own, while the other works
+                        # helper's come with its database)
                         conn.execute("ANALYZE")
-                    # each of the helper's databases, as soon as it is whole
-                    # (no byte: the helper died, and what it left undone is
-                    # done here after)
-                    for i, (groups, side) in enumerate(sides):
-                        if os.read(ready_r, 1) != bytes([i]):
-                            break
-                        _copy_side(conn, side, groups, False)
-                        copied.add(i)
-                    return None
 
                 def helper(_):
-                    here = not in_helper()      # (a helper that failed: its part done here)
-                    for i, (groups, side) in enumerate(sides):
-                        if i in copied:
-                            continue
-                        _side_file(corpus, results, groups, False, side)
-                        if not here:
-                            os.write(ready_w, bytes([i]))
-                    # last, so that every database is whole while it saves
-                    _save_buckets(store, their_buckets)
-                    return None
-                try:
-                    spread(helper, ["tables", "helper"], name="sql.fill", first=tables)
-                finally:
-                    os.close(ready_r)
-                    close_w()
-                for i, (groups, side) in enumerate(sides):
-                    if i not in copied:
-                        _copy_side(conn, side, groups, False)
+                    _side_file(corpus, results, theirs, False, side)
+                spread(helper, ["tables", "helper"], name="sql.fill", first=tables)
+                _copy_side(conn, side, theirs, False)
             else:
                 meanwhile()
                 with conn:
@@ -273,6 +196,6 @@ def _write_database(corpus, path, fts: bool, results, meanwhile, store, clean: b
         discard(tmp)
         raise
     finally:
-        for _, side in sides:
+        for side in sides:
             discard(side)
     return asked

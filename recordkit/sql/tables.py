@@ -149,9 +149,9 @@ def _table_of(stmt: str) -> str:
 #: each table's CREATE statement, and its indexes' (in :data:`SCHEMA` and
 #: :data:`INDEXES` order)
 TABLE_SQL = {_table_of(s): s for s in _statements(SCHEMA)}
-INDEX_SQL: dict[str, list[str]] = {}
-for _s in _statements(INDEXES):
-    INDEX_SQL.setdefault(_table_of(_s), []).append(_s)
+INDEX_SQL: dict[str, tuple[str, ...]] = {
+    t: tuple(s for s in _statements(INDEXES) if _table_of(s) == t)
+    for t in dict.fromkeys(_table_of(s) for s in _statements(INDEXES))}
 
 #: tables filled together (one function makes their rows)
 GROUPS = {

@@ -4,14 +4,14 @@ targets' titles, typed backlinks, mentions in and out, standing and checks
 from __future__ import annotations
 
 from .. import lifecycle as lc
-from ..common.order import id_sort_key
 from ..common.paths import display_path
 from ..common.text import path_text
 from ..corpus.model import to_plain
-from ..graph.queries import backlinks
+from ..graph.queries import by_label
 from ..numeric.discover import citations, discover_all
 from ..numeric.results import short_verdict
 from ..numeric.store import load_results
+from .record import record_facts
 
 
 def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -> dict | None:
@@ -23,23 +23,20 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
         return None
     schema = corpus.schema
     records = corpus.records
-    relations = {}
     from ..corpus.resolve import mention_resolution, target_resolution
+    facts = record_facts(corpus, record_id)
 
     def unsure(res) -> dict:
         """A link that names several records: which (lint's RK308), not "missing"."""
         return {"ambiguous": list(res.candidates)} if res.ambiguous else {}
-    for rel, targets in rec.relations.items():
-        relations[rel] = [{"id": t.id, "title": records[t.id].title if t.id in records else None,
-                           "exists": t.id in records, "line": t.pos[0],
-                           **(unsure(target_resolution(corpus, rec, t)) if t.id not in records and t.text else {})}
-                          for t in targets]
-    derived = {}
-    g = corpus.graph
-    for _, dst, data in g.out_edges(record_id, data=True):
-        if data["origin"] == "derived":
-            derived.setdefault(data["relation"], []).append(
-                {"id": dst, "title": records[dst].title, "via": data.get("via")})
+    relations = {rel: [{"id": x.id, "title": records[x.id].title if x.exists else None,
+                        "exists": x.exists, "line": x.target.pos[0],
+                        **(unsure(target_resolution(corpus, rec, x.target)) if not x.exists and x.target.text
+                           else {})}
+                       for x in links]
+                 for rel, links in facts.relations.items()}
+    derived = {rel: [{"id": dst, "title": records[dst].title, "via": via} for dst, via in dsts]
+               for rel, dsts in facts.derived.items()}
     mentions_out = []
     seen = set()
     for m in rec.mentions:
@@ -51,20 +48,15 @@ def describe(corpus, record_id: str, *, lifecycle: lc.Lifecycle | None = None) -
                              "line": m.line,
                              **(unsure(mention_resolution(corpus, rec, m)) if m.target not in records and m.text
                                 else {})})
-    mentioned_by = sorted({src for src, _, d in g.in_edges(record_id, data=True) if d["origin"] == "body"},
-                          key=id_sort_key)
-    fields = to_plain({k: v for k, v in rec.meta.items() if k not in schema.relations})
-    # a date field of epoch numbers (Dendron's milliseconds), as its date
-    dates = {k: schema.date_text(rec.kind, k, v) for k, v in rec.meta.items()
-             if isinstance(v, int) and not isinstance(v, bool) and schema.epoch_unit(rec.kind, k)}
     info = {
         "id": rec.id, "kind": rec.kind, "title": rec.title, "status": rec.status,
-        "path": path_text(display_path(rec.path)), "fields": fields,
-        "dates": {k: d for k, d in dates.items() if d is not None}, "relations": relations, "derived": derived,
+        "path": path_text(display_path(rec.path)), "fields": to_plain(facts.fields),
+        "dates": {k: d for k, d in facts.dates.items() if d is not None}, "relations": relations,
+        "derived": derived,
         "backlinks": {label: [{"id": s, "title": records[s].title} for s in ids]
-                      for label, ids in backlinks(corpus, record_id).items()},
+                      for label, ids in by_label(schema, {r: set(x) for r, x in facts.backlinks.items()}).items()},
         "mentions": mentions_out,
-        "mentioned_by": [{"id": s, "title": records[s].title} for s in mentioned_by],
+        "mentioned_by": [{"id": s, "title": records[s].title} for s in facts.mentioned_by],
     }
     info.update(_standing_part(lifecycle or lc.analyze(corpus), rec))
     entries = check_entries(corpus, rec)

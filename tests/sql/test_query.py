@@ -406,15 +406,12 @@ def test_export_with_a_helper_is_the_same_database(tmp_path, fts):
     assert origins == sorted(origins, key=["frontmatter", "body", "derived"].index)   # in that order
 
 
-@pytest.mark.parametrize("dies", ["at once", "after its first database", "half-way through a database",
-                                  "while saving"])
+@pytest.mark.parametrize("dies", ["at once", "half-way through its database"])
 def test_export_whose_helper_dies_is_the_same_database(tmp_path, monkeypatch, dies):
-    """The helper makes its tables in databases of its own and says when
-    each is whole, so that this process copies it in while the helper goes
-    on.  A helper that dies before any, between them, or after all (while
-    saving its share of the store) leaves this process to do the rest: the
-    same database, no database copied in twice, every temporary file gone,
-    the store saved whole."""
+    """The helper makes its tables in a database of its own, copied in once
+    it is whole.  A helper that dies before it, or half-way through it,
+    leaves this process to make it: the same database, copied in once,
+    every temporary file gone, the store saved whole."""
     import os
 
     from recordkit.config import load_config
@@ -428,25 +425,17 @@ def test_export_whose_helper_dies_is_the_same_database(tmp_path, monkeypatch, di
     ref = tmp_path / "one.db"
     database.write_database(load(config.root, config=config, jobs=1), ref)
     parent = os.getpid()
-    side_file, save_buckets = database._side_file, database._save_buckets
+    side_file = database._side_file
 
     def dying_side(corpus, results, groups, fts, path):
         if os.getpid() != parent:
-            if dies == "half-way through a database":
+            if dies == "half-way through its database":
                 side_file(corpus, results, groups, fts, path)
                 with open(path, "r+b") as fh:          # what a helper killed while writing leaves
                     fh.truncate(fh.seek(0, 2) // 2)
-                os._exit(3)
-            if dies == "at once" or dies == "after its first database" and groups != database.HELPER_GROUPS[True][:1]:
-                os._exit(3)
-        return side_file(corpus, results, groups, fts, path)
-
-    def dying_save(store, buckets):
-        if os.getpid() != parent and dies == "while saving" and buckets:
             os._exit(3)
-        return save_buckets(store, buckets)
+        return side_file(corpus, results, groups, fts, path)
     monkeypatch.setattr(database, "_side_file", dying_side)
-    monkeypatch.setattr(database, "_save_buckets", dying_save)
     monkeypatch.setenv("RECORDKIT_JOBS", "2")
     copies = []
     copy_side = database._copy_side
@@ -458,7 +447,7 @@ def test_export_whose_helper_dies_is_the_same_database(tmp_path, monkeypatch, di
     out = tmp_path / "two.db"
     database.write_database(corpus, out, store=store)
     assert _table_rows(out) == _table_rows(ref)
-    assert sorted(copies) == sorted((g,) for g in database.HELPER_GROUPS[True])
+    assert copies == [database.HELPER_GROUPS[True]]
     assert not list(tmp_path.glob(".*.tmp"))
     again = RecordStore(config, config.root.resolve())
     again._read()
@@ -665,26 +654,12 @@ def test_bodies_from_bytes_are_the_bodies_of_the_text(tmp_path):
     assert "\ufffd" in again.records["LIT-002"].body
 
 
-def test_the_store_is_saved_in_shares_by_both_processes(tmp_path):
-    """A cold export on two processes saves the store of parsed records in
-    two shares (this process's buckets and the helper's, while the tables
-    are filled): the store holds every file, as the one a single process
-    saves, and the next export reads every file from it."""
+def test_the_store_is_saved_whole_by_a_two_process_export(tmp_path):
+    """A cold export on two processes saves the store of parsed records
+    while the helper fills its tables: the store holds every file, as the
+    one a single process saves, and the next export reads every file from it."""
     from recordkit.config import load_config
-    from recordkit.corpus.store import BUCKETS, RecordStore
-    from recordkit.sql.database import _plan
-
-    class Dirty:
-        dirty = set(range(BUCKETS))
-    for fts in (True, False):
-        mine, theirs, here, there = _plan(fts, Dirty())
-        assert sorted(here + there) == list(range(BUCKETS)) and not set(here) & set(there)
-        assert set(mine) | set(theirs) == {"records", "fields", "relations", "checks"}
-    Dirty.dirty = set()
-    assert _plan(True, Dirty())[2:] == ([], [])
-    assert _plan(True, None)[2:] == ([], [])
-    # with the full-text index this process has more to do: the helper saves more than half
-    assert len(_plan(True, type("D", (), {"dirty": set(range(BUCKETS))})())[3]) > BUCKETS // 2
+    from recordkit.corpus.store import RecordStore
 
     stores = {}
     for jobs in ("2", "1"):

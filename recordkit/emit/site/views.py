@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ...common.order import id_sort_key
 from ...common.text import to_plain
+from ...views.record import record_facts
 from .load import FAILING, SiteData, check_entry
 from .markdown import plain_text
 
@@ -250,56 +251,39 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
         body = rec.body
     schema = corpus.schema
     pub = site.published
-    g = corpus.graph
     note = rec.get("status_note")
     props = [{"label": "Status", "kind": "status", "status": rec.status,
               "note": linked_text(site, note) if isinstance(note, str) and note.strip() else None,
               "url": status_url(rec.status) if rec.status else None}]
     if rec.tags:
         props.append({"label": "Tags", "kind": "tags", "items": [{"text": t, "url": tag_url(t)} for t in rec.tags]})
-    for rel, targets in rec.relations.items():
+    facts = record_facts(corpus, rid, visible=pub.__contains__)
+    for rel, links in facts.relations.items():
         items = []
-        for t in targets:
-            if t.id in pub:
-                items.append({"ref": site.ref(t.id)})
-            elif t.id in corpus.records:
-                items.append({"text": t.id})                         # kept out: the id as text
+        for x in links:
+            if x.visible:
+                items.append({"ref": site.ref(x.id)})
+            elif x.exists:
+                items.append({"text": x.id})                         # kept out: the id as text
             else:
-                items.append({"text": t.id, "dangling": True})
+                items.append({"text": x.id, "dangling": True})
         if items:
             props.append({"label": humanize(rel), "kind": "relation", "relation": rel, "items": items})
-    derived: dict = {}
-    in_by: dict = {}
-    mentioned_by = set()
-    neighbours: dict = {}
-    for _, dst, d in g.out_edges(rid, data=True):
-        if dst not in pub:
-            continue
-        neighbours.setdefault(dst, []).append((rid, dst, d["relation"], d["origin"]))
-        if d["origin"] == "derived":
-            derived.setdefault(d["relation"], []).append(dst)
-    for src, _, d in g.in_edges(rid, data=True):
-        if src not in pub:
-            continue
-        neighbours.setdefault(src, []).append((src, rid, d["relation"], d["origin"]))
-        if d["origin"] == "body":
-            mentioned_by.add(src)
-        else:
-            in_by.setdefault(d["relation"], set()).add(src)
-    for rel, dsts in derived.items():
+    for rel, dsts in facts.derived.items():
         props.append({"label": humanize(rel) + " (derived)", "kind": "relation", "relation": rel,
-                      "items": [{"ref": site.ref(x)} for x in sorted(set(dsts), key=id_sort_key)]})
+                      "items": [{"ref": site.ref(x)} for x in sorted({d for d, _ in dsts}, key=id_sort_key)]})
     order = list(schema.relations)
-    for rel in sorted(in_by, key=lambda r: order.index(r) if r in order else len(order)):
+    for rel in sorted(facts.backlinks, key=lambda r: order.index(r) if r in order else len(order)):
         props.append({"label": site.relation_labels.get(rel, f"{rel} by"), "kind": "backlink", "relation": rel,
-                      "items": [{"ref": site.ref(x)} for x in sorted(in_by[rel], key=id_sort_key)]})
-    for key, value in rec.meta.items():
-        if key in _SKIP or key in schema.relations or (rec.kind == "LIT" and key in _CITE):
+                      "items": [{"ref": site.ref(x)} for x in facts.backlinks[rel]]})
+    dates = facts.dates
+    for key, value in facts.fields.items():
+        if key in _SKIP or (rec.kind == "LIT" and key in _CITE):
             continue
         if value is None or value == [] or value == "":
             continue
-        if isinstance(value, int) and not isinstance(value, bool) and schema.epoch_unit(rec.kind, key):
-            value = schema.date_text(rec.kind, key, value) or value     # (Dendron's epoch milliseconds)
+        if key in dates:
+            value = dates[key] or value     # (Dendron's epoch milliseconds)
         props.append({"label": humanize(key), "kind": "field", "items": _value_items(value)})
 
     st = site.data.standings.get(rid)
@@ -318,9 +302,8 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
                        "requires": [{"text": i.text, "state": i.state, "mark": i.mark, "reason": site.scrub(i.reason),
                                      "by": site.ref(i.by) if i.by in pub else None} for i in ev.items]}
     checks = [scrubbed(site, check_entry(site.data, cid)) for cid in site.data.checks_of.get(rid, [])]
-    mentions = []
-    for src in sorted(mentioned_by, key=id_sort_key):
-        mentions.append(dict(site.ref(src), digest=corpus.records[src].digest))
+    mentions = [dict(site.ref(src), digest=corpus.records[src].digest) for src in facts.mentioned_by]
+    neighbours = facts.neighbours
     # the local graph: this record, its neighbours, the typed edges between them
     nodes = [dict(site.ref(rid), title=_clip(rec.title, 90))]
     edges = []

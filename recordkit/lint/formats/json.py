@@ -6,7 +6,7 @@ import json
 
 from ...common.paths import display_path
 from ...common.text import path_text
-from ...common.textpos import line_col
+from ...common.textpos import Positions
 
 NAME = "json"
 
@@ -15,14 +15,18 @@ def render(diags, info) -> str:
     return json.dumps(to_json_objects(diags, info.rule_info, info.text_of), indent=2, ensure_ascii=False) + "\n"
 
 
-def _fix_json(d, text_of):
+def _fix_json(d, text_of, positions: dict):
+    """``positions``: path -> :class:`Positions` of its text, kept over one render."""
     if d.fix is None:
         return None
-    text = text_of(d.path)
-    if text is None:
+    at = positions.get(d.path)
+    if at is None:
+        text = text_of(d.path)
+        at = positions[d.path] = Positions(text) if text is not None else False
+    if at is False:
         return {"message": d.fix.message, "applicability": d.fix.applicability, "edits": []}
-    sl, sc = line_col(text, d.fix.start)
-    el, ec = line_col(text, d.fix.end)
+    sl, sc = at.line_col(d.fix.start)
+    el, ec = at.line_col(d.fix.end)
     return {"message": d.fix.message, "applicability": d.fix.applicability,
             "edits": [{"content": d.fix.content, "location": {"row": sl, "column": sc},
                        "end_location": {"row": el, "column": ec}}]}
@@ -30,6 +34,7 @@ def _fix_json(d, text_of):
 
 def to_json_objects(diags, rule_info, text_of=lambda p: None) -> list[dict]:
     out = []
+    positions: dict = {}
     for d in diags:
         info = rule_info(d.code)
         out.append({
@@ -40,7 +45,7 @@ def to_json_objects(diags, rule_info, text_of=lambda p: None) -> list[dict]:
             "filename": display_path(d.path),
             "location": {"row": d.line, "column": d.col},
             "end_location": {"row": d.end_line or d.line, "column": d.end_col or d.col},
-            "fix": _fix_json(d, text_of),
+            "fix": _fix_json(d, text_of, positions),
             "url": info.get("url"),
         })
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from ...common.text import path_text
-from ...common.textpos import line_col
+from ...common.textpos import Positions
 from ...version import __version__
 
 NAME = "sarif"
@@ -15,18 +15,22 @@ def render(diags, info) -> str:
     return format_sarif(diags, info.rules, info.text_of) + "\n"
 
 
-def _fixes(d, text_of) -> list[dict]:
+def _fixes(d, text_of, positions: dict) -> list[dict]:
     """The diagnostic's fix as a SARIF ``fix``: the replacement, with its
-    applicability (``safe``/``unsafe``) in the property bag."""
+    applicability (``safe``/``unsafe``) in the property bag.  ``positions``:
+    path -> :class:`Positions` of its text, kept over one render."""
     f = d.fix
     if f is None:
         return []
     fix = {"description": {"text": f.message or d.message}, "properties": {"applicability": f.applicability},
            "artifactChanges": []}
-    text = text_of(d.path)
-    if text is not None:
-        sl, sc = line_col(text, f.start)
-        el, ec = line_col(text, f.end)
+    at = positions.get(d.path)
+    if at is None:
+        text = text_of(d.path)
+        at = positions[d.path] = Positions(text) if text is not None else False
+    if at is not False:
+        sl, sc = at.line_col(f.start)
+        el, ec = at.line_col(f.end)
         fix["artifactChanges"].append({
             "artifactLocation": {"uri": _uri(d.path)},
             "replacements": [{"deletedRegion": {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec},
@@ -64,8 +68,9 @@ def format_sarif(diags, rules: dict, text_of=lambda path: None) -> str:
             "properties": {"fix": r.fix if r else None},
         })
     results = []
+    positions: dict = {}
     for d in diags:
-        fixes = _fixes(d, text_of)
+        fixes = _fixes(d, text_of, positions)
         results.append({
             "ruleId": d.code,
             "ruleIndex": rule_index[d.code],

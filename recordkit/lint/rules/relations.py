@@ -1,7 +1,7 @@
 """RK3xx: relations and mentions — targets exist, kinds fit, no cycles."""
 from __future__ import annotations
 
-from ...common.textpos import line_col, offset_of
+from ...common.textpos import Positions
 from ...corpus.resolve import mention_resolution, target_resolution
 from ...graph.cycles import cycles
 from ..involve import links_key
@@ -425,6 +425,7 @@ def missing_anchor(ctx, rec):
     records = ctx.records
     order = settings.wikilink_order
     body = rec.body
+    at = Positions(body)
     out = []
     for m in rec.mentions if other else ():
         if m.form in ("bare", "tag"):
@@ -432,7 +433,7 @@ def missing_anchor(ctx, rec):
         target = records.get(m.target)
         if target is None:
             continue      # missing (RK305) or ambiguous (RK308)
-        s = offset_of(body, m.line - rec.body_line + 1, m.col)
+        s = at.offset_of(m.line - rec.body_line + 1, m.col)
         written = body[s:s + (m.end_col - m.col)]
         frag = _markdown_fragment(written) if m.form == "markdown" else \
             wikilink_fragment(written.lstrip("!")[2:-2], order)
@@ -447,7 +448,7 @@ def missing_anchor(ctx, rec):
                 own = ctx.anchors_of(rec)
             lacks = own.lacks(frag)
             if lacks:
-                line, col = line_col(body, s)
+                line, col = at.line_col(s)
                 line += rec.body_line - 1           # (the body's first line is the file's body_line)
                 out.append(ctx.diag("RK309", _missing_part(body[s:e], rec.id, lacks), rec,
                                     (line, col, line, col + (e - s))))
