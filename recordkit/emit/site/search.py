@@ -236,13 +236,19 @@ def doc_terms(rid: str, title: str, tags: list, text: str) -> dict:
     return c
 
 
-_B36_TABLE: list = []
+def _b36_table(digits: str) -> tuple:
+    """Every number below 36**3 in base 36, in order: ``"0"`` … ``"zzz"``."""
+    return (tuple(digits) + tuple(a + b for a in digits[1:] for b in digits)
+            + tuple(a + b + c for a in digits[1:] for b in digits for c in digits))
+
+
+#: the base-36 form of each number below 36**3 (a delta between two
+#: documents' numbers is most often one of them), made once at import
+_B36_TABLE = _b36_table(_B36)
 
 
 def _b36(n: int) -> str:
     if n < 46656:
-        if not _B36_TABLE:
-            _B36_TABLE.extend(_b36_slow(k) for k in range(46656))
         return _B36_TABLE[n]
     return _b36_slow(n)
 
