@@ -27,7 +27,7 @@ from . import changes
 from .context import BuildCancelled, BuildContext, BuildReport, TemplateFailed, keep_compiled_templates, open_context
 from .emitters import assets, graph, lists, previews, record_pages, search
 from .emitters.search import save_resident_state
-from .load import RecordCache, gather
+from .load import gather, load_record
 from .options import SiteOptions, site_options
 from .privacy import publication
 from .state import BuildState
@@ -71,7 +71,7 @@ def _build_site(config, out, *, corpus, options, cancel, resident, state: BuildS
     # 1. gather
     cache = None
     if corpus is None:
-        corpus, cache = _load(config, root, state)
+        corpus, cache = load_record(config, root, state)
     release_free_memory()      # what parsing freed: not carried through the build, nor into the helpers
     t = time.perf_counter()
     timings["load"] = t - t0
@@ -114,20 +114,6 @@ def _refuse_root(out_dir: Path, root: Path) -> None:
         from ...config import ConfigError
         raise ConfigError(f"the site's folder {out_dir} is the record root {root}, or holds it: "
                           "give -o another folder")
-
-
-def _load(config, root: Path, state: BuildState):
-    """The records parsed by the last build, by their files' stat: only the
-    files changed since are parsed again (see :class:`.load.RecordCache`);
-    the graph too, when no file changed what it is made of, with what the
-    last build worked out of it."""
-    cache = RecordCache(config, root, state)
-    corpus, _ = cache.load()
-    cache.save()
-    _keep_bytes_only(corpus)
-    if cache.graph_restored and isinstance(cache.graph_extra, dict):
-        state.restore_graph_memos(corpus.graph, cache.graph_extra)
-    return corpus, cache
 
 
 def _emit(ctx: BuildContext, ch: changes.Changes) -> None:
@@ -217,17 +203,3 @@ def _finish(ctx: BuildContext, results: list) -> None:
     """The rendered pages into the manifest, and the text and preview
     buckets joined from the parts' fragments."""
     previews.emit(ctx, record_pages.finish(ctx, results))
-
-
-def _keep_bytes_only(corpus) -> None:
-    """Each record parsed by this build keeps its file as bytes, not as
-    decoded text and body (two copies, each as large as the file): the
-    pages decode a record's text when they need it and let it go
-    (``views.transient_text``).  At 10,000 records this is some 250 MB of
-    the process's peak, and of every helper's."""
-    for rec in corpus.files:
-        if rec._text is not None and rec._raw is None:
-            rec._raw = rec._text.encode("utf-8", "surrogatepass")
-            rec._text = None
-            rec._body = None
-            rec._line_starts = None

@@ -153,6 +153,35 @@ def front_matter_digests(corpus, state: BuildState) -> dict:
     return d
 
 
+def load_record(config, root: Path, state: BuildState):
+    """The record of ``root`` for one build, and the :class:`RecordCache`
+    it was loaded through: the records parsed by the last build, by their
+    files' stat (only the files changed since are parsed again); the graph
+    too, when no file changed what it is made of, with what the last build
+    worked out of it (into ``state``)."""
+    cache = RecordCache(config, root, state)
+    corpus, _ = cache.load()
+    cache.save()
+    _keep_bytes_only(corpus)
+    if cache.graph_restored and isinstance(cache.graph_extra, dict):
+        state.restore_graph_memos(corpus.graph, cache.graph_extra)
+    return corpus, cache
+
+
+def _keep_bytes_only(corpus) -> None:
+    """Each record parsed by this build keeps its file as bytes, not as
+    decoded text and body (two copies, each as large as the file): the
+    pages decode a record's text when they need it and let it go
+    (``views.transient_text``).  At 10,000 records this is some 250 MB of
+    the process's peak, and of every helper's."""
+    for rec in corpus.files:
+        if rec._text is not None and rec._raw is None:
+            rec._raw = rec._text.encode("utf-8", "surrogatepass")
+            rec._text = None
+            rec._body = None
+            rec._line_starts = None
+
+
 class RecordCache:
     """The record of one root loaded through the store of parsed records
     (:class:`recordkit.corpus.store.RecordStore`): ``serve`` keeps one alive
