@@ -215,7 +215,8 @@ class RecordCache:
         self.state.front_matter[corpus] = self.store.front_matter_digests(corpus)
         last, self.last = self.last, corpus
         self.graph_restored, self.graph_extra, self._graph_token = False, None, None
-        if last is not None and last._graph is not None and same_graph(last, corpus, self.store.parsed_again, self.state):
+        if last is not None and last._graph is not None and \
+                same_graph(last, corpus, self.store.parsed_again, self.state):
             corpus._graph = last._graph
         elif last is None:
             self._restore_graph(corpus)
