@@ -1,9 +1,11 @@
 """``recordkit build``: the record as a static site (see docs/site.md).
 
-Pipeline, one module a stage: :mod:`.load` (record, checks, standings,
-dates) → :mod:`.privacy` (what is published) → :mod:`.views` (JSON-ready
-page data) → :mod:`.markdown` (bodies) → :mod:`.build` (pages, search,
-previews, graph page, feed) → :mod:`.writer` (atomic writes, manifest).
+The pipeline, read top to bottom in :mod:`.build`: gather (:mod:`.load`:
+record, checks, standings, dates) → publish (:mod:`.privacy`) → views
+(:mod:`.views`, JSON-ready page data; :mod:`.context`) → changes
+(:mod:`.changes`) → emitters (:mod:`.emitters`, one module an output;
+bodies by :mod:`.markdown`) → write (:mod:`.writer`: atomic writes,
+manifest).  :mod:`.state` is what ``serve`` keeps between rebuilds.
 """
 from .build import BuildReport, build_site
 from .options import SiteOptions, site_options

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import subprocess
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...corpus import Corpus
 from ...corpus.store import fm_digest  # noqa: F401  (re-exported: the site's graph page uses it)
+from .state import BuildState
 
 FAILING = ("fail", "error", "timeout", "crashed")
 
@@ -31,7 +31,9 @@ class SiteData:
     git_dates: dict = field(default_factory=dict)        # relpath -> ISO date of the last commit
 
 
-def gather(corpus: Corpus, dates: str = "fields") -> SiteData:
+def gather(corpus: Corpus, dates: str = "fields", state: BuildState | None = None) -> SiteData:
+    """What the site is built from; ``state``: what the last build (serve's)
+    worked out, the standings of its graph."""
     from ...numeric.discover import citations, discover_all
     from ...numeric.store import load_results
     data = SiteData(corpus)
@@ -45,19 +47,14 @@ def gather(corpus: Corpus, dates: str = "fields") -> SiteData:
     for cid, rids in data.cited_by.items():
         for rid in rids:
             data.checks_of.setdefault(rid, []).append(cid)
-    data.standings = _standings(corpus, data.results, disc.checks)
+    memos = (state if state is not None else BuildState()).standings
+    data.standings = _standings(corpus, data.results, disc.checks, memos)
     if dates == "git":
         data.git_dates = git_dates(corpus.root)
     return data
 
 
-#: graph -> (check results, check ids, standings): serve keeps a graph while
-#: no edit changes what it is made of (:class:`RecordCache`), and with it
-#: the standings it gave
-_STANDINGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _standings(corpus: Corpus, results: dict, specs: dict) -> dict:
+def _standings(corpus: Corpus, results: dict, specs: dict, memos) -> dict:
     """The standings of every record (:func:`recordkit.lifecycle.standings`),
     taken from the last build when its graph is this corpus's and the check
     results and check ids are equal.  A standing reads only what the graph
@@ -65,15 +62,18 @@ def _standings(corpus: Corpus, results: dict, specs: dict) -> dict:
     one graph is shared by two loads only when every file's
     :func:`graph_face` is as it was), the check results and the known check
     ids (a body's fenced check block adds one).  ``specs``: the checks
-    discovered (the lifecycle does not discover them again)."""
+    discovered (the lifecycle does not discover them again); ``memos``:
+    graph -> (check results, check ids, standings) (serve keeps a graph
+    while no edit changes what it is made of, :class:`RecordCache`, and
+    with it the standings it gave: :attr:`.state.BuildState.standings`)."""
     from ...lifecycle.standing import Lifecycle
     graph = corpus.graph
     checks = set(specs)
-    memo = _STANDINGS.get(graph)
+    memo = memos.get(graph)
     if memo is not None and memo[1] == checks and memo[0] == results:
         return memo[2]
     out = Lifecycle(corpus, results=results, checks=checks, specs=specs).standings()
-    _STANDINGS[graph] = (dict(results), checks, out)
+    memos[graph] = (dict(results), checks, out)
     return out
 
 
@@ -143,28 +143,52 @@ def git_dates(root: Path) -> dict[str, str]:
 # keeps each record's front matter digest (what the graph page shows of a
 # record comes from its front matter and edges, not its body).
 
-#: corpus -> {path: digest of the front matter text}
-FM_DIGESTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def front_matter_digests(corpus) -> dict:
+def front_matter_digests(corpus, state: BuildState) -> dict:
     """{path: digest of its front matter} for every record of ``corpus``
-    (from the store when it loaded the corpus)."""
-    d = FM_DIGESTS.get(corpus)
+    (from the store when it loaded the corpus), kept in ``state``."""
+    d = state.front_matter.get(corpus)
     if d is None:
         d = {str(r.path): fm_digest(r) for r in corpus.records.values()}
-        FM_DIGESTS[corpus] = d
+        state.front_matter[corpus] = d
     return d
+
+
+def load_record(config, root: Path, state: BuildState):
+    """The record of ``root`` for one build, and the :class:`RecordCache`
+    it was loaded through: the records parsed by the last build, by their
+    files' stat (only the files changed since are parsed again); the graph
+    too, when no file changed what it is made of, with what the last build
+    worked out of it (into ``state``)."""
+    cache = RecordCache(config, root, state)
+    corpus, _ = cache.load()
+    cache.save()
+    _keep_bytes_only(corpus)
+    if cache.graph_restored and isinstance(cache.graph_extra, dict):
+        state.restore_graph_memos(corpus.graph, cache.graph_extra)
+    return corpus, cache
+
+
+def _keep_bytes_only(corpus) -> None:
+    """Each record parsed by this build keeps its file as bytes, not as
+    decoded text and body (two copies, each as large as the file): the
+    pages decode a record's text when they need it and let it go
+    (``views.transient_text``).  At 10,000 records this is some 250 MB of
+    the process's peak, and of every helper's."""
+    for rec in corpus.files:
+        rec.source.compact()
 
 
 class RecordCache:
     """The record of one root loaded through the store of parsed records
     (:class:`recordkit.corpus.store.RecordStore`): ``serve`` keeps one alive
-    between rebuilds; ``recordkit build`` reads it from disk."""
+    between rebuilds; ``recordkit build`` reads it from disk.  ``state``:
+    where the front matter digests of each corpus it loads are kept (the
+    build's, :class:`.state.BuildState`)."""
 
-    def __init__(self, config, root: Path):
+    def __init__(self, config, root: Path, state: BuildState | None = None):
         from ...corpus.store import RecordStore
         self.config, self.root = config, Path(root)
+        self.state = state if state is not None else BuildState()
         self.store = RecordStore(config, self.root)
         self.store.restored = {}      # serve: the records of files unchanged since the last load are reused
         #: the corpus of the last load (serve: its graph is kept while edits leave it as it is)
@@ -184,10 +208,11 @@ class RecordCache:
         corpus and the set of paths parsed again."""
         from ...corpus.loader import load
         corpus = load(self.root, config=self.config, files=files, store=self.store)
-        FM_DIGESTS[corpus] = self.store.front_matter_digests(corpus)
+        self.state.front_matter[corpus] = self.store.front_matter_digests(corpus)
         last, self.last = self.last, corpus
         self.graph_restored, self.graph_extra, self._graph_token = False, None, None
-        if last is not None and last._graph is not None and same_graph(last, corpus, self.store.parsed_again):
+        if last is not None and last._graph is not None and \
+                same_graph(last, corpus, self.store.parsed_again, self.state):
             corpus._graph = last._graph
         elif last is None:
             self._restore_graph(corpus)
@@ -225,7 +250,7 @@ class RecordCache:
                 now = self._head(corpus)
                 if any(head.get(k) != v for k, v in now.items()):
                     return
-                fms = front_matter_digests(corpus)
+                fms = front_matter_digests(corpus, self.state)
                 faces = head["faces"]
                 for rec in corpus.files:
                     key = str(rec.path)
@@ -252,7 +277,7 @@ class RecordCache:
         """Keep ``corpus``'s graph (when this load built it) in the cache
         folder for the next fresh build of the same record, with the graph
         face of every file it was made of; and ``extra`` (what the site
-        build worked out of that graph, see :func:`.build.graph_memos`) in
+        build worked out of that graph, see :meth:`.state.BuildState.graph_memos`) in
         a file of its own beside it, named by the graph it goes with
         (small: written by every build that gives it)."""
         from ...runtime import snapshot
@@ -264,7 +289,7 @@ class RecordCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             if self._graph_token is None:     # built by this load: not in the file yet
                 import uuid
-                fms = front_matter_digests(corpus)
+                fms = front_matter_digests(corpus, self.state)
                 head = dict(self._head(corpus), faces={str(r.path): face_digest(r, fms.get(str(r.path)))
                                                        for r in corpus.files})
                 self._graph_token = uuid.uuid4().hex
@@ -306,7 +331,7 @@ def graph_code_digest(corpus) -> str:
     return h.hexdigest()
 
 
-def same_graph(old: Corpus, new: Corpus, parsed: set) -> bool:
+def same_graph(old: Corpus, new: Corpus, parsed: set, state: BuildState) -> bool:
     """Whether ``new`` (loaded after ``old``, with the files ``parsed``
     parsed again, the others taken as they were) has ``old``'s graph: the
     same files, records and ids in the same order, and each file parsed
@@ -320,7 +345,7 @@ def same_graph(old: Corpus, new: Corpus, parsed: set) -> bool:
         return False
     if any(a != b for a, b in zip(old.records, new.records)):
         return False
-    old_fms, new_fms = FM_DIGESTS.get(old) or {}, FM_DIGESTS.get(new) or {}
+    old_fms, new_fms = state.front_matter.get(old) or {}, state.front_matter.get(new) or {}
     by_path = {str(r.path): r for r in old.files}
     for rec in new.files:
         key = str(rec.path)

@@ -93,20 +93,19 @@ def _lexer(lang: str):
         return None
 
 
-_FORMATTER = None
+@lru_cache(maxsize=1)
+def _formatter():
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(nowrap=True)
 
 
 def highlight(code: str, lang: str) -> str:
     """Pygments HTML (no wrapper) for ``code``, or the code escaped."""
-    global _FORMATTER
     lexer = _lexer(lang.lower()) if lang else None
     if lexer is None:
         return escapeHtml(code)
     from pygments import highlight as _hl
-    if _FORMATTER is None:
-        from pygments.formatters import HtmlFormatter
-        _FORMATTER = HtmlFormatter(nowrap=True)
-    return _hl(code, lexer, _FORMATTER)
+    return _hl(code, lexer, _formatter())
 
 
 def pygments_css() -> str:

@@ -236,14 +236,18 @@ def doc_terms(rid: str, title: str, tags: list, text: str) -> dict:
     return c
 
 
-_B36_TABLE: list = []
+#: the base-36 form of each number below 36**2 (most deltas between two
+#: documents' numbers are), made once at import; a number below 36**3 is
+#: one of them and a digit
+_B36_TABLE = tuple(_B36) + tuple(a + b for a in _B36[1:] for b in _B36)
 
 
 def _b36(n: int) -> str:
-    if n < 46656:
-        if not _B36_TABLE:
-            _B36_TABLE.extend(_b36_slow(k) for k in range(46656))
+    if n < 1296:
         return _B36_TABLE[n]
+    if n < 46656:
+        q, r = divmod(n, 36)
+        return _B36_TABLE[q] + _B36[r]
     return _b36_slow(n)
 
 

@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 from ...common.walk import walk as _walk_tree
+from ...runtime.freshness import FileKey
+from .state import BuildState
 
 LIVE_JS = r"""(function () {
   "use strict";
@@ -132,6 +134,9 @@ class SiteServer:
         # always had): they do not stop a rebuild; a new one does
         self.known: set | None = None
         self.cache = None
+        #: what each build leaves for the next (the search index's joined
+        #: postings, the standings and signatures of a graph kept, …)
+        self.state = BuildState()
         self.pending = threading.Event()      # a change waits for a build
         self.cancel = threading.Event()       # the build running is superseded
         self.build_lock = threading.Lock()
@@ -175,7 +180,7 @@ class SiteServer:
             if any(Path(p) in settings for p in changed):
                 self._reload_config()
         if self.cache is None:
-            self.cache = RecordCache(self.config, Path(self.config.root).resolve())
+            self.cache = RecordCache(self.config, Path(self.config.root).resolve(), self.state)
         corpus, parsed = self.cache.load()
         diags = [f"{display_path(d.path)}:{d.line}:{d.col}: {d.code} {d.message}" for d in corpus.diagnostics]
         if self.known is None:
@@ -186,10 +191,8 @@ class SiteServer:
         if self.cancel.is_set():
             raise Cancelled()
         report = build_site(self.config, self.out, corpus=corpus, force=True, cancel=self.cancel.is_set,
-                            resident=True)
+                            resident=True, state=self.state)
         self.cache.save()
-        from .search import _b36
-        _b36(0)    # the search index's table of numbers, made once here, for every rebuild
         now = time.perf_counter()
         return {"ok": True, "summary": report.summary(), "seconds": now - t0,
                 "since_change": (now - seen_at) if seen_at is not None else None, "parsed": len(parsed)}
@@ -256,7 +259,7 @@ class SiteServer:
         incremental too."""
         from .build import save_resident_state
         try:
-            save_resident_state()
+            save_resident_state(self.state)
         except Exception as exc:     # a cache that cannot be written costs the next fresh build time, no more
             self.log(f"could not keep the search index's state: {exc}")
 
@@ -310,7 +313,7 @@ class SiteServer:
                     or "__pycache__" in p.parts)
 
     def snapshot(self) -> dict:
-        """The stat (mtime, size) of every file the server watches: taken
+        """The stat (:class:`FileKey`) of every file the server watches: taken
         before the first build, and again once the watcher runs, so that an
         edit made while the server starts is built too (the watcher sees
         only what changes after it started)."""
@@ -329,11 +332,9 @@ class SiteServer:
                     path = os.path.join(folder, name)
                     if not self._keep(path):
                         continue
-                    try:
-                        st = os.stat(path)
-                    except OSError:
-                        continue
-                    snap[path] = (st.st_mtime_ns, st.st_size)
+                    key = FileKey.at(path)
+                    if key is not None:
+                        snap[path] = key
         return snap
 
     def _catch_up(self) -> None:

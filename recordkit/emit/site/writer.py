@@ -31,6 +31,15 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def same_size(path, size) -> bool:
+    """Whether the file at ``path`` is there with ``size`` bytes (a file a
+    build wrote, still as it was written)."""
+    try:
+        return os.stat(path).st_size == size
+    except OSError:
+        return False
+
+
 class Manifest:
     def __init__(self, out: Path, files: dict | None = None, meta: dict | None = None):
         self.out = out

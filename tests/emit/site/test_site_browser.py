@@ -124,8 +124,9 @@ def test_search_across_shards(tmp_path, browser, monkeypatch):
     (the '=' marks of merge_postings): every hit is still found."""
     import recordkit.emit.site.build as site_build
     from recordkit.config import load_config
+    from recordkit.emit.site.emitters import search as search_emitter
     base = copy_example(tmp_path)
-    monkeypatch.setattr(site_build, "SHARD", 4)
+    monkeypatch.setattr(search_emitter, "SHARD", 4)
     cfg = load_config(base / "records")
     site_build.build_site(cfg, base / "site", jobs=1, progress=False)
     seen, owners, titles, _ = _bodies_by_word(base / "records")

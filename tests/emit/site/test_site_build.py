@@ -558,9 +558,9 @@ def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkey
     """The helper of an incremental build (the search index) fails in its
     process: this process does its part, and the site is what
     a cold build makes, each file counted once."""
-    import recordkit.emit.site.build as site_build
     from recordkit.config import load_config
     from recordkit.emit.site import build_site
+    from recordkit.emit.site.emitters import search as search_emitter
     base = copy_example(tmp_path, with_results=False)
     out = base / "out"
     cfg = load_config(base)
@@ -569,13 +569,13 @@ def test_an_incremental_build_whose_helper_fails_is_still_whole(tmp_path, monkey
     p.write_text(re.sub(r"^title: .*$", "title: Retitled source", p.read_text(encoding="utf-8"), count=1,
                         flags=re.M) + "\nA new remark on THEORY-798.\n", encoding="utf-8")
     me = os.getpid()
-    search_index = site_build._Builder._search_index_incremental
+    search_index = search_emitter.partial
 
-    def failing_in_a_helper(self, keys, state=None):
+    def failing_in_a_helper(ctx, changes, state=None):
         if os.getpid() != me:
             raise RuntimeError("the helper fails")
-        return search_index(self, keys, state)
-    monkeypatch.setattr(site_build._Builder, "_search_index_incremental", failing_in_a_helper)
+        return search_index(ctx, changes, state)
+    monkeypatch.setattr(search_emitter, "partial", failing_in_a_helper)
     report = build_site(load_config(base), out, jobs=1)
     assert report.rendered >= 1
     assert "kind/lit.html" in report.written
@@ -596,12 +596,12 @@ def test_the_site_is_the_same_whatever_the_number_of_helpers(tmp_path, monkeypat
     edit then goes on from the runs the helpers wrote."""
     import sys
 
-    import recordkit.emit.site.build as site_build
     from recordkit.config import load_config
     from recordkit.emit.site import build_site
+    from recordkit.emit.site.emitters import search as search_emitter
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from generate import generate
-    monkeypatch.setattr(site_build, "SHARD", 32)       # several runs a helper, at a size a test can build
+    monkeypatch.setattr(search_emitter, "SHARD", 32)       # several runs a helper, at a size a test can build
     recs = tmp_path / "records"
     generate(recs, 210, seed=3)
     (tmp_path / "recordkit.toml").write_text('root = "records"\n', encoding="utf-8")

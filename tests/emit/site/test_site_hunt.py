@@ -16,7 +16,7 @@ from site_fixtures import copy_example
 
 import recordkit
 from recordkit.emit.site import search
-from recordkit.emit.site.build import _kind_css
+from recordkit.emit.site.emitters.assets import kind_css as _kind_css
 from recordkit.emit.site.markdown import plain_text, pygments_css
 
 

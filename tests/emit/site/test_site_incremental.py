@@ -284,39 +284,41 @@ def test_serve_keeps_the_joined_postings_in_memory_and_a_fresh_build_goes_on_fro
     (no run joined again) and gives the cold build's site."""
     import pickle
 
-    import recordkit.emit.site.build as site_build
     from recordkit.config import load_config
     from recordkit.emit.site import build_site
+    from recordkit.emit.site.build import save_resident_state
+    from recordkit.emit.site.emitters import search as search_emitter
 
     base = copy_example(tmp_path, with_results=False)
     sites = _Sites(base)
-    monkeypatch.setattr(site_build, "_SEARCH_STATE", {})
+    kept = sites.server.state.search      # serve's own state: what its builds keep in memory
+    kept.clear()                          # (its first build's dropped: the next joins every run)
     log = tmp_path / "joins.log"       # the helper that makes the search index is another process
-    joined = site_build._Builder._joined_runs
+    joined = search_emitter.joined_runs
 
-    def counted(self, keys):
+    def counted(ctx, keys):
         with open(log, "a") as fh:
             fh.write(f"{os.getpid()}\n")
-        return joined(self, keys)
+        return joined(ctx, keys)
 
     def joins():
         return log.read_text().split() if log.exists() else []
-    monkeypatch.setattr(site_build._Builder, "_joined_runs", counted)
+    monkeypatch.setattr(search_emitter, "joined_runs", counted)
     p = sites.path("LIT-849")
     for n, words in enumerate(("Zygomorphic quokkas everywhere.", "Quokkas no more; wombats instead.")):
         p.write_text(p.read_text(encoding="utf-8") + f"\n{words}\n", encoding="utf-8")
         assert sites.server.build_once({str(p)})["ok"]
         if n == 0:       # the first build kept nothing in the cache folder: every run is joined
-            assert len(site_build._SEARCH_STATE) == 1 and joins()
+            assert len(kept) == 1 and joins()
             log.unlink()
     assert joins() == []
-    (state,) = site_build._SEARCH_STATE.values()
+    (state,) = kept.values()
     assert state["saved"] is False
     sites.fresh()        # a fresh build of its own folder, from the runs
     built = pickle.loads(next(p for p in (base / ".recordkit" / "site-search").rglob("merged.pickle")
-                              if p.parent.name != Path(next(iter(site_build._SEARCH_STATE))).name).read_bytes())
+                              if p.parent.name != Path(next(iter(kept))).name).read_bytes())
     assert state["merged"] == built["merged"] and state["docs"] == built["docs"] and state["keys"] == built["keys"]
-    site_build.save_resident_state()
+    save_resident_state(sites.server.state)
     assert state["saved"] is True
     assert _files(base / "served") == _cold(base, tmp_path / "cold")
     p.write_text(p.read_text(encoding="utf-8") + "\nNumbats last.\n", encoding="utf-8")
@@ -334,24 +336,24 @@ def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_p
     import subprocess
     import sys
 
-    import recordkit.emit.site.load as site_load
     base = copy_example(tmp_path, with_results=False)
     sites = _Sites(base)
     g = sites.server.cache.last.graph
-    standings = site_load._STANDINGS[g][2]
+    memos = sites.server.state.standings      # serve's own state: the standings of its graph
+    standings = memos[g][2]
     index = base / "served" / "index.html"
     stamp = index.stat().st_mtime_ns
     p = sites.path("NOTE-652")
     p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
     assert sites.server.build_once({str(p)})["ok"]
-    assert sites.server.cache.last.graph is g and site_load._STANDINGS[g][2] is standings
+    assert sites.server.cache.last.graph is g and memos[g][2] is standings
     assert index.stat().st_mtime_ns == stamp
     assert _files(base / "served") == _cold(base, tmp_path / "cold")
     proc = subprocess.run([sys.executable, "-m", "recordkit", "check"], cwd=base, capture_output=True, text=True,
                           timeout=600)
     assert "pass" in proc.stdout + proc.stderr
     assert sites.server.build_once(set())["ok"]
-    assert sites.server.cache.last.graph is g and site_load._STANDINGS[g][2] is not standings
+    assert sites.server.cache.last.graph is g and memos[g][2] is not standings
     # a cold build that reads the check results just made (in the cache folder)
     from recordkit.config import load_config
     from recordkit.corpus import load
