@@ -12,7 +12,7 @@ Runs the real CLI in a subprocess:
 - export and a first query "after a lint": the cache folder emptied, then
   ``recordkit lint`` (not timed; it fills the store of parsed records, as
   pre-commit or CI does), then the command timed: what a record that is
-  linted before it is exported or queried costs (recordkit/corpus/store.py);
+  linted before it is exported or queried costs (recordkit/corpus/store/store.py);
 - a first full-text query on the cached database (adds ``records_fts``);
 - ``rename`` of a record that 500 others mention (and back, alternately).
 
@@ -96,7 +96,7 @@ def main() -> None:
     # trusts a file's stat only when the file changed more than its racy
     # window (3 s) before it was read: wait that long after the copy, as a
     # record's files are older than that when it is linted
-    from recordkit.corpus.store import RACY_NS
+    from recordkit.runtime.tuning import RACY_NS
     time.sleep(max(0.0, copied + RACY_NS / 1e9 + 0.5 - time.time()))
 
     def after_lint(*a):
