@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from ..context import BuildContext
-from ..feeds import atom_feed, sitemap
 
 
 def emit(ctx: BuildContext) -> None:
+    # imported here: the feed's modules bring urllib and xml (ssl, email,
+    # http) into every build's process, and into every helper it forks
+    from ..feeds import atom_feed, sitemap
     base = ctx.opts.site_url
     rows = ctx.rows
     ctx.writer.put("feed.xml", atom_feed(ctx.site, rows, base, ctx.opts.feed_entries))
