@@ -212,9 +212,8 @@ def _connect(path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=OFF")
     conn.execute("PRAGMA synchronous=OFF")
     # a 16 MB page cache, not 64: what does not fit goes to the file (it is
-    # written whole anyway), and 48 MB less memory to fault in costs less
-    # than reading pages back: cold export on the 10,000-record bench 4.34
-    # -> 3.95 s (medians of 7, interleaved), the same bytes written
+    # written whole anyway), and less memory to fault in costs less than
+    # reading pages back (measured on the export bench: bench/README.md)
     conn.execute("PRAGMA cache_size=-16384")
     # SQLite evaluates a CHECK constraint for each row inserted, and an
     # ``IN (...)`` list in one builds a lookup table each time: half the

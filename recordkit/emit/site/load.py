@@ -221,8 +221,8 @@ class RecordCache:
     # -- the graph of the last build, in the cache folder ---------------------------
     #
     # A fresh ``recordkit build`` after a body edit has the graph of the last
-    # build: building it again (0.6 s at 10,000 records) is replaced by
-    # reading it back (0.2 s) when every file's graph_face is what it was.
+    # build: building it again is replaced by reading it back (a third of
+    # the time) when every file's graph_face is what it was.
 
     def _graph_file(self, suffix: str = ".pickle") -> Path:
         import hashlib
