@@ -39,7 +39,7 @@ def _eol(text: str) -> str:
 
 def _span(rec, *path) -> tuple[int, int]:
     line, col, el, ec = rec.value_pos(*path)
-    return offset_of(rec.text, line, col), offset_of(rec.text, el, ec)
+    return rec.offset_of(line, col), rec.offset_of(el, ec)
 
 
 def _remove_item(rec, name: str, i: int) -> Fix:
@@ -748,7 +748,7 @@ def _check_fragments(before, old: str, into: str) -> None:
     already, the link would land on INTO's own section, not the merged
     text (the first of two headings of one name wins; a block id twice is
     no block).  Refused, naming the link."""
-    from ..common.textpos import offset_of as at
+    from ..common.textpos import Positions
     from ..markdown.anchors import body_anchors, markdown_fragment, markdown_parser, wikilink_fragment
     from ..markdown.links import markdown_destination
     dst = before.records[into]
@@ -758,10 +758,11 @@ def _check_fragments(before, old: str, into: str) -> None:
         if not rec.ok or old not in rec.mention_targets:
             continue
         body = rec.body
+        at = Positions(body).offset_of     # many questions about one body
         for m in rec.mentions:
             if m.target != old or m.form == "bare":
                 continue
-            s = at(body, m.line - rec.body_line + 1, m.col)
+            s = at(m.line - rec.body_line + 1, m.col)
             written = body[s:s + (m.end_col - m.col)]
             if m.form == "markdown":
                 d = markdown_destination(written, 0, len(written))

@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from ..common.text import some_of
+from ..common.textpos import Positions
 from ..corpus.parse import parse_text
 from ..corpus.resolve import Resolver, resolver_for
 from ..markdown.blocks import code_ranges
@@ -353,6 +354,7 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
     """(start, end, replacement) of each front-matter link value that names
     ``old`` and must change: the target inside the value's source."""
     out = []
+    where = None     # the text's Positions, made at the first link found
     for targets in (rec.relations or {}).values():
         for t in targets:
             written = t.text if t.text is not None else t.id
@@ -365,18 +367,20 @@ def front_matter_edits(rec, text: str, old: str, before: Resolver, namer: _Namer
             new = namer.wikilink(target, rec.relpath)
             if new is None:
                 continue
-            out.append((*_target_span(text, t.pos, target, f"{rec.relpath}:{t.pos[0]}: the link to {old}"), new))
+            where = where or Positions(text)
+            out.append((*_target_span(where, t.pos, target, f"{rec.relpath}:{t.pos[0]}: the link to {old}"), new))
     return out
 
 
-def _target_span(text: str, pos, target: str, what: str) -> tuple[int, int]:
+def _target_span(where, pos, target: str, what: str) -> tuple[int, int]:
     """Where ``target`` is inside the source of the front-matter value at
-    ``pos`` (line, col, end line, end col): written there once, as is;
+    ``pos`` (line, col, end line, end col) in ``where`` (the text's
+    :class:`~recordkit.common.textpos.Positions`): written there once, as is;
     else a rename cannot rewrite it (``what`` names the link)."""
-    from ..common.textpos import offset_of
+    text = where.text
     line, col, end_line, end_col = pos
-    s = offset_of(text, line, col)
-    e = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", s)
+    s = where.offset_of(line, col)
+    e = where.offset_of(end_line, end_col) if end_line is not None else text.find("\n", s)
     raw = text[s:e]
     k = raw.find(target)
     if k < 0 or raw.find(target, k + 1) >= 0:
@@ -393,6 +397,7 @@ def property_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
     link in any property as a link, and updates it on a rename, so a rename
     that left it would break it.  The target inside the value's source."""
     out = []
+    where = None     # the text's Positions, made at the first link found
     relations = set(rec.relations or ())
     derived = {r.field for r in getattr(schema, "derive_patterns", None) or ()} if schema is not None else set()
     for key, value in (rec.meta or {}).items():
@@ -410,7 +415,8 @@ def property_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
             if new is None:
                 continue
             pos = rec.value_pos(*path)
-            out.append((*_target_span(text, pos, target, f"{rec.relpath}:{pos[0]}: the link to {old} in {key}"), new))
+            where = where or Positions(text)
+            out.append((*_target_span(where, pos, target, f"{rec.relpath}:{pos[0]}: the link to {old} in {key}"), new))
     return out
 
 
@@ -421,9 +427,9 @@ def derived_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
     [ADR-0002](0002-use-duckdb.md)``): its target inside the value's source
     (a Markdown link's destination worked out again, a wikilink's or a
     name's text)."""
-    from ..common.textpos import offset_of
     from ..corpus.resolve import derived_refs
     out = []
+    where = None     # the text's Positions, made at the first link found
     for rule, i, ref, target, form in derived_refs(rec, schema):
         if before.resolve(target, from_path=rec.relpath, form=form).target != old:
             continue
@@ -438,8 +444,9 @@ def derived_edits(rec, text: str, old: str, before: Resolver, namer: _Namer,
         if new is None:
             continue
         line, col, end_line, end_col = rec.value_pos(*((rule.field,) if i is None else (rule.field, i)))
-        vs = offset_of(text, line, col)
-        ve = offset_of(text, end_line, end_col) if end_line is not None else text.find("\n", vs)
+        where = where or Positions(text)
+        vs = where.offset_of(line, col)
+        ve = where.offset_of(end_line, end_col) if end_line is not None else text.find("\n", vs)
         raw = text[vs:ve]
         k = raw.find(ref)
         if span is None or k < 0 or raw.find(ref, k + 1) >= 0:

@@ -305,6 +305,15 @@ class Record:
             return self.values[path]
         return self.key_pos(*path)
 
+    def offset_of(self, line: int, col: int) -> int:
+        """Character offset in ``text`` of 1-based (line, col), by the line
+        starts the record finds once (a caller asking about many of its
+        positions stays linear)."""
+        starts = self.source.line_starts()
+        if line - 1 >= len(starts):
+            return len(self.text)
+        return min(starts[line - 1] + col - 1, len(self.text))
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its line ending.  Lines end
         at "\n" only (as editors and positions count them: a lone "\r",

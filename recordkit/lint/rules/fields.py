@@ -5,7 +5,7 @@ import datetime as _dt
 import re
 from ...common.didyoumean import near_words
 from ...common.text import kind_of, plain_key, shown, yaml_text
-from ...common.textpos import eol_of, offset_of
+from ...common.textpos import eol_of
 from ...corpus.model import Fix
 from ...markdown.sections import headings
 from ..registry import rule
@@ -28,8 +28,8 @@ def _scalar_fix(rec, path, new_value: str, message: str, applicability: str = "s
     ``2020-01-01``) or that would not parse where it stands is written in
     single quotes.  None when no text can say it (a line break in it)."""
     line, col, end_line, end_col = rec.value_pos(*path)
-    start = offset_of(rec.text, line, col)
-    end = offset_of(rec.text, end_line, end_col)
+    start = rec.offset_of(line, col)
+    end = rec.offset_of(end_line, end_col)
     old = rec.text[start:end]
     if not old or old[0] in "|>&*!" or not _one_line(new_value):
         return None
@@ -263,8 +263,8 @@ def wrong_field_type(ctx, rec):
         value = e.instance
         if e.validator == "type" and len(path) == 1 and spec.get("list") and isinstance(value, str):
             line, col, end_line, end_col = rec.value_pos(top)
-            start = offset_of(rec.text, line, col)
-            end = offset_of(rec.text, end_line, end_col)
+            start = rec.offset_of(line, col)
+            end = rec.offset_of(end_line, end_col)
             old = rec.text[start:end]
             if old and old[0] not in "|>&*!" and "\n" not in old:
                 # safe when the list holds exactly the string: `a, b` in brackets is two items;
