@@ -9,7 +9,8 @@ The baseline is checked out with ``git worktree add`` into a temporary
 folder (removed at the end); "current" is this working tree.  Each figure is
 the median wall time of a fresh process running the real thing:
 
-- load: ``recordkit.load(root).graph`` (timed inside the process);
+- load: ``recordkit.load(root)`` and its graph (``recordkit.graph.of``; ``.graph`` in
+  a checkout from before it) (timed inside the process);
 - lint cold: ``recordkit lint`` with its cache cleared first;
 - lint warm: ``recordkit lint`` again, nothing changed (the cache answers);
 - graph page: ``recordkit graph --html`` (load, content index, page).
@@ -31,9 +32,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-LOAD = ("import sys, time, recordkit\n"
+LOAD = ("import sys, time, recordkit, recordkit.graph as G\n"
         "t = time.perf_counter()\n"
-        "c = recordkit.load(sys.argv[1]); c.graph\n"
+        "c = recordkit.load(sys.argv[1]); G.of(c) if hasattr(G, 'of') else c.graph\n"
         "print(time.perf_counter() - t)\n")
 
 

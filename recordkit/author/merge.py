@@ -21,6 +21,7 @@ from ..corpus.parse import parse_text
 from .plan import PLACES_SHOWN, AuthorError, Change, Plan
 from .retarget import replace_deep, retarget, token_re
 from ..common.text import a_or_an, some_of
+from ..graph import of as graph_of
 
 #: OLD's fields that describe OLD itself and are not carried over
 _OWN = ("id", "title", "status", "status_note", "created", "updated", "lint", "promote_when")
@@ -693,7 +694,7 @@ def _corpus_after(corpus, texts: dict, removed):
 def _edges(corpus, old=None, into=None) -> set:
     from ..graph.build import iter_edges
     out = set()
-    for u, v, d in iter_edges(corpus.graph):
+    for u, v, d in iter_edges(graph_of(corpus)):
         if old is not None:
             u = into if u == old else u
             v = into if v == old else v

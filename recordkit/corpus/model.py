@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..common.didyoumean import IdIndex
-from ..runtime import batch
 from ..common.text import plain_key, to_plain  # noqa: F401  (re-exported: the model's values made plain)
 from ..config import Config
 from ..schema import Schema, load_schema
@@ -380,10 +379,11 @@ class Corpus:
     ``records``: id -> Record (the first file of each id, in path order);
     ``files``: every file read, including those that failed to parse and
     duplicates; ``diagnostics``: what loading found (RK101–RK104, RK109, RK112);
-    ``graph``: a :class:`networkx.MultiDiGraph`, built by the graph stage
-    (:func:`recordkit.graph.build.build_graph`) on first use and kept.
+    ``kept_graph``: its :class:`networkx.MultiDiGraph` once the graph stage
+    built it (ask :func:`recordkit.graph.of`, which builds it on first use
+    and keeps it here), else None.
 
-    Every attribute is declared here, the caches too (``_graph``,
+    Every attribute is declared here, the caches too (``kept_graph``,
     ``_by_path``, ``_id_index``).
     """
     root: Path
@@ -397,7 +397,7 @@ class Corpus:
     #: its ``key`` -> {record path: result} (a record it did not run on, or
     #: whose result was None, is not there)
     analyses: dict = field(default_factory=dict)
-    _graph: "nx.MultiDiGraph | None" = field(default=None, repr=False)
+    kept_graph: "nx.MultiDiGraph | None" = field(default=None, repr=False)
     _by_path: dict | None = field(default=None, repr=False)
     _id_index: IdIndex | None = field(default=None, repr=False)
     #: made on first use and kept with the corpus: its link resolver
@@ -405,19 +405,6 @@ class Corpus:
     #: records' blocks, with their problems (:func:`recordkit.numeric.discover.discover_all`)
     _resolver: Any = field(default=None, repr=False)
     _check_blocks: tuple | None = field(default=None, repr=False)
-
-    @property
-    def graph(self) -> "nx.MultiDiGraph":
-        """The record's graph, built on first use.  The one import of a
-        later stage from this one (see docs/architecture.md): the graph is
-        the graph stage's, built by it and only kept here, so that
-        ``corpus.graph`` works on every corpus and a lint, which never
-        asks for it, never imports networkx."""
-        if self._graph is None:
-            from ..graph.build import build_graph
-            with batch():
-                self._graph = build_graph(self)
-        return self._graph
 
     @property
     def analysis_key(self) -> object:
@@ -441,11 +428,6 @@ class Corpus:
         p = Path(path)
         # as named (a symbolic link is a record file in its own right), then resolved
         return index.get(p) or index.get(Path(os.path.abspath(p))) or index.get(p.resolve())
-
-    def backlinks(self, record_id: str) -> dict[str, list[str]]:
-        """Typed backlinks: :func:`recordkit.graph.queries.backlinks`."""
-        from ..graph.queries import backlinks
-        return backlinks(self, record_id)
 
     def near_ids(self, target: str, exclude: str | None = None, n: int = 1) -> list[str]:
         """The record ids one edit away from ``target`` (see

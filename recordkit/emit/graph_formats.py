@@ -14,6 +14,7 @@ import re
 import networkx as nx
 
 from ..common.text import to_plain, xml_safe
+from ..graph import of as graph_of
 
 FORMATS = ("json", "graphml", "gexf", "dot")
 UNKNOWN_KIND_COLOR = "#dddddd"
@@ -44,7 +45,7 @@ def export_graph(corpus, *, index: dict | None = None) -> nx.MultiDiGraph:
     for n in index["nodes"]:
         attrs = {k: _text(v) for k, v in n.items() if k != "id"}
         g.add_node(_text(n["id"]), **attrs)
-    for u, v, d in corpus.graph.edges(data=True):
+    for u, v, d in graph_of(corpus).edges(data=True):
         g.add_edge(_text(u), _text(v), **{k: _text(x) for k, x in d.items()})
     return g
 

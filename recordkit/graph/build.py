@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 # derived edges are worked out without networkx (the lint needs them so)
+from ..runtime import batch
 from .edges import derived_edges
 
 if TYPE_CHECKING:
@@ -84,3 +85,14 @@ def iter_edges(g: nx.MultiDiGraph):
         for v, keydict in nbrs.items():
             for d in keydict.values():
                 yield u, v, d
+
+
+def graph_of(corpus) -> nx.MultiDiGraph:
+    """The corpus's graph (:func:`build_graph`), built by this stage on the
+    first ask and kept on the corpus (``corpus.kept_graph``): every later
+    stage asks here, and a lint, which never asks, never imports networkx."""
+    g = corpus.kept_graph
+    if g is None:
+        with batch():
+            g = corpus.kept_graph = build_graph(corpus)
+    return g

@@ -9,6 +9,7 @@ import networkx as nx
 
 from ..common.order import id_sort_key
 from .build import iter_edges
+from .build import graph_of
 
 if TYPE_CHECKING:
     from ..corpus.model import Corpus
@@ -18,7 +19,7 @@ def backlinks(corpus: "Corpus", record_id: str, *, include_mentions: bool = Fals
     """Typed backlinks of a record: label -> ids of the records pointing at
     it by that relation, in id order (labels in schema order).  Body
     mentions count only with ``include_mentions``."""
-    g = corpus.graph
+    g = graph_of(corpus)
     if record_id not in g:
         return {}
     by_rel: dict[str, set] = {}
@@ -34,7 +35,7 @@ def all_backlinks(corpus: "Corpus", *, include_mentions: bool = False) -> dict[s
     """:func:`backlinks` of every record at once, in one pass over the edges
     (records nothing points at are left out)."""
     acc: dict[str, dict[str, set]] = {}
-    for src, dst, data in iter_edges(corpus.graph):
+    for src, dst, data in iter_edges(graph_of(corpus)):
         if data["origin"] == "body" and not include_mentions:
             continue
         acc.setdefault(dst, {}).setdefault(data["relation"], set()).add(src)
@@ -63,7 +64,7 @@ def by_label(schema, by_rel: dict[str, set]) -> dict[str, list[str]]:
 
 def outgoing(corpus: "Corpus", record_id: str, origin: str | None = None) -> dict[str, list[str]]:
     """Relation -> target ids of a record's outgoing edges."""
-    g = corpus.graph
+    g = graph_of(corpus)
     out: dict[str, list[str]] = {}
     if record_id not in g:
         return out
@@ -89,8 +90,8 @@ def builds_on_paths(corpus: "Corpus", relations: set[str] | None = None) -> nx.D
     if relations is None:
         relations = {n for n, r in corpus.schema.relations.items() if r.builds_on}
     d = nx.DiGraph()
-    d.add_nodes_from(corpus.graph.nodes)
-    for u, v, data in corpus.graph.edges(data=True):
+    d.add_nodes_from(graph_of(corpus).nodes)
+    for u, v, data in graph_of(corpus).edges(data=True):
         if data["relation"] in relations and data["origin"] == "frontmatter":
             d.add_edge(u, v)
     return d

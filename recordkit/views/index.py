@@ -16,6 +16,7 @@ from ..lifecycle import standings
 from ..numeric.store import load_results
 from ..runtime import batch
 from ..schema import valid_color
+from ..graph import of as graph_of
 
 PALETTE = ["#4e79a7", "#59a14f", "#e15759", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7",
            "#9c755f", "#bab0ac"]
@@ -69,7 +70,7 @@ def build_index(corpus, *, site_urls: dict[str, str] | None = None, title: str |
 
 def _build_index(corpus, site_urls, title, results, with_standing) -> dict:
     schema = corpus.schema
-    g = corpus.graph
+    g = graph_of(corpus)
     if results is None:
         results = load_results(corpus)
     standing = standings(corpus, results) if with_standing else {}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from ..common.order import id_sort_key
+from ..graph import of as graph_of
 
 
 class Link(NamedTuple):
@@ -63,7 +64,7 @@ def record_facts(corpus, rid: str, visible: Callable[[str], bool] = _everyone) -
     rec = corpus.records[rid]
     records = corpus.records
     schema = corpus.schema
-    g = corpus.graph
+    g = graph_of(corpus)
     relations = {rel: [Link(t.id, t.id in records, t.id in records and visible(t.id), t) for t in targets]
                  for rel, targets in rec.relations.items()}
     derived: dict = {}

@@ -147,13 +147,10 @@ def import_graph(type_only: bool = False):
     return graph, guarded, dynamic
 
 
-#: the one import of a later stage from an earlier one, and why (see
-#: docs/architecture.md, "corpus.graph"): ``Corpus.graph`` and
-#: ``Corpus.backlinks`` ask the graph stage to build and query the graph,
-#: on first use, so that every corpus has them and the lint, which never
-#: asks, never imports networkx.
-ALLOWED_UPWARD = {("recordkit.corpus.model", "recordkit.graph.build"),
-                  ("recordkit.corpus.model", "recordkit.graph.queries")}
+#: imports of a later stage from an earlier one that are allowed: none.  A
+#: corpus's graph is asked of the graph stage (``recordkit.graph.of(corpus)``),
+#: which keeps it on the corpus's declared ``kept_graph`` field.
+ALLOWED_UPWARD: frozenset = frozenset()
 
 #: the one module that imports our own modules by name: it imports every
 #: module of a plugin folder (lint/rules/, lint/formats/), which is how a
@@ -221,7 +218,7 @@ def _package_of(module: str, mods) -> str | None:
 @pytest.mark.slow
 def test_no_import_circle():
     """No circle, counting imports deferred into functions and imports for
-    type names only; apart from the lazy ``Corpus.graph`` (ALLOWED_UPWARD).
+    type names only, with no exception.
     (A package's ``__init__`` that re-exports its modules is not counted as
     imported by them: importing ``pkg.mod`` runs ``pkg`` first anyway.)"""
     graph, _, _ = import_graph(type_only=True)
@@ -268,3 +265,16 @@ def test_the_syntax_knows_no_record():
     bad = [f"{m}:{line} imports {t}" for m, ts in graph.items() if m.startswith("recordkit.markdown")
            for t, line in ts if not t.startswith(("recordkit.markdown", "recordkit.common"))]
     assert bad == [], "\n".join(bad)
+
+
+def test_no_module_asks_a_corpus_for_its_graph():
+    """``corpus.graph`` and ``corpus.backlinks`` are the public API's
+    conveniences, attached by ``recordkit.load``: recordkit's own modules ask
+    the graph stage (``graph.of(corpus)``, ``graph.queries.backlinks``), so
+    the load stage never imports the graph stage."""
+    import re
+    pat = re.compile(r"\bcorpus\.(?:graph|backlinks)\b")
+    bad = [f"{p.relative_to(PKG.parent)}:{n}" for p in sorted(PKG.rglob("*.py")) if p != PKG / "__init__.py"
+           for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+           if pat.search(line.split("#")[0]) and "``" not in line]
+    assert not bad, "ask recordkit.graph.of(corpus) instead:\n  " + "\n  ".join(bad)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import REPO, run_cli, write
+from recordkit.graph import of as graph_of
 
 RECORDS = REPO / "records"
 
@@ -397,7 +398,7 @@ def _backlinks(root, rid, mapping=None):
     from recordkit.graph.build import iter_edges
     corpus = recordkit.load(root)
     out = set()
-    for u, v, d in iter_edges(corpus.graph):
+    for u, v, d in iter_edges(graph_of(corpus)):
         if mapping:
             u, v = mapping.get(u, u), mapping.get(v, v)
         if v == rid and u != v:
@@ -722,7 +723,7 @@ def test_a_corpus_re_read_after_an_edit_leaves_the_one_before_as_it_was(tmp_path
     after = with_texts(base, {alpha.path: alpha.text.replace("aliases: [The A]\n", "")})
     assert after.records["Inbox/Gamma"].mention_targets == ["Inbox/Alpha", "Inbox/Alpha", "The A", "Inbox/Alpha"]
     assert gamma.mention_targets == ["Inbox/Alpha"] * 4      # (was re-pointed along with the copy)
-    assert ("Inbox/Gamma", "Inbox/Alpha") in base.graph.edges
+    assert ("Inbox/Gamma", "Inbox/Alpha") in graph_of(base).edges
 
 
 def test_an_id_in_a_links_address_is_not_renamed(make_record, tmp_path):

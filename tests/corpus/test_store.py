@@ -27,6 +27,7 @@ from recordkit.corpus.store.wire import ParsedRecord
 from recordkit.runtime.tuning import RACY_NS
 
 from conftest import REPO, run_cli
+from recordkit.graph import of as graph_of
 
 VAULTS = REPO / "tests" / "fixtures" / "vaults"
 
@@ -89,7 +90,7 @@ def assert_same(cached, fresh) -> None:
     for fa, fb in zip(sa["files"], sb["files"]):
         assert fa == fb, fa["path"]
     assert sa == sb
-    assert sorted(fresh.graph.edges(data="relation")) == sorted(cached.graph.edges(data="relation"))
+    assert sorted(graph_of(fresh).edges(data="relation")) == sorted(graph_of(cached).edges(data="relation"))
 
 
 def tricky_record(root: Path) -> Path:
@@ -226,7 +227,7 @@ def test_schema_and_configuration_changes(record, tmp_path):
     except Exception as exc:   # the schema text above must be one recordkit reads
         pytest.fail(f"schema not read: {exc}")
     assert s2.hits == 0
-    assert ("NOTE-811", "LIT-849", "reads") in set(got.graph.edges(data="relation"))
+    assert ("NOTE-811", "LIT-849", "reads") in set(graph_of(got).edges(data="relation"))
     assert_same(got, _load(config2))
     # a smaller max_file_size: parsed again, the large files refused
     config3 = _stores(record)

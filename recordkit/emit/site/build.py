@@ -33,6 +33,7 @@ from .privacy import publication
 from .state import BuildState
 from .views import make_site
 from .writer import Manifest, SiteWriter
+from ...graph import of as graph_of
 
 __all__ = ["build_site", "BuildReport", "BuildCancelled", "TemplateFailed", "BuildState", "save_resident_state"]
 
@@ -97,7 +98,7 @@ def _build_site(config, out, *, corpus, options, cancel, resident, state: BuildS
     if cache is not None and old.meta.get("salt") == ch.salt:
         # an incremental build keeps its graph for the next (not a cold one:
         # the next build after it does)
-        cache.save_graph(corpus, state.graph_memos(corpus.graph))
+        cache.save_graph(corpus, state.graph_memos(graph_of(corpus)))
     report.written = writer.written
     report.kept = writer.kept
     report.seconds = time.perf_counter() - t0
@@ -148,7 +149,7 @@ def _emit_incremental(ctx: BuildContext, ch: changes.Changes) -> None:
     not fork (serve: its server and watcher threads run), both are done
     here, one after the other."""
     box: dict = {}
-    ctx.site.corpus.graph            # built once, here: both processes read it
+    graph_of(ctx.site.corpus)            # built once, here: both processes read it
 
     def pages(_):
         try:

@@ -23,6 +23,7 @@ from .context import CSP, BuildContext
 from .load import check_entry, front_matter_digests
 from .views import mention_sentence
 from .writer import digest
+from ...graph import of as graph_of
 
 #: Bumped when the page data or the way it is rendered changes (what each
 #: version changed: docs/site.md, "Incremental builds").
@@ -111,24 +112,24 @@ def _signatures(ctx: BuildContext, ch: Changes) -> tuple:
     records = site.corpus.records
     pub = site.published
     data = site.data
-    succ = site.corpus.graph._succ
+    succ = graph_of(site.corpus)._succ
     fms = front_matter_digests(site.corpus, ctx.state)
     own, outs, gsig = {}, {}, {}
     links = 0
     # what a record's out-edges give (its graph signature, its published
     # targets and links) is worked out once per graph: serve keeps the
     # graph while no edit changes it (load.RecordCache), and with it this
-    memo = ctx.state.edges.get(site.corpus.graph)
+    memo = ctx.state.edges.get(graph_of(site.corpus))
     if memo is None or memo[0] != ch.salt:
-        memo = ctx.state.edges[site.corpus.graph] = (ch.salt, {})
+        memo = ctx.state.edges[graph_of(site.corpus)] = (ch.salt, {})
     memo = memo[1]
     # and a record's own signature, graph signature and face, while its
     # file (digest and path), the standings, the dates and the files of
     # the records its standing names are the same (not for a record
     # with checks: a body's check block can change its tolerance)
-    omemo = ctx.state.own.get(site.corpus.graph)
+    omemo = ctx.state.own.get(graph_of(site.corpus))
     if omemo is None or omemo[0] != ch.salt or omemo[1] is not data.standings or omemo[2] != data.git_dates:
-        omemo = ctx.state.own[site.corpus.graph] = (ch.salt, data.standings, dict(data.git_dates), {})
+        omemo = ctx.state.own[graph_of(site.corpus)] = (ch.salt, data.standings, dict(data.git_dates), {})
     omemo = omemo[3]
     # (kept for a build to come: serve's next, or a fresh one when this
     # build is incremental and so keeps its graph; not by a cold build)
@@ -217,8 +218,8 @@ def _reached(ctx: BuildContext, old: dict, own: dict, faces: dict, edges: dict) 
     site = ctx.site
     records = site.corpus.records
     pub = site.published
-    succ = site.corpus.graph._succ
-    pred = site.corpus.graph._pred
+    succ = graph_of(site.corpus)._succ
+    pred = graph_of(site.corpus)._pred
     changed = {r for r in site.ids if (old.get(r) or [None])[0] != own[r]}
     changed.update(r for r in old if r not in pub)
     out = set(changed)
@@ -258,7 +259,7 @@ def page_key(ctx: BuildContext, rid: str, lines_cache: dict | None = None) -> st
     records = corpus.records
     pub = site.published
     rec = records[rid]
-    g = corpus.graph
+    g = graph_of(corpus)
 
     def face(x):
         r = records[x]

@@ -15,6 +15,7 @@ from pathlib import Path
 from ...corpus import Corpus
 from ...corpus.store import fm_digest  # noqa: F401  (re-exported: the site's graph page uses it)
 from .state import BuildState
+from ...graph import of as graph_of
 
 FAILING = ("fail", "error", "timeout", "crashed")
 
@@ -67,7 +68,7 @@ def _standings(corpus: Corpus, results: dict, specs: dict, memos) -> dict:
     while no edit changes what it is made of, :class:`RecordCache`, and
     with it the standings it gave: :attr:`.state.BuildState.standings`)."""
     from ...lifecycle.standing import Lifecycle
-    graph = corpus.graph
+    graph = graph_of(corpus)
     checks = set(specs)
     memo = memos.get(graph)
     if memo is not None and memo[1] == checks and memo[0] == results:
@@ -164,7 +165,7 @@ def load_record(config, root: Path, state: BuildState):
     cache.save()
     _keep_bytes_only(corpus)
     if cache.graph_restored and isinstance(cache.graph_extra, dict):
-        state.restore_graph_memos(corpus.graph, cache.graph_extra)
+        state.restore_graph_memos(graph_of(corpus), cache.graph_extra)
     return corpus, cache
 
 
@@ -211,9 +212,9 @@ class RecordCache:
         self.state.front_matter[corpus] = self.store.front_matter_digests(corpus)
         last, self.last = self.last, corpus
         self.graph_restored, self.graph_extra, self._graph_token = False, None, None
-        if last is not None and last._graph is not None and \
+        if last is not None and last.kept_graph is not None and \
                 same_graph(last, corpus, self.store.parsed_again, self.state):
-            corpus._graph = last._graph
+            corpus.kept_graph = last.kept_graph
         elif last is None:
             self._restore_graph(corpus)
         return corpus, self.store.parsed_again
@@ -262,7 +263,7 @@ class RecordCache:
                 return
         except Exception:       # missing, torn, of another version: the graph is built
             return
-        corpus._graph = body["graph"]
+        corpus.kept_graph = body["graph"]
         self._graph_token = body.get("token")
         self.graph_restored = True
         try:
@@ -281,7 +282,7 @@ class RecordCache:
         a file of its own beside it, named by the graph it goes with
         (small: written by every build that gives it)."""
         from ...runtime import snapshot
-        if corpus._graph is None or corpus is not self.last:
+        if corpus.kept_graph is None or corpus is not self.last:
             return
         from ...common.writes import replace_file
         path = self._graph_file()
@@ -294,7 +295,7 @@ class RecordCache:
                                                        for r in corpus.files})
                 self._graph_token = uuid.uuid4().hex
                 data = snapshot.dumps(head) + \
-                    snapshot.dumps({"graph": corpus._graph, "token": self._graph_token})
+                    snapshot.dumps({"graph": corpus.kept_graph, "token": self._graph_token})
                 replace_file(path, data)
             if extra is not None and self._graph_token is not None:
                 replace_file(self._graph_file(".memo.pickle"), snapshot.dumps(

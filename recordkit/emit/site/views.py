@@ -18,6 +18,7 @@ from ...common.text import to_plain
 from ...views.record import record_facts
 from .load import FAILING, SiteData, check_entry
 from .markdown import plain_text
+from ...graph import of as graph_of
 
 #: fields shown elsewhere on the page, or never
 _SKIP = {"id", "title", "status", "status_note", "tags", "promote_when", "checks", "publish", "lint"}
@@ -386,7 +387,7 @@ def record_key(site: Site, rid: str, salt: str) -> str:
     records = corpus.records
     pub = site.published
     rec = records[rid]
-    g = corpus.graph
+    g = graph_of(corpus)
     parts = [rec.digest]
     for _, dst, d in g.out_edges(rid, data=True):
         if dst in pub:

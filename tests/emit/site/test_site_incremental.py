@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from site_fixtures import copy_example
+from recordkit.graph import of as graph_of
 
 
 def _files(site: Path) -> dict:
@@ -188,14 +189,14 @@ def test_serve_keeps_the_graph_across_a_body_edit_only(tmp_path):
     base = copy_example(tmp_path, with_results=False)
     sites = _Sites(base)
     cache = sites.server.cache
-    g = cache.last.graph
+    g = graph_of(cache.last)
     p = sites.path("NOTE-652")
     p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
     assert sites.server.build_once({str(p)})["ok"]
-    assert cache.last.graph is g
+    assert graph_of(cache.last) is g
     p.write_text(p.read_text(encoding="utf-8") + "\nA remark on LIT-874.\n", encoding="utf-8")
     assert sites.server.build_once({str(p)})["ok"]
-    assert cache.last.graph is not g
+    assert graph_of(cache.last) is not g
     assert _files(base / "served") == _cold(base, tmp_path / "cold")
 
 
@@ -252,7 +253,7 @@ def test_a_fresh_build_reads_the_graph_back_only_when_it_is_the_same(tmp_path):
         corpus, _ = cache.load()
         cache.save()
         restored = cache.graph_restored
-        g = corpus.graph
+        g = graph_of(corpus)
         built = build_graph(corpus)
         assert list(g.nodes(data=True)) == list(built.nodes(data=True))
         assert list(iter_edges(g)) == list(iter_edges(built))
@@ -338,7 +339,7 @@ def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_p
 
     base = copy_example(tmp_path, with_results=False)
     sites = _Sites(base)
-    g = sites.server.cache.last.graph
+    g = graph_of(sites.server.cache.last)
     memos = sites.server.state.standings      # serve's own state: the standings of its graph
     standings = memos[g][2]
     index = base / "served" / "index.html"
@@ -346,14 +347,14 @@ def test_serve_reuses_standings_and_list_rows_until_what_they_read_changes(tmp_p
     p = sites.path("NOTE-652")
     p.write_text(p.read_text(encoding="utf-8") + "\nA remark that names nothing.\n", encoding="utf-8")
     assert sites.server.build_once({str(p)})["ok"]
-    assert sites.server.cache.last.graph is g and memos[g][2] is standings
+    assert graph_of(sites.server.cache.last) is g and memos[g][2] is standings
     assert index.stat().st_mtime_ns == stamp
     assert _files(base / "served") == _cold(base, tmp_path / "cold")
     proc = subprocess.run([sys.executable, "-m", "recordkit", "check"], cwd=base, capture_output=True, text=True,
                           timeout=600)
     assert "pass" in proc.stdout + proc.stderr
     assert sites.server.build_once(set())["ok"]
-    assert sites.server.cache.last.graph is g and memos[g][2] is not standings
+    assert graph_of(sites.server.cache.last) is g and memos[g][2] is not standings
     # a cold build that reads the check results just made (in the cache folder)
     from recordkit.config import load_config
     from recordkit.corpus import load

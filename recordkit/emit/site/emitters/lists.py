@@ -17,6 +17,7 @@ from ..load import check_entry
 from ..views import kind_url, listings, status_url, tag_url
 from ..writer import digest
 from . import feed
+from ....graph import of as graph_of
 
 #: bumped when what the list pages show changes beyond their rows
 LISTS_VERSION = "1"
@@ -33,7 +34,7 @@ def emit(ctx: BuildContext) -> None:
     rest = "\x00".join((ctx.changes.salt, repr(ctx.common), repr(
         [(cid, check_entry(data, cid), data.cited_by[cid], cid in data.duplicates) for cid in sorted(data.cited_by)]),
         repr((ctx.opts.recent, ctx.opts.feed_entries, ctx.opts.site_url, LISTS_VERSION))))
-    graph = site.corpus.graph
+    graph = graph_of(site.corpus)
     memo = ctx.state.lists.get(graph)
     # (the rows carry no tags: which records each tag page lists is signed apart)
     records = site.corpus.records
