@@ -14,7 +14,7 @@ from recordkit.graph.build import iter_edges
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import generate  # noqa: E402
-from recordkit.graph import of as graph_of
+from recordkit.graph import of as corpus_graph
 
 _MADE: dict = {}
 
@@ -30,7 +30,7 @@ def generated(base: Path, seed: int, defects: float) -> Path:
 
 def graph_of(root: Path, old=None, new=None):
     corpus = recordkit.load(root, jobs=1)
-    g = graph_of(corpus)
+    g = corpus_graph(corpus)
     pat = token_re(old) if old else None
 
     def m(x):
