@@ -401,15 +401,21 @@ def links(value) -> dict:
     return kw
 
 
+def _listed(value, must: str) -> list:
+    """A key that takes a list or one string: None is [], a string is a list
+    of itself, anything else is an error that says ``must`` and what it was."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        raise SchemaError(f"{must}, not {_show(value)}")
+    return value
+
+
 def pages(value) -> tuple[str, ...]:
     """``pages``: a list of file globs (lower-cased for matching)."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise SchemaError(f"pages must be a list of file globs (README.md, index.md, 'drafts/*.md'), "
-                          f"not {_show(value)}")
+    value = _listed(value, "pages must be a list of file globs (README.md, index.md, 'drafts/*.md')")
     out = []
     for i, g in enumerate(value):
         if not isinstance(g, str) or not g.strip():
@@ -425,12 +431,7 @@ def pages(value) -> tuple[str, ...]:
 def unique(value, id_re) -> tuple:
     """``unique``: ``field:NAME`` (a front-matter field) or ``pattern:GROUP``
     (a named group of ``id_pattern``, read from each record's id)."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise SchemaError(f"unique must be a list of field:NAME or pattern:GROUP, not {_show(value)}")
+    value = _listed(value, "unique must be a list of field:NAME or pattern:GROUP")
     out = []
     for i, item in enumerate(value):
         name, sep, arg = item.partition(":") if isinstance(item, str) else ("", "", "")
@@ -541,13 +542,7 @@ def claims_kinds(ct, kinds: dict) -> tuple[str, ...]:
         raise SchemaError(f"claims_table must be a mapping (section, columns, strengths, kinds), not {_show(ct)}")
     if "kinds" not in ct:
         return tuple(k for k in ("NOTE",) if k in kinds)
-    value = ct["kinds"]
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise SchemaError(f"claims_table.kinds must be a list of kinds, not {_show(value)}")
+    value = _listed(ct["kinds"], "claims_table.kinds must be a list of kinds")
     for k in value:
         if not isinstance(k, str) or k not in kinds:
             raise SchemaError(f"claims_table.kinds: {_show(k)} is not a kind of the schema "
