@@ -45,7 +45,7 @@ def _tokens(md, body):
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)  # 1,500 took 25 s of a CI core; FUZZ_SECONDS runs go longer
+@settings(max_examples=400, deadline=None)  # 1,500 took 25 s of a CI core
 @given(BODY)
 def test_the_rule_makes_the_plugins_tokens(body):
     assert _tokens(OURS, body) == _tokens(THEIRS, body)
