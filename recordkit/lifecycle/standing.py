@@ -151,6 +151,16 @@ def check_item_state(check_id: str, result) -> tuple[str, str]:
     return (MET if holds else UNKNOWN if holds is None else UNMET), reason
 
 
+def facts(rec) -> tuple:
+    """What the lifecycle of a corpus reads of ``rec``: whether it is a
+    record, its id, kind, status, front-matter relations and
+    ``promote_when``.  An edit that leaves them leaves every standing."""
+    if not rec.ok:
+        return (False,)
+    rels = tuple((k, tuple(t.id for t in ts)) for k, ts in (rec.relations or {}).items())
+    return (True, rec.id, rec.kind, rec.status, rels, repr(rec.get(PROMOTE_FIELD)))
+
+
 class Lifecycle:
     """Evaluates the lifecycle of a whole corpus, lazily and once.
 
@@ -176,6 +186,17 @@ class Lifecycle:
         self._evals: dict[str, Evaluation] = {}
         self._undermined = None
         self._lifecycle_kinds = {name for name, kind in corpus.schema.kinds.items() if PROMOTE_FIELD in kind.fields}
+
+    def carried(self, corpus, edited_ids) -> "Lifecycle":
+        """The analysis of ``corpus``: this one's corpus with records edited
+        (ids ``edited_ids``) whose :func:`facts` did not change, and checks
+        found the same: what was worked out here is kept, but the edited
+        records' evaluations."""
+        new = Lifecycle(corpus, self._results, self._checks, self._specs, self._duplicates)
+        new._incoming = self._incoming
+        new._undermined = self._undermined
+        new._evals = {k: v for k, v in self._evals.items() if k not in edited_ids}
+        return new
 
     # -- inputs, loaded on demand ---------------------------------------------
     def _discover(self):
