@@ -244,6 +244,8 @@ def _edited(prev: Corpus, edits: list) -> Corpus:
         c._id_index = prev._id_index
         if prev._resolver is not None and all(same for _, _, _, same in edits):
             c._resolver = prev._resolver.carried(records)
+    else:     # (built for prev if need be: the next edit, maybe back, starts from it)
+        c._id_index = prev.id_index().updated(prev.records.keys() - records.keys(), records.keys() - prev.records.keys())
     resolve_links(c, [new for _, new, _, _ in edits])
     return c
 

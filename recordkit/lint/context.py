@@ -79,14 +79,13 @@ class LintContext:
         edited (``edits``: ``(old record, new record)`` pairs, as
         :func:`recordkit.corpus.loader.with_edits` made it), keeping the
         shared analyses the edits cannot have changed: the check discovery
-        when neither side of an edit may hold a block check; the lifecycle
-        too when no edit changed the records' lifecycle facts (id, kind,
-        status, relations, ``promote_when``: :func:`recordkit.lifecycle.standing.facts`),
-        less the edited records' evaluations; the did-you-mean answers
+        when neither side of an edit may hold a block check, and then the
+        lifecycle, as :meth:`recordkit.lifecycle.Lifecycle.carried` keeps
+        it (all of it when no edit changed a record's lifecycle facts: id,
+        kind, status, relations, ``promote_when``); the did-you-mean answers
         while the ids stay; the body anchors of the records not edited.
         The per-record caches (keyed by ``id(record)``) start empty.  A
         rule sees the same as on a fresh context of ``corpus``."""
-        from ..lifecycle.standing import facts
         from ..numeric.discover import carry_blocks
         new = LintContext(corpus, check_results=self.check_results)
         done = self.__dict__
@@ -95,8 +94,8 @@ class LintContext:
             for name in ("check_discovery", "results", "check_blocks_by_path"):
                 if name in done:
                     keep[name] = done[name]
-            if "lifecycle" in done and all(facts(old) == facts(rec) for old, rec in edits):
-                keep["lifecycle"] = done["lifecycle"].carried(corpus, {old.id for old, _ in edits})
+            if "lifecycle" in done:
+                keep["lifecycle"] = done["lifecycle"].carried(corpus, edits)
         elif "results" in done and self.check_results is not None:
             keep["results"] = done["results"]
         if "markdown" in done:
