@@ -246,15 +246,18 @@ class Workspace:
 
     # -- the record on disk ----------------------------------------------
     def load(self) -> None:
-        """Load the record (store of parsed records, the lint's local rules
-        where each file is parsed) and the stored check results."""
+        """Load the record (through the store of parsed records: only the
+        files changed since it saw them are parsed) and the stored check
+        results.  The lint's local rules are not run at load, as ``recordkit
+        lint`` runs them on every file: the server lints the documents
+        opened, where :func:`recordkit.lint.files.lint_files` runs them
+        (their results are not kept in the store, so running them at load
+        was most of a warm start: 1-4 s at 10,000 records)."""
         from ..corpus.loader import load
-        from ..lint.engine import LocalRules, chosen_codes
         from ..numeric.store import load_results
         from ..schema import load_schema
         schema = load_schema(self.config.schema)
-        analyze = LocalRules(schema, self.config, chosen_codes(self.config))
-        corpus = load(self.root, config=self.config, schema=schema, analyze=analyze, store=True)
+        corpus = load(self.root, config=self.config, schema=schema, store=True)
         results = load_results(corpus)
         with self._lock:
             self.schema = schema
