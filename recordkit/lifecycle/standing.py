@@ -212,7 +212,8 @@ class Lifecycle:
             new._incoming = self._incoming
             new._undermined = self._undermined
             edited = {a.id for a, _ in edits}
-            new._evals = {k: v for k, v in self._evals.items() if k not in edited}
+            new._evals = {k: v for k, v in dict(self._evals).items() if k not in edited}   # (copied at once: a
+            # request on another thread may be evaluating on this analysis)
             return new
         if self._incoming is not None and len(edits) == 1:
             new._incoming = self._incoming_after(corpus, *edits[0])
