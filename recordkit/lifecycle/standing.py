@@ -257,7 +257,7 @@ class Lifecycle:
                             sources((t.id, rel)).discard(f.id)
                         if rel in sym and not points(t.id, f.id, rel):
                             sources((f.id, rel)).discard(t.id)
-        for key in [k for k in inc if k[0] in gone]:
+        for key in [(g, rel) for g in gone for rel in corpus.schema.relations if (g, rel) in inc]:
             if key[1] in sym:
                 for u in inc[key]:
                     sources((u, key[1])).discard(key[0])
