@@ -230,10 +230,12 @@ def _edited(prev: Corpus, edits: list) -> Corpus:
             if new.ok and records.get(new.id) is old:
                 records[new.id] = new
     else:
-        records = {}
-        for rec in files:
-            if isinstance(rec.meta, dict) and rec.id not in records:     # (rec.ok, inline: 10,000 files)
-                records[rec.id] = rec
+        # as load() does (each id's first readable file, in file order), with
+        # the loops in C but two: 10,000 files
+        skip = object()
+        ids = [rec.id if isinstance(rec.meta, dict) else skip for rec in files]
+        first = dict(zip(reversed(ids), reversed(files)))      # (the last written, the first file, wins)
+        records = {i: first[i] for i in dict.fromkeys(ids) if i is not skip}
     c = Corpus(root=prev.root, schema=prev.schema, config=prev.config, files=files, records=records)
     c.diagnostics = [d for d in prev.diagnostics if d.path not in paths]
     for _, _, diags, _ in edits:
