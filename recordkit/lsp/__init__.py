@@ -1,0 +1,1 @@
+"""`recordkit lsp`: the language server over the library (pygls)."""
