@@ -34,7 +34,19 @@ def kept(snap, key: str, make):
     hook keeps it (a snapshot without the hook, as a caller's own adapter
     may be, gets it worked out each time)."""
     memo = getattr(snap, "memo", None)
-    return memo(key, make) if memo is not None else make()
+    if memo is not None:
+        return memo(key, make)
+    # the engine's Snapshot keeps its own analyses in its instance dict
+    # (``lifecycle``, ``lint_context``); until it offers ``memo``, the
+    # features' are kept there too, under one declared name
+    own = getattr(snap, "__dict__", None)
+    if own is None:
+        return make()
+    store = own.setdefault("features_memo", {})
+    got = store.get(key)
+    if got is None:
+        got = store[key] = make()
+    return got
 
 
 # -- positions -----------------------------------------------------------------------------
