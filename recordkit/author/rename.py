@@ -123,15 +123,27 @@ def _read_naming(p: Path, needles: list[bytes], max_size: int) -> bytes | None:
         raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
 
 
-def _is_candidate(content, name: str, ids: tuple[str, ...], values: tuple[str, ...]) -> bool:
-    """Whether a file called ``name`` whose ``content`` (bytes or text)
-    names one of ``ids`` (or is named after one), or holds one of
-    ``values`` in its content or name, is to be parsed."""
-    if isinstance(content, bytes):
-        return any(i.encode() in content for i in ids) or any(name == i + ".md" for i in ids) or \
-            any(v in name or v.encode() in content for v in values)
-    return any(i in content for i in ids) or any(name == i + ".md" for i in ids) or \
-        any(v in name or v in content for v in values)
+class _Wanted:
+    """What makes a file a candidate: it names one of ``ids`` (by its
+    content, bytes or text, or its name), or holds one of ``values`` in its
+    content or name."""
+
+    def __init__(self, ids: tuple[str, ...], values: tuple[str, ...]):
+        self.text = ids
+        self.bytes = tuple(i.encode() for i in ids)
+        self.names = frozenset(i + ".md" for i in ids)
+        self.values = values
+
+    def __call__(self, content, name: str) -> bool:
+        if name in self.names:
+            return True
+        if isinstance(content, bytes):
+            if any(n in content for n in self.bytes):
+                return True
+            return any(v in name or v.encode() in content for v in self.values)
+        if any(n in content for n in self.text):
+            return True
+        return any(v in name or v in content for v in self.values)
 
 
 def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
@@ -143,11 +155,12 @@ def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
     their bytes or name) are parsed too, to find the records whose id holds
     it (a unique value of the new id)."""
     needles = [i.encode() for i in ids]
+    wanted = _Wanted(ids, values)
     out = []
     prefix = len(str(root)) + 1
     for p in files:
         data = _read_naming(p, needles, max_size)
-        if data is not None and _is_candidate(data, p.name, ids, values):
+        if data is not None and wanted(data, p.name):
             rec, _ = parse_bytes(data, p, str(p)[prefix:].replace(os.sep, "/"), schema)
             rec.digest = digest(data)
             out.append(rec)
@@ -162,6 +175,7 @@ def held_candidates(records, ids: tuple[str, ...], schema, max_size: int = DEFAU
     (read, not kept); a candidate is the record itself when it parsed (no
     second parse), else the parse of its bytes, as the command parses it."""
     needles = [i.encode() for i in ids]
+    wanted = _Wanted(ids, values)
     out = []
     for r in records:
         content = r.source.held()
@@ -169,7 +183,7 @@ def held_candidates(records, ids: tuple[str, ...], schema, max_size: int = DEFAU
             content = _read_naming(r.path, needles, max_size)
             if content is None:
                 continue
-        if not _is_candidate(content, r.path.name, ids, values):
+        if not wanted(content, r.path.name):
             continue
         if not r.ok:
             data = content.encode("utf-8") if isinstance(content, str) else content
