@@ -108,3 +108,19 @@ def test_fix_all_equals_lint_fix_on_the_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     by_cli = (cli / "records" / "theory" / "THEORY-798.md").read_text(encoding="utf-8")
     assert by_cli != text and fixed == by_cli
+
+
+def test_run_check_cancelled_while_it_runs(tmp_path):
+    import time
+    (tmp_path / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\n', encoding="utf-8")
+    (tmp_path / "records" / "note").mkdir(parents=True)
+    (tmp_path / "records" / "note" / "NOTE-001.md").write_text(
+        "---\nid: NOTE-001\ntitle: Long\nstatus: draft\n---\n\n```python check id=slow tolerance=1 timeout=120\n"
+        "import time\ntime.sleep(120)\nerror = 0\n```\n", encoding="utf-8")
+    s = snap_of(tmp_path)
+    t0 = time.monotonic()
+    with pytest.raises(lenses.Cancelled):
+        lenses.run_check(s, "slow", cancelled=lambda: time.monotonic() > t0 + 1.0)
+    assert time.monotonic() - t0 < 2.5
+    lens = [x.command.title for x in lenses.code_lenses(snap_of(tmp_path), s.uri("NOTE-001"))]
+    assert "check slow: not run" in lens         # a cancelled run stores no verdict

@@ -106,3 +106,32 @@ async def test_definition_hover_and_completion_in_each_vault(preset, tmp_path_fa
             comp = await client.text_document_completion_async(lsp.CompletionParams(
                 text_document=doc, position=lsp.Position(line=m.line - 1, character=m.col + 1)))
             assert comp.items
+
+
+async def test_run_check_cancelled_through_the_server(tmp_path):
+    """A long check run by the "Run check" command stops when the client
+    cancels its work-done progress: the answer says cancelled within ~1 s."""
+    import asyncio
+    import time
+    root = tmp_path / "r"
+    (root / "records" / "note").mkdir(parents=True)
+    (root / "recordkit.toml").write_text('root = "records"\n', encoding="utf-8")
+    (root / "records" / "note" / "NOTE-001.md").write_text(
+        "---\nid: NOTE-001\ntitle: Long\nstatus: draft\n---\n\n```python check id=slow tolerance=1 timeout=20\n"
+        "import time\ntime.sleep(20)\nerror = 0\n```\n", encoding="utf-8")
+    async with lsp_client(root, "visual-studio-code") as client:
+        task = asyncio.ensure_future(client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command="recordkit.runCheck", arguments=["slow"])))
+        token = None
+        for _ in range(200):
+            token = next((t for t, vs in client.progress_reports.items()
+                          if any(getattr(v, "message", None) == "running slow" for v in vs)), None)
+            if token is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert token is not None, client.progress_reports
+        await asyncio.sleep(0.5)                    # (the check's process is running)
+        t0 = time.monotonic()
+        client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+        got = await asyncio.wait_for(task, 10)
+        assert got["verdict"] == "cancelled" and time.monotonic() - t0 < 1.5

@@ -10,6 +10,7 @@ client's messages); before the record is read they answer nothing.
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 
 from lsprotocol import types as lsp
@@ -97,13 +98,18 @@ def register(server, workspace) -> None:
             if token:
                 progress.report(token, lsp.WorkDoneProgressReport(message=msg))
 
+        stop = threading.Event()        # ($/cancelRequest: the task is cancelled, the thread told)
+
         def cancelled():
             fut = progress.tokens.get(token) if token else None
-            return bool(fut is not None and fut.cancelled())
+            return stop.is_set() or bool(fut is not None and fut.cancelled())
         try:
             got = await asyncio.to_thread(lenses.run_check, snap, cid, report=report, cancelled=cancelled)
         except lenses.Cancelled:
             got = {"id": cid, "verdict": "cancelled"}
+        except asyncio.CancelledError:
+            stop.set()                  # (the running check is stopped within ~50 ms)
+            raise
         finally:
             if token:
                 progress.end(token, lsp.WorkDoneProgressEnd(message=f"{cid} done"))

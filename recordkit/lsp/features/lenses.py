@@ -106,10 +106,12 @@ class Cancelled(Exception):
 
 def run_check(snap, cid: str, *, report=None, cancelled=None, timeout: float | None = None) -> dict:
     """Run check ``cid`` (its sandboxed process, the result stored as
-    ``recordkit check`` stores it); ``report(message)`` is told as it goes,
-    ``cancelled()`` is asked before it starts and when it ends (a check
-    running stops at its time limit).  Returns its entry as the lens shows it."""
-    from ...numeric.runner import DEFAULT_TIMEOUT, run_checks
+    ``recordkit check`` stores it); ``report(message)`` is told as it goes;
+    ``cancelled()`` is asked before it starts and while it runs: a cancel
+    stops the running check (its sandbox's process tree killed) and raises
+    :class:`Cancelled`, the stored verdict left as it was.  Returns its
+    entry as the lens shows it."""
+    from ...numeric.runner import DEFAULT_TIMEOUT, ChecksCancelled, run_checks
     if cancelled is not None and cancelled():
         raise Cancelled(cid)
     if report:
@@ -118,9 +120,11 @@ def run_check(snap, cid: str, *, report=None, cancelled=None, timeout: float | N
     def progress(result):
         if report:
             report(f"{result.id}: {result.verdict}")
-        if cancelled is not None and cancelled():
-            raise Cancelled(cid)
-    results = run_checks(snap.corpus, [cid], jobs=1, timeout=timeout or DEFAULT_TIMEOUT, progress=progress)
+    try:
+        results = run_checks(snap.corpus, [cid], jobs=1, timeout=timeout or DEFAULT_TIMEOUT, progress=progress,
+                             cancel=cancelled)
+    except ChecksCancelled:
+        raise Cancelled(cid) from None
     r = results.get(cid)
     if r is None:
         return {"id": cid, "verdict": "not run"}
