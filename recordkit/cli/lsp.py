@@ -23,8 +23,10 @@ def command(stdio, port, log_file):
     """
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
+    from ..lsp.preload import preload
+    ahead = preload(Path.cwd())           # (forks: before the server starts any thread)
     from ..lsp.server import make_server
-    server = make_server(Path.cwd())
+    server = make_server(Path.cwd(), preload=ahead)
     if port is not None:
         server.start_tcp("127.0.0.1", port)
     else:

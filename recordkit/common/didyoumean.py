@@ -74,9 +74,15 @@ def one_edit(a: str, b: str) -> bool:
 class IdIndex:
     """The ids of a record, for :meth:`nearest` queries."""
 
-    def __init__(self, ids: Iterable[str]):
+    def __init__(self, ids: Iterable[str], keys: dict[str, list[str]] | None = None,
+                 changed: dict[str, list[str]] | None = None):
         self.ids = set(ids)
-        keys: dict[str, list[str]] = {}
+        #: keys :meth:`updated` changed since ``_keys`` was built (read first; shared ``_keys`` is never written)
+        self._changed = changed or {}
+        if keys is not None:       # (made by :meth:`updated`)
+            self._keys = keys
+            return
+        keys = {}
         for i in self.ids:
             if len(i) > MAX_ID_LENGTH:
                 continue
@@ -86,27 +92,30 @@ class IdIndex:
                 keys.setdefault(d, []).append(i)
         self._keys = keys
 
+    def _get(self, key: str):
+        got = self._changed.get(key)
+        return self._keys.get(key, ()) if got is None else got
+
     def updated(self, removed: Iterable[str], added: Iterable[str]) -> "IdIndex":
         """The index of these ids less ``removed``, plus ``added`` (an id
         renamed in an editor), at the cost of those ids: this one is left
-        as it was, the keys they do not touch are shared."""
+        as it was, its keys are shared and the keys changed kept beside
+        them (folded in once they are many)."""
         removed, added = set(removed) & self.ids, set(added) - self.ids
-        new = IdIndex(())
-        new.ids = (self.ids - removed) | added
-        keys = new._keys = dict(self._keys)
+        changed = dict(self._changed)
         for i in removed:
             if len(i) <= MAX_ID_LENGTH:
                 for k in _deletions(i.upper()) | {i.upper()}:
-                    left = [x for x in keys.get(k, ()) if x != i]
-                    if left:
-                        keys[k] = left
-                    else:
-                        keys.pop(k, None)
+                    changed[k] = [x for x in self._get(k) if x != i]
         for i in added:
             if len(i) <= MAX_ID_LENGTH:
                 for k in _deletions(i.upper()) | {i.upper()}:
-                    keys[k] = keys.get(k, []) + [i]
-        return new
+                    changed[k] = list(changed[k] if k in changed else self._get(k)) + [i]
+        keys = self._keys
+        if len(changed) > 4096:
+            keys = {**keys, **changed}
+            changed = {}
+        return IdIndex((self.ids - removed) | added, keys, changed)
 
     def closest(self, target: str, exclude: str | None = None) -> str | None:
         """The existing id one edit (or only case) away from ``target``,
@@ -122,7 +131,7 @@ class IdIndex:
         t = target.upper()
         found = set()
         for k in _deletions(t) | {t}:
-            found.update(self._keys.get(k, ()))
+            found.update(self._get(k))
         hits = [c for c in found
                 if c != target and c != exclude and (c.upper() == t or one_edit(t, c.upper()))]
         kind = target.rpartition("-")[0]

@@ -141,6 +141,9 @@ class Engine:
         return call
 
     def shutdown(self) -> None:
+        ahead, self.workspace.preload = self.workspace.preload, None
+        if ahead is not None:
+            ahead.helper.stop()
         if self.watcher is not None:
             self.watcher.stop()
         self.worker.stop()

@@ -73,5 +73,8 @@ class Worker:
                 log.exception("job %s failed", key)
                 fut.set_exception(exc)
 
-    def stop(self) -> None:
+    def stop(self, wait: float | None = None) -> None:
+        """End the thread once the jobs queued before have run (waiting up to ``wait`` s for it)."""
         self._queue.put(None)
+        if wait is not None:
+            self._thread.join(wait)

@@ -28,12 +28,15 @@ from .engine import Engine
 log = logging.getLogger(__name__)
 
 
-def make_server(root: Path | None = None) -> LanguageServer:
+def make_server(root: Path | None = None, preload=None) -> LanguageServer:
     """The server, its handlers registered.  ``root``: the folder whose
-    configuration names the record, when the client names no workspace."""
+    configuration names the record, when the client names no workspace.
+    ``preload``: the record being read ahead (:func:`recordkit.lsp.preload.preload`,
+    called before this, as it forks)."""
     server = LanguageServer("recordkit", __version__,
                             text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     engine = Engine(server, default_root=root)
+    engine.workspace.preload = preload
     server.recordkit = engine          # (what the features and the tests reach)
 
     @server.feature(types.INITIALIZE)

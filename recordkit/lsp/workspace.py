@@ -219,6 +219,8 @@ class Workspace:
     #: generation it was made at: where the next snapshot's starts from
     applied: Applied | None = None
     applied_generation: int = -1
+    #: the record read ahead by a helper (:class:`recordkit.lsp.preload.Preload`), waited for by the first load
+    preload: Any = None
     #: ``base``'s lint context (every snapshot without unsaved text shares it)
     _base_context: Any = None
     #: the server's settings (:class:`recordkit.lsp.settings.Settings`):
@@ -256,6 +258,9 @@ class Workspace:
         from ..corpus.loader import load
         from ..numeric.store import load_results
         from ..schema import load_schema
+        ahead, self.preload = self.preload, None
+        if ahead is not None:
+            ahead.settle(self.root)      # the store, read ahead by a helper forked before any thread
         schema = load_schema(self.config.schema)
         corpus = load(self.root, config=self.config, schema=schema, store=True)
         results = load_results(corpus)

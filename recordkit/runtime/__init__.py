@@ -10,7 +10,7 @@ here; tests/architecture/test_runtime_room.py keeps it so.
 from __future__ import annotations
 
 from .batch import batch, release_free_memory, shared_with_helpers
-from .pool import PieceHelper, STATS, can_fork, in_helper, reap_helpers, split, spread, workers
+from .pool import Background, PieceHelper, STATS, can_fork, in_helper, reap_helpers, split, spread, workers
 
-__all__ = ["batch", "release_free_memory", "shared_with_helpers", "PieceHelper", "STATS", "can_fork",
+__all__ = ["batch", "release_free_memory", "shared_with_helpers", "Background", "PieceHelper", "STATS", "can_fork",
            "in_helper", "reap_helpers", "split", "spread", "workers"]

@@ -385,3 +385,61 @@ class PieceHelper:
                     pass
             _UNREAPED.append(self.pid)
             self.pid = None
+
+
+class Background:
+    """A helper forked now to do ``func()`` on its own while this process
+    goes on (a cache on disk warmed before a long-lived process starts its
+    threads: ``recordkit lsp`` reads the record into the store of parsed
+    records while it answers ``initialize``).  Nothing comes back but its
+    exit status; :meth:`wait` for it, or :meth:`stop` it.  ``start`` gives
+    None when this process may not fork (:func:`can_fork`): then nothing
+    is done ahead."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.status: int | None = None
+
+    @classmethod
+    def start(cls, func) -> "Background | None":
+        if not can_fork():
+            return None
+        pid = os.fork()
+        if pid == 0:      # the helper: it may spread its own work (it runs no thread)
+            code = 1
+            try:
+                func()
+                code = 0
+            except BaseException:     # a helper's failure is only its exit status
+                pass
+            finally:
+                os._exit(code)
+        return cls(pid)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait (up to ``timeout`` s) for the helper to end; whether it did, successfully."""
+        import time
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:     # reaped elsewhere
+                self.status = -1
+                break
+            if pid:
+                self.status = status
+                break
+            if end is not None and time.monotonic() > end:
+                return False
+            time.sleep(0.01)
+        return self.status == 0
+
+    def stop(self) -> None:
+        """End the helper (if it still runs) and reap it."""
+        if self.status is None:
+            import signal
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            self.wait()

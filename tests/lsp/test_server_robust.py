@@ -93,7 +93,7 @@ def test_a_queued_job_is_dropped_when_cancelled_or_stale():
         assert ran == ["last"] and w.dropped == 3
     finally:
         gate.set()
-        w.stop()
+        w.stop(wait=10)
 
 
 @pytest.mark.asyncio(loop_scope="function")
@@ -121,4 +121,48 @@ async def test_a_cancelled_pull_never_runs(record_320):
         assert doomed.cancelled() and engine.worker.dropped == 1
     finally:
         gate.set()
-        engine.worker.stop()
+        engine.worker.stop(wait=10)
+
+
+def test_a_cold_store_is_read_ahead_by_a_helper_forked_before_any_thread(tmp_path, monkeypatch):
+    """``recordkit lsp`` forks, before its threads start, a helper that reads
+    the record into the store of parsed records (``Background``); the
+    server's load waits for it and reads the store warm.  Nothing is read
+    ahead when the store is there, and the helper reading another record
+    than the client names is stopped."""
+    from recordkit.config import load_config
+    from recordkit.corpus.store.store import store_folder
+    from recordkit.lsp.preload import preload
+    from recordkit.lsp.workspace import Workspace
+    from recordkit.runtime import can_fork, tuning
+    from conftest import copy_records
+    if not can_fork():
+        pytest.skip("this test process runs threads: nothing may fork")
+    folder = copy_records(tmp_path / "rec")
+    config = load_config(folder)
+    store = store_folder(config, config.root.resolve() if hasattr(config.root, "resolve") else config.root)
+    monkeypatch.setattr(tuning, "MIN_FILES", 1)          # (the helper reads it after the fork)
+    ahead = preload(folder)
+    assert ahead is not None and not store.exists()
+    ws = Workspace.at(folder)
+    ws.preload = ahead
+    ws.load()                                            # waits for the helper, then reads the store
+    assert ahead.helper.status == 0 and store.exists() and ws.base.records
+    assert preload(folder) is None                       # a warm store: nothing read ahead
+    import shutil
+    shutil.rmtree(store)
+    other = preload(folder)
+    assert other is not None and other.settle(tmp_path) is False and other.helper.status is not None
+
+
+def test_a_background_helper_reports_its_end():
+    from recordkit.runtime import Background, can_fork
+    if not can_fork():
+        pytest.skip("this test process runs threads: nothing may fork")
+    ok = Background.start(lambda: None)
+    bad = Background.start(lambda: 1 / 0)
+    slow = Background.start(lambda: time.sleep(30))
+    assert ok.wait(10) and not bad.wait(10)
+    assert not slow.wait(0.05)
+    slow.stop()
+    assert slow.status is not None and slow.status != 0
