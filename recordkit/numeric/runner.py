@@ -139,12 +139,22 @@ def select(corpus, ids: Iterable[str] | None, discovery, on_duplicate: str = "er
     return [checks[c] for c in chosen]
 
 
+class ChecksCancelled(Exception):
+    """The caller's ``cancel()`` said stop: the checks still running were
+    killed (their sandboxes' process trees) and have no result; ``done``
+    holds the results of those that finished before (stored as usual)."""
+
+    def __init__(self, done: dict):
+        super().__init__(f"cancelled after {len(done)} check{'s' if len(done) != 1 else ''}")
+        self.done = done
+
+
 def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = None,
                timeout: float = DEFAULT_TIMEOUT, memory: int | str | None = DEFAULT_MEMORY,
                use_cache: bool = True, progress: Callable | None = None,
                discovery=None, on_duplicate: str = "skip", quiet: bool = True,
                pass_env: Iterable[str] = (), max_timeout: float | None = None,
-               max_procs: int | None = None) -> dict[str, CheckResult]:
+               max_procs: int | None = None, cancel: Callable[[], bool] | None = None) -> dict[str, CheckResult]:
     """Run the checks ``ids`` (all when None) of ``corpus`` and return
     ``id -> CheckResult`` in id order; store the results in the cache.
 
@@ -162,7 +172,11 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
     > 0 (:class:`~recordkit.config.ConfigError` otherwise).  ``pass_env``:
     names of environment variables a check may see besides the minimal
     set (:data:`ENV_ALLOW`).  ``max_procs``: most processes a check's tree
-    may hold (default 256)."""
+    may hold (default 256).  ``cancel()``: asked as the checks run (every
+    poll, ~50 ms); when it answers True the running checks are stopped
+    (each sandbox told to kill its check's tree, then its process group
+    killed) and :class:`ChecksCancelled` raised, the finished results
+    stored."""
     from .store import read_cache, write_results
     from .discover import discover_all
     timeout = check_limit(timeout, "the time limit")
@@ -187,8 +201,15 @@ def run_checks(corpus, ids: Iterable[str] | None = None, *, jobs: int | None = N
             todo.append(spec)
     # longest first (by the last known time): the wall time is shorter
     todo.sort(key=lambda s: -(previous[s.id].seconds if s.id in previous else float("inf")))
-    fresh = run_specs(todo, checks_dir=Path(corpus.config.checks), jobs=jobs, timeout=timeout, memory=memory,
-                      progress=progress, pass_env=pass_env, max_timeout=max_timeout, max_procs=max_procs)
+    try:
+        fresh = run_specs(todo, checks_dir=Path(corpus.config.checks), jobs=jobs, timeout=timeout, memory=memory,
+                          progress=progress, pass_env=pass_env, max_timeout=max_timeout, max_procs=max_procs,
+                          cancel=cancel)
+    except ChecksCancelled as exc:
+        if exc.done:
+            write_results(cache_dir, exc.done, keep=set(disc.checks))
+        results.update(exc.done)
+        raise ChecksCancelled(results) from None
     results.update(fresh)
     if fresh:
         write_results(cache_dir, fresh, keep=set(disc.checks))
@@ -242,10 +263,12 @@ def check_limit(value, what: str) -> float | None:
 def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = None, jobs: int | None = None,
               timeout: float | None = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
               progress: Callable | None = None, pass_env: Iterable[str] = (),
-              max_timeout: float | None = None, max_procs: int | None = None) -> dict[str, CheckResult]:
+              max_timeout: float | None = None, max_procs: int | None = None,
+              cancel: Callable[[], bool] | None = None) -> dict[str, CheckResult]:
     """Run ``specs`` (no cache), each in its own worker process, in a fresh
     temporary working directory (``cwd`` is accepted for compatibility and
-    ignored: a check does not run in the record)."""
+    ignored: a check does not run in the record).  ``cancel``: see
+    :func:`run_checks`."""
     timeout = check_limit(timeout, "the time limit")
     max_timeout = check_limit(max_timeout, "the largest time limit")
     if not specs:
@@ -259,6 +282,8 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
         try:
             n = 0
             while pending or running:
+                if cancel is not None and cancel():
+                    raise ChecksCancelled(out)      # (the finally below stops what runs)
                 while pending and len(running) < jobs:
                     spec = pending.popleft()
                     if spec.run_problem:
@@ -294,7 +319,7 @@ def run_specs(specs: list[CheckSpec], *, checks_dir: Path, cwd: Path | None = No
                     _wait_for_output(running)
         finally:
             for r in running:           # interrupted: leave nothing behind
-                _signal(r.proc, signal.SIGTERM)
+                _signal(r.proc, signal.SIGTERM)     # (the sandbox kills its check's tree)
             for r in running:
                 try:
                     r.proc.wait(timeout=_TERM_GRACE)
