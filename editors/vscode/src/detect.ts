@@ -1,0 +1,64 @@
+// Where a recordkit configuration is: the folder of a `recordkit.toml`, or of
+// a `pyproject.toml` with a `[tool.recordkit]` table.  Plain functions over
+// text and paths, so they need no VS Code.
+
+import * as fs from "fs";
+import * as path from "path";
+
+/** Whether a pyproject.toml's text has a `[tool.recordkit]` table
+ * (as a header, a sub-table header, or a dotted key at the top level). */
+export function pyprojectHasRecordkit(text: string): boolean {
+  return /^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*recordkit[ \t]*[\].]/m.test(text) ||
+    /^[ \t]*tool[ \t]*\.[ \t]*recordkit[ \t]*[.=]/m.test(text) ||
+    /^[ \t]*\[[ \t]*tool[ \t]*\][^[]*^[ \t]*recordkit[ \t]*[.=]/m.test(text);
+}
+
+/** Whether `dir` holds a recordkit configuration. */
+export function hasConfig(dir: string): boolean {
+  if (isFile(path.join(dir, "recordkit.toml"))) {
+    return true;
+  }
+  const pyproject = path.join(dir, "pyproject.toml");
+  if (!isFile(pyproject)) {
+    return false;
+  }
+  try {
+    return pyprojectHasRecordkit(fs.readFileSync(pyproject, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** The nearest folder from `start` upwards (to `stop` at most, when given)
+ * that holds a recordkit configuration, as recordkit itself looks it up. */
+export function configRoot(start: string, stop?: string): string | undefined {
+  let dir = path.resolve(start);
+  const limit = stop === undefined ? undefined : path.resolve(stop);
+  for (;;) {
+    if (hasConfig(dir)) {
+      return dir;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir || (limit !== undefined && dir === limit)) {
+      return undefined;
+    }
+    dir = parent;
+  }
+}
+
+/** `${workspaceFolder}` and a leading `~` replaced in a configured path. */
+export function expandPath(value: string, folder: string): string {
+  let out = value.split("${workspaceFolder}").join(folder);
+  if (out === "~" || out.startsWith("~/")) {
+    out = path.join(process.env.HOME ?? "~", out.slice(1));
+  }
+  return out;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
