@@ -86,13 +86,18 @@ def _init():
     return init.command
 
 
+def _lsp():
+    from . import lsp
+    return lsp.command
+
+
 #: command name -> a function that imports the command's module (of this
 #: package) and returns its ``command``: a command's module is imported only
 #: when it runs
 COMMANDS = {"lint": _lint, "check": _check, "promote": _promote, "show": _show, "graph": _graph, "rule": _rule,
             "build": _build, "serve": _serve,
             "new": _new, "rename": _rename, "merge": _merge, "query": _query, "export": _export,
-            "init": _init}
+            "init": _init, "lsp": _lsp}
 
 
 def _with_schema_file(ctx, message: str) -> str:

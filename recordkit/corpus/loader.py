@@ -148,11 +148,13 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     return corpus
 
 
-def with_texts(base: Corpus, texts: dict, moves: dict | None = None) -> Corpus:
+def with_texts(base: Corpus, texts: dict, moves: dict | None = None, add: bool = False) -> Corpus:
     """A copy of ``base`` in which the given files hold the given texts
     (``path -> text``, parsed again; ``None``: the file is gone) and the
     files of ``moves`` (``path -> (new path, new root-relative path)``) are
-    read where they move to; every other record is shared with ``base``, or
+    read where they move to; with ``add``, a path of ``texts`` that
+    ``base`` has no file at (a note not saved yet, under the root) is read
+    from its text and put last; every other record is shared with ``base``, or
     copied where resolving its links again could change them.  What ``lint
     --fix`` and ``promote --apply`` re-read after an edit, and what
     ``merge`` and a vault's ``rename`` check their links against.  Its
@@ -176,5 +178,24 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None) -> Corpus:
         c.files.append(rec)
         if rec.ok and rec.id not in c.records:
             c.records[rec.id] = rec
+    if add:
+        _add_new(c, base, texts)
     resolve_links(c)
     return c
+
+
+def _add_new(c: Corpus, base: Corpus, texts: dict) -> None:
+    """``with_texts(add=True)``: the files of ``texts`` that ``base`` has not,
+    under its root, parsed and put last (in path order)."""
+    known = {rec.path for rec in base.files}
+    root = Path(base.root)
+    for path in sorted(p for p, t in texts.items() if t is not None and p not in known):
+        try:
+            relpath = Path(path).relative_to(root).as_posix()
+        except ValueError:
+            continue
+        rec, diags = parse_text(texts[path], Path(path), relpath, base.schema)
+        c.diagnostics.extend(diags)
+        c.files.append(rec)
+        if rec.ok and rec.id not in c.records:
+            c.records[rec.id] = rec
