@@ -98,6 +98,12 @@ async def lsp_client(root: Path, profile: str = "visual-studio-code", settings: 
     with ``profile``'s capabilities (or ``capabilities``), ``settings`` as
     its initialization options; with ``ready``, once the record is read."""
     client = make_test_lsp_client()
+    client.registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams):
+        client.registrations.extend(params.registrations)
+
     await client.start_io(sys.executable, "-m", "recordkit", "lsp", cwd=str(root), env=server_env())
     caps = capabilities or client_capabilities(profile)
     try:
@@ -151,11 +157,14 @@ def count_pushes(client) -> None:
     """Count each ``publishDiagnostics`` per uri (pytest-lsp keeps only the last)."""
     counts: dict = {}
     client._rk_pushes = counts
+    features = client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def publish(params: types.PublishDiagnosticsParams):
-        client.diagnostics[params.uri] = params.diagnostics
+    def publish(*args):
+        params = args[-1]
         counts[params.uri] = counts.get(params.uri, 0) + 1
+        return keep(*args)
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
 
 
 @pytest.fixture
