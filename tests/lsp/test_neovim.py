@@ -2,7 +2,8 @@
 `recordkit lsp` through its own LSP client (tests/lsp/nvim/driver.lua):
 starts the server, opens a record of a copy of records/ with planted defects,
 receives the diagnostics (and new ones after an unsaved edit), hovers an id,
-jumps to a definition and completes an id.  What Neovim saw is written as JSON and checked here.
+jumps to a definition and completes an id.  What Neovim saw is written as
+JSON and checked here.
 
 The planted line has `é`, `—` and an emoji before the ids, so every position
 crosses the server's code-point -> UTF-16 conversion and Neovim's UTF-16 ->
@@ -14,16 +15,15 @@ gathered and reported together.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from realclients import FILE, PLANTED, REPO, client_env, lint_json, planted_record
+
 DRIVER = Path(__file__).resolve().parent / "nvim" / "driver.lua"
 SNIPPET = REPO / "editors" / "nvim" / "recordkit.lua"   # docs/editors.md's Neovim 0.7+ configuration
 NVIM = shutil.which("nvim")
@@ -34,9 +34,6 @@ pytestmark = [
                                             "the real-client test needs Neovim 0.7 or later"),
 ]
 
-FILE = "records/claim/CLAIM-082.md"
-# A dangling wikilink (RK305), a mention and a wikilink after multi-byte text.
-PLANTED = "Café — 🙂 see [[LIT-999]] and CLAIM-125, after [[THEORY-175]]."
 FIXED = PLANTED.replace("LIT-999", "LIT-849")   # the defect fixed by typing (unsaved)
 TYPED = " [[THEORY-17]]"   # then typed at the end of the line (with its closing brackets, as an
 CURSOR = TYPED.index("]]")  # auto-pair plugin types them), and completed before the "]]"
@@ -58,13 +55,7 @@ def flat(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("nvim-record")
-    shutil.copytree(REPO / "records", root / "records")
-    shutil.copytree(REPO / "checks", root / "checks")
-    (root / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\n', encoding="utf-8")
-    path = root / FILE
-    path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + PLANTED + "\n", encoding="utf-8")
-    return root
+    return planted_record(tmp_path_factory.mktemp("nvim-record"))
 
 
 @pytest.fixture(scope="module")
@@ -94,12 +85,7 @@ def seen(plan: dict, record: Path, tmp_path_factory) -> dict:
     """Run Neovim once; what it saw."""
     plan_path = record.parent / (record.name + "-plan.json")
     plan_path.write_text(json.dumps(plan), encoding="utf-8")
-    home = tmp_path_factory.mktemp("nvim-home")
-    # the snippet runs `recordkit lsp` from PATH: this interpreter's recordkit
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    env = dict(os.environ, RK_NVIM_PLAN=str(plan_path), PYTHONDONTWRITEBYTECODE="1", PATH=path,
-               XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
-               XDG_STATE_HOME=str(home / "state"), XDG_CACHE_HOME=str(home / "cache"))
+    env = dict(client_env(tmp_path_factory.mktemp("nvim-home")), RK_NVIM_PLAN=str(plan_path))
     run = subprocess.run([NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n",
                           "-c", f"luafile {DRIVER}"],
                          cwd=record, env=env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -107,14 +93,6 @@ def seen(plan: dict, record: Path, tmp_path_factory) -> dict:
     out = Path(plan["output"])
     assert out.exists(), f"Neovim wrote no result (exit {run.returncode}):\n{run.stdout}\n{run.stderr}"
     return json.loads(out.read_text(encoding="utf-8"))
-
-
-def lint_json(root: Path, file: str) -> list[dict]:
-    run = subprocess.run([sys.executable, "-m", "recordkit", "lint", "--format", "json", "--exit-zero", file],
-                         cwd=root, capture_output=True, text=True, timeout=60,
-                         env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
-    assert run.returncode == 0, run.stderr
-    return [d for d in json.loads(run.stdout) if d["filename"] == file]
 
 
 def test_neovim_drives_the_server(seen: dict, plan: dict, record: Path):

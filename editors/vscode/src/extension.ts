@@ -10,6 +10,7 @@ import * as vscode from "vscode";
 import {
   LanguageClient,
   LanguageClientOptions,
+  Middleware,
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -138,10 +139,40 @@ function makeClient(root: string): LanguageClient | undefined {
       : { uri: folderUri, name: path.basename(root), index: 0 },
     initializationOptions: serverSettings(settings),
     synchronize: { configurationSection: SECTION },
+    middleware: featureSwitches(root),
     outputChannel: output,
     traceOutputChannel: traceOutput,
   };
   return new LanguageClient(SECTION, "recordkit", serverOptions, clientOptions);
+}
+
+/** Each `recordkit.features.NAME` switch applied in the client too: a
+ * request of a feature turned off is not sent (the server reads the same
+ * switches), and a change takes effect at once. */
+function featureSwitches(root: string): Middleware {
+  const scope = vscode.Uri.file(root);
+  const gate = <T>(feature: string): T => ((...args: unknown[]) => {
+    const next = args[args.length - 1] as (...rest: unknown[]) => unknown;
+    const on = vscode.workspace.getConfiguration(SECTION, scope).get<boolean>(`features.${feature}`, true);
+    return on ? next(...args.slice(0, -1)) : undefined;
+  }) as T;
+  return {
+    provideCompletionItem: gate("completion"),
+    provideHover: gate("hover"),
+    provideDefinition: gate("definition"),
+    provideReferences: gate("references"),
+    provideDocumentLinks: gate("documentLinks"),
+    provideDocumentSymbols: gate("symbols"),
+    provideWorkspaceSymbols: gate("symbols"),
+    prepareCallHierarchy: gate("callHierarchy"),
+    prepareTypeHierarchy: gate("typeHierarchy"),
+    prepareRename: gate("rename"),
+    provideRenameEdits: gate("rename"),
+    provideCodeActions: gate("codeActions"),
+    provideCodeLenses: gate("codeLens"),
+    provideInlayHints: gate("inlayHints"),
+    workspace: { willRenameFiles: gate("rename") },
+  };
 }
 
 /** The settings the server reads (the `recordkit` section less the
