@@ -80,6 +80,7 @@ def bench_record(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 async def test_parity_with_lint_json_on_a_bench_with_planted_defects(bench_record):
     """Every file of a generated record with planted defects, opened: the
     published diagnostics equal ``recordkit lint --format json``'s for it."""

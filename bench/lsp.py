@@ -1,0 +1,291 @@
+"""``recordkit lsp`` under load: the real server over stdio, driven by
+pytest-lsp's client (pygls), on a generated record.
+
+    python bench/lsp.py --count 1000 [--repeat 50]
+
+Prints p50/p95 (and n) of: ``initialize``; the record ready, warm (store
+of parsed records kept) and cold (cache folder removed); a keystroke to
+its own file's diagnostics after the debounce; another open record's
+diagnostics after an edit that changes them (an id renamed); completion,
+hover, definition, references on the record with the most in-links, and
+rename ("not served" when the server does not offer the method); the
+server's peak RSS.  Run it at 1,000 and 10,000 records for the growth
+ratio; figures go in bench/README.md.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from _common import HERE, compile_package, synthetic
+
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+from pytest_lsp.client import make_test_lsp_client
+
+DEBOUNCE_MS = 150
+
+
+def pct(times: list[float], q: float) -> float:
+    s = sorted(times)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def line(label: str, times: list[float] | None, target: str = "") -> str:
+    if not times:
+        return f"{label:<52} not served"
+    ms = [t * 1000 for t in times]
+    return (f"{label:<52} p50 {statistics.median(ms):8.1f} ms  p95 {pct(ms, 0.95):8.1f} ms  n={len(ms):<3} "
+            f"{target}")
+
+
+def workspace_for(records: Path, count: int) -> Path:
+    folder = HERE / "out" / f"lsp-{count}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "recordkit.toml").write_text(f'root = "{records}"\ncache_dir = "cache"\n', encoding="utf-8")
+    return folder
+
+
+class Session:
+    def __init__(self, folder: Path, settings: dict | None = None, profile: str = "visual-studio-code"):
+        self.folder = folder
+        self.settings = settings
+        self.profile = profile
+        self.pushes: dict[str, int] = {}
+        self.push_times: dict[str, float] = {}
+
+    async def start(self) -> float:
+        c = self.client = make_test_lsp_client()
+
+        @c.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params):
+            return None
+        features = c.protocol.fm.features
+        keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+        def publish(*args):
+            p = args[-1]
+            self.pushes[p.uri] = self.pushes.get(p.uri, 0) + 1
+            self.push_times[p.uri] = time.perf_counter()
+            return keep(*args)
+        features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        await c.start_io(sys.executable, "-m", "recordkit", "lsp", cwd=str(self.folder), env=env)
+        t0 = time.perf_counter()
+        self.init = await c.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities(self.profile), root_uri=self.folder.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(self.folder.as_uri(), "bench")],
+            initialization_options=self.settings))
+        return time.perf_counter() - t0
+
+    async def ready(self) -> float:
+        t0 = time.perf_counter()
+        while not any("record ready" in m.message for m in self.client.log_messages):
+            await asyncio.sleep(0.005)
+        msg = next(m.message for m in self.client.log_messages if "record ready" in m.message)
+        return float(re.search(r"in ([0-9.]+) s", msg).group(1)) if msg else time.perf_counter() - t0
+
+    def pid(self) -> int:
+        return self.client._server.pid
+
+    def peak_rss_mb(self) -> float:
+        try:
+            for row in Path(f"/proc/{self.pid()}/status").read_text().splitlines():
+                if row.startswith("VmHWM:"):
+                    return int(row.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    async def stop(self) -> None:
+        try:
+            await asyncio.wait_for(self.client.shutdown_session(), 10)
+        except Exception:
+            pass
+        await self.client.stop()
+
+    def open(self, path: Path) -> str:
+        u = path.as_uri()
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+            uri=u, language_id="markdown", version=1, text=path.read_text(encoding="utf-8"))))
+        return u
+
+    async def pushed(self, u: str, after: int, timeout: float = 30) -> float:
+        end = time.perf_counter() + timeout
+        while self.pushes.get(u, 0) <= after:
+            if time.perf_counter() > end:
+                raise TimeoutError(u)
+            await asyncio.sleep(0.001)
+        return self.push_times[u]
+
+    def change(self, u: str, version: int, ln: int, a: int, b: int, text: str) -> None:
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=u, version=version),
+            [types.TextDocumentContentChangePartial(range=types.Range(types.Position(ln, a), types.Position(ln, b)),
+                                                    text=text)]))
+
+
+def pick(records: Path):
+    """(an edited record with a body line, a LIT and a record citing it, the most linked-to record)"""
+    import recordkit
+    corpus = recordkit.load(records)
+    inlinks: dict[str, int] = {}
+    cited_by: dict[str, str] = {}
+    for rec in corpus.files:
+        if not rec.ok:
+            continue
+        for rel, targets in rec.relations.items():
+            for t in targets:
+                inlinks[t.id] = inlinks.get(t.id, 0) + 1
+                if t.id.startswith("LIT-") and t.id in corpus.records and rel == "source":
+                    cited_by.setdefault(t.id, rec.id)
+    most = max(inlinks, key=inlinks.get)
+    lit = next(iter(cited_by))
+    big = max((r for r in corpus.files if r.ok and r.id.startswith("THEORY-")), key=lambda r: len(r.text))
+    return corpus, big, corpus.records[lit], corpus.records[cited_by[lit]], corpus.records[most], inlinks[most]
+
+
+def position_of(path: Path, needle: str, after: str = "") -> types.Position:
+    rows = path.read_text(encoding="utf-8").split("\n")
+    for i, row in enumerate(rows):
+        if needle in row and (not after or row.startswith(after)):
+            return types.Position(i, row.index(needle) + 1)
+    return types.Position(0, 0)
+
+
+async def timed_requests(send, n: int) -> list[float] | None:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        try:
+            await asyncio.wait_for(send(), 30)
+        except Exception as exc:   # a method the server does not offer
+            if "not found" in str(exc).lower() or "unknown method" in str(exc).lower() or "-32601" in str(exc):
+                return None
+            raise
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+async def run(count: int, repeat: int, starts: int) -> dict:
+    records = synthetic(count)
+    folder = workspace_for(records, count)
+    corpus, big, lit, citer, most, n_in = pick(records)
+    del corpus
+    res: dict = {}
+    # start-up: initialize, cold and warm
+    inits, warm, cold = [], [], []
+    for i in range(starts):
+        if i == 0:
+            shutil.rmtree(folder / "cache", ignore_errors=True)
+        s = Session(folder)
+        inits.append(await s.start())
+        (cold if i == 0 else warm).append(await s.ready())
+        await s.stop()
+    res["initialize"] = inits
+    res["ready cold"] = cold
+    res["ready warm"] = warm
+
+    s = Session(folder, settings={"debounce": DEBOUNCE_MS})
+    await s.start()
+    await s.ready()
+    caps = s.init.capabilities
+    ub = s.open(big.path)
+    await s.pushed(ub, 0)
+    # keystroke -> own diagnostics, after the debounce
+    rows = big.path.read_text(encoding="utf-8").split("\n")
+    body_row = len(rows) - 2
+    own = []
+    for k in range(repeat):
+        before = s.pushes.get(ub, 0)
+        t0 = time.perf_counter()
+        s.change(ub, k + 2, body_row, 0, 0 if k % 2 == 0 else 1, "x" if k % 2 == 0 else "")
+        try:
+            t1 = await s.pushed(ub, before, timeout=5)
+        except TimeoutError:
+            continue   # the same diagnostics: nothing pushed
+        own.append(t1 - t0 - DEBOUNCE_MS / 1000)
+    res["keystroke -> own diagnostics (after debounce)"] = own
+    # another open record: LIT's id renamed back and forth, the citing record's diagnostics follow
+    ul, uc = s.open(lit.path), s.open(citer.path)
+    await s.pushed(ul, 0)
+    await s.pushed(uc, 0)
+    lrows = lit.path.read_text(encoding="utf-8").split("\n")
+    id_row = lrows.index(f"id: {lit.id}")
+    other = []
+    cur = lit.id
+    for k in range(repeat):
+        new = lit.id + "9" if cur == lit.id else lit.id
+        before = s.pushes.get(uc, 0)
+        t0 = time.perf_counter()
+        s.change(ul, k + 2, id_row, 4, 4 + len(cur), new)
+        cur = new
+        t1 = await s.pushed(uc, before, timeout=10)
+        other.append(t1 - t0 - DEBOUNCE_MS / 1000)
+    res["another open record's diagnostics (after debounce)"] = other
+    if cur != lit.id:
+        s.change(ul, repeat + 2, id_row, 4, 4 + len(cur), lit.id)
+    await asyncio.sleep(1)
+    # the features (served once lsp-features is merged)
+    cpos = position_of(citer.path, lit.id, "source:")
+    doc = types.TextDocumentIdentifier(uc)
+    c = s.client
+    res["completion"] = await timed_requests(lambda: c.text_document_completion_async(
+        types.CompletionParams(doc, cpos)), repeat) if caps.completion_provider else None
+    res["hover"] = await timed_requests(lambda: c.text_document_hover_async(
+        types.HoverParams(doc, cpos)), repeat) if caps.hover_provider else None
+    res["definition"] = await timed_requests(lambda: c.text_document_definition_async(
+        types.DefinitionParams(doc, cpos)), repeat) if caps.definition_provider else None
+    um = s.open(most.path)
+    mpos = position_of(most.path, most.id, "id:")
+    res[f"references ({n_in} in-links)"] = await timed_requests(lambda: c.text_document_references_async(
+        types.ReferenceParams(types.TextDocumentIdentifier(um), mpos, types.ReferenceContext(True))),
+        repeat) if caps.references_provider else None
+    res[f"rename plan ({n_in} in-links)"] = await timed_requests(lambda: c.text_document_rename_async(
+        types.RenameParams(types.TextDocumentIdentifier(um), mpos, most.id[:most.id.index("-") + 1] + "99999")),
+        max(5, repeat // 5)) if caps.rename_provider else None
+    res["peak RSS MB"] = s.peak_rss_mb()
+    await s.stop()
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, action="append", help="record sizes (default: 1000 and 10000)")
+    ap.add_argument("--repeat", type=int, default=50, help="requests per figure (default 50)")
+    ap.add_argument("--starts", type=int, default=6, help="server starts for initialize/ready (default 6)")
+    args = ap.parse_args()
+    compile_package()
+    print(time.strftime("run at %Y-%m-%d %H:%M:%S"), f"on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    results = {}
+    for count in args.count or [1000, 10000]:
+        res = results[count] = asyncio.run(run(count, args.repeat, args.starts))
+        print(f"\n{count} records")
+        targets = {"initialize": "(target ≤ 300 ms)", "ready warm": "(target ≤ 1.5 s)", "ready cold": "(target ≤ 4 s)",
+                   "keystroke -> own diagnostics (after debounce)": "(target p50 ≤ 60 ms, p95 ≤ 150 ms)",
+                   "another open record's diagnostics (after debounce)": "(target p95 ≤ 500 ms)",
+                   "completion": "(target p95 ≤ 50 ms)", "hover": "(target p50 ≤ 50 ms)",
+                   "definition": "(target ≤ 20 ms)"}
+        for k, v in res.items():
+            if k == "peak RSS MB":
+                print(f"{'server peak RSS':<52} {v:8.0f} MB  (target ≤ 500 MB at 10,000)")
+            else:
+                print(line(k, v, targets.get(k, "")))
+    if len(results) >= 2:
+        small, large = sorted(results)[0], sorted(results)[-1]
+        print(f"\ngrowth {small} -> {large} records (p50 ratio; target ≤ 2x for per-edit figures)")
+        for k in results[small]:
+            a, b = results[small][k], results[large].get(k)
+            if isinstance(a, list) and a and isinstance(b, list) and b:
+                print(f"  {k:<50} {statistics.median(b) / statistics.median(a):5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
