@@ -27,12 +27,17 @@ def _ready(workspace):
 def register(server, workspace) -> None:
     """Register every feature handler on ``server`` (each asks ``workspace.snapshot()``)."""
     from . import actions, completion, definition, hierarchy, hover, lenses, rename, symbols
+    from .carry import Carry
+    carry = Carry()     # (what one snapshot's features kept, carried to the next: see carry.py)
 
     def on(method, options=None, plain=None):
         """A threaded handler of ``method`` answering ``plain(snap, params)`` (None before the record is read)."""
         def handler(params):
             snap = _ready(workspace)
-            return None if snap is None else plain(snap, params)
+            if snap is None:
+                return None
+            carry.prepare(snap)
+            return plain(snap, params)
         handler.__name__ = "rk_" + method.replace("/", "_").replace("$", "")
         server.thread()(handler)
         if options is None:

@@ -48,14 +48,16 @@ class Entry(NamedTuple):
 def entries(snap) -> list[Entry]:
     """Every record of the snapshot, in id order (kept per snapshot)."""
     def make():
-        out = []
-        for rid, rec in snap.corpus.records.items():
-            aliases = tuple(rec.aliases)
-            out.append(Entry(rid, rec.kind, rec.status, rec.title, aliases, rec.path.stem, rec.path_id,
-                             " ".join((rid, rec.title, *aliases, rec.path.stem)).lower()))
+        out = [entry_of(rid, rec) for rid, rec in snap.corpus.records.items()]
         out.sort(key=lambda e: id_sort_key(e.id))
         return out
     return kept(snap, "lsp.features.completion.entries", make)
+
+
+def entry_of(rid: str, rec) -> Entry:
+    aliases = tuple(rec.aliases)
+    return Entry(rid, rec.kind, rec.status, rec.title, aliases, rec.path.stem, rec.path_id,
+                 " ".join((rid, rec.title, *aliases, rec.path.stem)).lower())
 
 
 def complete(snap, uri: str, pos: lsp.Position) -> lsp.CompletionList:

@@ -49,6 +49,11 @@ def kept(snap, key: str, make):
     return got
 
 
+def seed(snap, key: str, value) -> None:
+    """Keep ``value`` under ``key`` on the snapshot (what :func:`kept` then answers)."""
+    kept(snap, key, lambda: value)
+
+
 # -- positions -----------------------------------------------------------------------------
 def encoding_name(snap) -> str:
     """``"utf-16"``, ``"utf-8"`` or ``"utf-32"``: what the client negotiated."""
@@ -215,6 +220,26 @@ class FeatureIndex:
         self._refs: dict = {}
         self._sources: dict | None = None
 
+    def refs_from(self, other: "FeatureIndex") -> None:
+        """Take ``other``'s references of the records this corpus shares with it."""
+        self._refs.update(other._refs)
+
+    def sources_map(self) -> dict | None:
+        """id -> the records pointing at it, when worked out."""
+        return self._sources
+
+    def set_sources(self, sources: dict) -> None:
+        self._sources = sources
+
+    @staticmethod
+    def targets_of(rec) -> set:
+        """The ids ``rec``'s relations and body name (as its in-links count them)."""
+        if not rec.ok:
+            return set()
+        seen = {t.id for ts in (rec.relations or {}).values() for t in ts}
+        seen.update(rec.mention_targets)
+        return seen
+
     def refs(self, rec) -> list[Ref]:
         got = self._refs.get(rec.path)
         if got is None or got[0] is not rec:
@@ -227,14 +252,7 @@ class FeatureIndex:
         if index is None:
             index = self._sources = {}
             for rec in self.corpus.files:
-                if not rec.ok:
-                    continue
-                seen = set()
-                for ts in (rec.relations or {}).values():
-                    for t in ts:
-                        seen.add(t.id)
-                seen.update(rec.mention_targets)
-                for target in seen:
+                for target in self.targets_of(rec):
                     index.setdefault(target, []).append(rec)
         return index.get(rid, [])
 

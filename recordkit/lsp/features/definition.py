@@ -83,8 +83,7 @@ def document_links(snap, uri: str) -> list[lsp.DocumentLink]:
         if ref.target is None or ref.origin == "id":
             continue
         target = records[ref.target]
-        out.append(lsp.DocumentLink(range=lsp_range(lines, ref.pos, enc), target=uri_of(snap, target),
-                                    tooltip=f"{ref.target}: {target.title}" if target.title else ref.target))
+        out.append(lsp.DocumentLink(range=lsp_range(lines, ref.pos, enc), target=uri_of(snap, target)))
     return out
 
 

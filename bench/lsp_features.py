@@ -1,0 +1,79 @@
+"""Time the language features' plain functions on a generated record
+(``python bench/generate.py /tmp/b10k --count 10000``), as the server calls
+them on one snapshot: p50/p95 over N requests each (the first request of a
+kind, which builds what the snapshot keeps, reported apart).
+
+    python bench/lsp_features.py /tmp/b10k [N]
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lsp"))
+
+from lsprotocol import types as lsp  # noqa: E402
+
+from featurekit import Snap, load  # noqa: E402
+from recordkit.lsp.features import completion, definition, hover, rename, symbols  # noqa: E402
+
+
+def timed(fn, n):
+    first = time.perf_counter()
+    fn(0)
+    first = time.perf_counter() - first
+    out = []
+    for i in range(1, n + 1):
+        t = time.perf_counter()
+        fn(i)
+        out.append(time.perf_counter() - t)
+    out.sort()
+    return first, statistics.median(out), out[int(len(out) * 0.95) - 1]
+
+
+def main() -> None:
+    root = Path(sys.argv[1])
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    if not (root / "recordkit.toml").exists() and not (root / "pyproject.toml").exists():
+        (root / "recordkit.toml").write_text('root = "."\n', encoding="utf-8")
+    t = time.perf_counter()
+    snap = Snap(load(root))
+    print(f"load {time.perf_counter() - t:.2f} s, {len(snap.corpus.records)} records")
+    recs = [r for r in snap.corpus.records.values() if r.relations][:n + 1]
+    refs = [(r, next(t for ts in r.relations.values() for t in ts)) for r in recs]
+
+    def pos_of(i):
+        rec, t = refs[i % len(refs)]
+        return snap.uri_of(rec.path), lsp.Position(line=t.pos[0] - 1, character=t.pos[1])
+    most = max(snap.corpus.records, key=lambda rid: len(definition.grouped_references(snap, rid)) if False else 0)
+    index = __import__("recordkit.lsp.features.context", fromlist=["index_of"]).index_of(snap)
+    index.sources("x")
+    most = max(snap.corpus.records, key=lambda rid: len(index.sources(rid)))
+    rows = {
+        "hover": lambda i: hover.hover(snap, *pos_of(i)),
+        "completion (relation)": lambda i: completion.relation_ids(
+            completion.Place(snap, pos_of(i)[0], refs[i % len(refs)][0], pos_of(i)[1], "", "utf-16"),
+            next(iter(refs[i % len(refs)][0].relations)), ""),
+        "completion (bare KIND-)": lambda i: completion.ids(
+            completion.Place(snap, pos_of(i)[0], refs[i % len(refs)][0], pos_of(i)[1], "LIT-1", "utf-16"), "LIT-1",
+            kinds={"LIT"}),
+        "definition": lambda i: definition.definition(snap, *pos_of(i)),
+        "references (most-linked)": lambda i: definition.grouped_references(snap, most),
+        "workspace symbols": lambda i: symbols.workspace_symbols(snap, "theory"),
+        "document symbols": lambda i: symbols.document_symbols(snap, pos_of(i)[0]),
+    }
+    print(f"most-linked record {most}: {len(index.references(most))} references in {len(index.sources(most))} files")
+    for name, fn in rows.items():
+        first, p50, p95 = timed(fn, n)
+        print(f"{name:28s} first {first * 1000:7.1f} ms   p50 {p50 * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms")
+    t = time.perf_counter()
+    kind = snap.schema.kind_of(most)
+    new = f"{kind}-{999999}"
+    edit = rename.rename_id(snap, most, new)
+    print(f"rename {most} -> {new}: {len(edit.document_changes)} changes in {time.perf_counter() - t:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

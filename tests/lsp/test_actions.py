@@ -1,0 +1,79 @@
+"""Code actions (quick fixes from the diagnostic's data or the lint again,
+fix-all = lint --fix, did you mean, create from skeleton, promote) and the
+lenses, inlay hints and Run check."""
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types as lsp
+
+from featurekit import Snap, research_copy, snap_of
+from recordkit.lsp.features import actions, lenses
+
+
+@pytest.fixture(scope="module")
+def snap(tmp_path_factory):
+    return snap_of(research_copy(tmp_path_factory.mktemp("act")))
+
+
+def edited(snap, rid, old, new):
+    rec = snap.corpus.records[rid]
+    text = rec.text.replace(old, new, 1)
+    return Snap(snap.corpus, {rec.path: text}), text
+
+
+def test_did_you_mean_and_create_from_skeleton_on_a_dangling_id(snap):
+    s, text = edited(snap, "THEORY-798", "source: [LIT-849]", "source: [LIT-894]")
+    pos = s.at("THEORY-798", "LIT-894", shift=2)
+    got = actions.code_actions(s, s.uri("THEORY-798"), lsp.Range(start=pos, end=pos), [])
+    titles = [a.title for a in got]
+    assert "Did you mean LIT-849?" in titles
+    s2, _ = edited(snap, "THEORY-798", "NOTE-652", "NOTE-999")
+    pos = s2.at("THEORY-798", "NOTE-999", shift=2)
+    got = actions.code_actions(s2, s2.uri("THEORY-798"), lsp.Range(start=pos, end=pos), [])
+    create = next(a for a in got if a.title.startswith("Create NOTE-"))
+    assert any(isinstance(c, lsp.CreateFile) for c in create.edit.document_changes)
+
+
+def test_quick_fix_from_the_lint_and_fix_all_as_lint_fix(snap):
+    s, text = edited(snap, "THEORY-798", "status: proposed", "status: Proposed")
+    line = text.split("\n").index("status: Proposed")
+    d = lsp.Diagnostic(range=lsp.Range(start=lsp.Position(line=line, character=8),
+                                       end=lsp.Position(line=line, character=16)), message="", code="RK204")
+    got = actions.quick_fixes(s, s.uri("THEORY-798"), d)
+    assert got and "safe" in got[0].title
+    (edit,) = got[0].edit.changes[s.uri("THEORY-798")]
+    assert edit.new_text == "proposed"
+    fa = actions.fix_all(s, s.uri("THEORY-798"))
+    assert fa.kind == actions.FIX_ALL
+    (e,) = [e for e in fa.edit.changes[s.uri("THEORY-798")] if e.range.start.line == line]
+    fixed = text.split("\n")[line]
+    fixed = fixed[:e.range.start.character] + e.new_text + fixed[e.range.end.character:]
+    assert fixed == "status: proposed"
+    data = {"fix": {"message": "m", "applicability": "unsafe", "edits": [
+        {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}}, "newText": "x"}]}}
+    d2 = lsp.Diagnostic(range=d.range, message="", code="RK999", data=data)
+    assert "unsafe" in actions.quick_fixes(s, s.uri("THEORY-798"), d2)[0].title
+
+
+def test_promote_a_ready_theory(snap):
+    s, text = edited(snap, "NOTE-804", "status: draft", "status: final")
+    got = actions.promote_action(s, s.uri("THEORY-798"), s.corpus.records["THEORY-798"])
+    assert got is not None and got.title.startswith("Promote THEORY-798")
+    new = [e.new_text for e in got.edit.changes[s.uri("THEORY-798")]]
+    assert any("active" in x for x in new) and any("promoted_by" in x for x in new)
+
+
+def test_lenses_hints_and_run_check(tmp_path):
+    s = snap_of(research_copy(tmp_path))
+    titles = [lens.command.title for lens in lenses.code_lenses(s, s.uri("NOTE-738"))]
+    assert titles[0].startswith("Cited as") and "check var-diff-identity: not run" in titles and "Run check" in titles
+    (hint,) = lenses.inlay_hints(s, s.uri("THEORY-798"))
+    assert hint.label == "· blocked"
+    said = []
+    got = lenses.run_check(s, "var-diff-identity", report=said.append, cancelled=lambda: False)
+    assert got["verdict"] == "pass" and said
+    s2 = snap_of(tmp_path)
+    assert any(t.startswith("check var-diff-identity: pass") for t in
+               (lens.command.title for lens in lenses.code_lenses(s2, s2.uri("NOTE-738"))))
+    with pytest.raises(lenses.Cancelled):
+        lenses.run_check(s2, "var-diff-identity", cancelled=lambda: True)

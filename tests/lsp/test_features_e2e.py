@@ -1,0 +1,80 @@
+"""The features through the real server (pytest-lsp, over the capability
+profiles shipped), on a copy of records/ and on each preset's vault: one
+module-scoped server per profile, each feature asked once."""
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types as lsp
+
+from conftest import PRESETS, PROFILES, copy_records, copy_vault, lsp_client, open_doc, uri
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def _pos(text: str, needle: str, shift: int = 1) -> lsp.Position:
+    i = text.index(needle) + shift
+    return lsp.Position(line=text.count("\n", 0, i), character=i - (text.rfind("\n", 0, i) + 1))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_every_feature_answers_on_the_record(profile, tmp_path_factory):
+    root = copy_records(tmp_path_factory.mktemp("rec") / "r")
+    path = root / "records" / "theory" / "THEORY-798.md"
+    text = path.read_text(encoding="utf-8")
+    async with lsp_client(root, profile) as client:
+        u = open_doc(client, path)
+        doc = lsp.TextDocumentIdentifier(uri=u)
+        at = _pos(text, "THEORY-175")
+        hov = await client.text_document_hover_async(lsp.HoverParams(text_document=doc, position=at))
+        assert "THEORY-175" in hov.contents.value and "Standing" in hov.contents.value
+        got = await client.text_document_definition_async(lsp.DefinitionParams(text_document=doc, position=at))
+        assert got[0].uri == uri(root / "records" / "theory" / "THEORY-175.md")
+        refs = await client.text_document_references_async(lsp.ReferenceParams(
+            text_document=doc, position=at, context=lsp.ReferenceContext(include_declaration=False)))
+        assert any(r.uri == u for r in refs)
+        comp = await client.text_document_completion_async(lsp.CompletionParams(
+            text_document=doc, position=_pos(text, "extends: [THEORY-175", len("extends: ["))))
+        labels = [i.label for i in comp.items]
+        assert labels and all(x.startswith("THEORY-") for x in labels) and "THEORY-798" not in labels
+        syms = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=doc))
+        assert any(s.name == "What is asserted" for s in syms)
+        ws = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="THEORY-17"))
+        assert any(s.name.startswith("THEORY-175") for s in ws)
+        prep = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(text_document=doc, position=at))
+        assert prep is not None
+        with pytest.raises(Exception, match="exists already"):
+            await client.text_document_rename_async(lsp.RenameParams(text_document=doc, position=at,
+                                                                     new_name="THEORY-798"))
+        edit = await client.text_document_rename_async(lsp.RenameParams(text_document=doc, position=at,
+                                                                        new_name="THEORY-176"))
+        assert any(isinstance(c, lsp.RenameFile) for c in edit.document_changes)
+        hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+            text_document=doc, range=lsp.Range(start=lsp.Position(line=0, character=0),
+                                               end=lsp.Position(line=30, character=0))))
+        assert hints and "blocked" in hints[0].label
+        lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc))
+        assert lenses and "Mentioned by" in lenses[0].command.title
+        calls = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+            text_document=doc, position=at))
+        inc = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(item=calls[0]))
+        assert any(c.from_.name == "THEORY-798" for c in inc)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+async def test_wikilink_completion_and_definition_in_each_vault(preset, tmp_path_factory):
+    root = copy_vault(preset, tmp_path_factory.mktemp(preset) / "vault")
+    md = sorted(p for p in root.rglob("*.md") if "[[" in p.read_text(encoding="utf-8")
+                and not any(part.startswith((".", "_")) for part in p.relative_to(root).parts))
+    if not md:
+        pytest.skip(f"the {preset} vault has no wikilink")
+    path = md[0]
+    text = path.read_text(encoding="utf-8")
+    async with lsp_client(root, "neovim") as client:
+        u = open_doc(client, path)
+        doc = lsp.TextDocumentIdentifier(uri=u)
+        at = _pos(text, "[[", 2)
+        comp = await client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=at))
+        assert comp.items
+        got = await client.text_document_definition_async(lsp.DefinitionParams(text_document=doc, position=at))
+        links = await client.text_document_document_link_async(lsp.DocumentLinkParams(text_document=doc))
+        assert got or links is not None
