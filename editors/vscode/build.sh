@@ -13,6 +13,7 @@ if [ -f package-lock.json ]; then
 else
   npm install --no-audit --no-fund
 fi
+npm test           # node --test: where the extension finds a configuration (src/detect.ts)
 # vsce runs the vscode:prepublish script first: `tsc --noEmit` (the sources
 # type-check against VS Code's API), then esbuild bundles src/extension.ts and
 # its dependencies into dist/extension.js.

@@ -1,6 +1,7 @@
-// The recordkit extension: starts `recordkit lsp` for each folder that holds
+// The recordkit extension: starts `recordkit lsp` for the folder that holds
 // a recordkit configuration (recordkit.toml, or pyproject.toml with
-// [tool.recordkit]) and serves the Markdown files under it.  Everything the
+// [tool.recordkit]) and serves the Markdown files under it: one such folder a
+// window (the first found).  Everything the
 // editor shows comes from the server; this file only starts it, passes the
 // `recordkit` settings, and restarts it.
 
@@ -19,7 +20,7 @@ import { configRoot, expandPath } from "./detect";
 
 const SECTION = "recordkit";
 
-/** One client a configuration folder (its path is the key). */
+/** The client of the configuration folder served (its path is the key). */
 const clients = new Map<string, LanguageClient>();
 let output: vscode.OutputChannel | undefined;
 let traceOutput: vscode.OutputChannel | undefined;
@@ -80,8 +81,23 @@ async function serve(doc: vscode.TextDocument): Promise<void> {
   }
 }
 
+/** Folders not served, each told once. */
+const refused = new Set<string>();
+
 async function ensureClient(root: string): Promise<void> {
   if (clients.has(root)) {
+    return;
+  }
+  // One server a window: the server's commands (recordkit.runCheck) are
+  // registered in VS Code by name, and a second client registering the same
+  // names fails to start.
+  const serving = [...clients.keys()][0];
+  if (serving !== undefined) {
+    if (!refused.has(root)) {
+      refused.add(root);
+      void vscode.window.showInformationMessage(
+        `recordkit serves one record a window (${serving}); open ${root} in a window of its own.`);
+    }
     return;
   }
   const client = makeClient(root);
