@@ -75,7 +75,7 @@ def plan(record: Path) -> dict:
     return {
         "config": str(SNIPPET),
         "file": str(record / FILE),
-        "timeout_ms": 8000,
+        "timeout_ms": 20000,   # per step; generous for a loaded CI machine (a pass takes ~3 s in all)
         "diagnostics": {"code": "RK305"},
         "hover": {"line": row, "col": byte_col(PLANTED, PLANTED.index("CLAIM-125") + 3)},
         "definition": {"line": row, "col": byte_col(PLANTED, PLANTED.index("THEORY-175") + 4)},
@@ -98,7 +98,7 @@ def seen(nvim: str, plan: dict, record: Path, tmp_path_factory) -> dict:
     run = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
                           "-c", f"luafile {DRIVER}"],
                          cwd=record, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=180)
     out = Path(plan["output"])
     assert out.exists(), f"Neovim wrote no result (exit {run.returncode}):\n{run.stdout}\n{run.stderr}"
     return json.loads(out.read_text(encoding="utf-8"))

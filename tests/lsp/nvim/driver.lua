@@ -28,7 +28,14 @@ local function write_file(path, text)
   fd:close()
 end
 
-local plan = vim.fn.json_decode(read_file(assert(os.getenv("RK_NVIM_PLAN"), "RK_NVIM_PLAN not set")))
+local read_ok, plan = pcall(function()
+  return vim.fn.json_decode(read_file(assert(os.getenv("RK_NVIM_PLAN"), "RK_NVIM_PLAN not set")))
+end)
+if not read_ok then
+  -- no plan, no output file: say why on stderr and quit (never wait for input)
+  io.stderr:write("driver.lua: " .. tostring(plan) .. "\n")
+  api.nvim_command("cquit 2")
+end
 local result = { nvim = vim.version(), steps = {}, timings = {}, errors = vim.empty_dict() }
 local started = uv.hrtime()
 
