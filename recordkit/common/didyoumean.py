@@ -86,6 +86,28 @@ class IdIndex:
                 keys.setdefault(d, []).append(i)
         self._keys = keys
 
+    def updated(self, removed: Iterable[str], added: Iterable[str]) -> "IdIndex":
+        """The index of these ids less ``removed``, plus ``added`` (an id
+        renamed in an editor), at the cost of those ids: this one is left
+        as it was, the keys they do not touch are shared."""
+        removed, added = set(removed) & self.ids, set(added) - self.ids
+        new = IdIndex(())
+        new.ids = (self.ids - removed) | added
+        keys = new._keys = dict(self._keys)
+        for i in removed:
+            if len(i) <= MAX_ID_LENGTH:
+                for k in _deletions(i.upper()) | {i.upper()}:
+                    left = [x for x in keys.get(k, ()) if x != i]
+                    if left:
+                        keys[k] = left
+                    else:
+                        keys.pop(k, None)
+        for i in added:
+            if len(i) <= MAX_ID_LENGTH:
+                for k in _deletions(i.upper()) | {i.upper()}:
+                    keys[k] = keys.get(k, []) + [i]
+        return new
+
     def closest(self, target: str, exclude: str | None = None) -> str | None:
         """The existing id one edit (or only case) away from ``target``,
         preferring the same kind, then the lowest id; None when there is none."""

@@ -184,6 +184,72 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None, add: bool =
     return c
 
 
+def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
+    """``with_texts(prev, texts)`` for files ``prev`` has (``path -> new
+    text``) at the cost of those files, not of the whole record: what a
+    language server does after each keystroke.  Only the files edited are
+    parsed and resolved again; every other record is ``prev``'s own (its
+    links resolve as they did: the records they can name, and the keys
+    they name them by, are the same), and so are ``prev``'s indexes (paths,
+    ids, the resolver's keys and answers) where the edit left them as they
+    were.  None when it cannot be done so: a path ``prev`` has no file at,
+    a file gone (``None``), or, for links resolved by more than the id as
+    written (a vault's settings), an edit that changed what other links may
+    match the file by (its id, title or aliases, :func:`link_keys`).  The
+    caller then asks :func:`with_texts`.  Equal to it otherwise (the same
+    files in the same order, the same records, links and findings)."""
+    from .resolve import is_research_default, link_keys
+    default = is_research_default(prev.schema.links)
+    edits = []
+    for path, text in texts.items():
+        old = prev.by_path(path)
+        if text is None or old is None or old.path != path:
+            return None
+        if text == old.text:
+            continue
+        new, diags = parse_text(text, old.path, old.relpath, prev.schema)
+        same_keys = link_keys(old) == link_keys(new)
+        if not default and not same_keys:
+            return None
+        edits.append((old, new, diags, same_keys))
+    if not edits:
+        return prev
+    return _edited(prev, edits)
+
+
+def _edited(prev: Corpus, edits: list) -> Corpus:
+    """:func:`with_edits` once the edited files are parsed: ``(old record,
+    new record, its findings, whether its link keys stayed)`` each."""
+    swap = {id(old): new for old, new, _, _ in edits}
+    paths = {old.path for old, _, _, _ in edits}
+    files = [swap.get(id(rec), rec) for rec in prev.files]
+    if all(same for _, _, _, same in edits):
+        records = dict(prev.records)
+        for old, new, _, _ in edits:
+            if new.ok and records.get(new.id) is old:
+                records[new.id] = new
+    else:
+        records = {}
+        for rec in files:
+            if rec.ok and rec.id not in records:
+                records[rec.id] = rec
+    c = Corpus(root=prev.root, schema=prev.schema, config=prev.config, files=files, records=records)
+    c.diagnostics = [d for d in prev.diagnostics if d.path not in paths]
+    for _, _, diags, _ in edits:
+        c.diagnostics.extend(diags)
+    if prev._by_path is not None and len(prev._by_path) == len(prev.files):
+        c._by_path = dict(prev._by_path)
+        c._by_path.update((new.path, new) for _, new, _, _ in edits)
+    if records.keys() == prev.records.keys():
+        c._id_index = prev._id_index
+        if prev._resolver is not None and all(same for _, _, _, same in edits):
+            c._resolver = prev._resolver.carried(records)
+    else:     # (built for prev if need be: the next edit, maybe back, starts from it)
+        c._id_index = prev.id_index().updated(prev.records.keys() - records.keys(), records.keys() - prev.records.keys())
+    resolve_links(c, [new for _, new, _, _ in edits])
+    return c
+
+
 def _add_new(c: Corpus, base: Corpus, texts: dict) -> None:
     """``with_texts(add=True)``: the files of ``texts`` that ``base`` has not,
     under its root, parsed and put last (in path order)."""

@@ -429,10 +429,21 @@ class Corpus:
         # as named (a symbolic link is a record file in its own right), then resolved
         return index.get(p) or index.get(Path(os.path.abspath(p))) or index.get(p.resolve())
 
+    def file_at(self, path: Path) -> Record | None:
+        """The file loaded from exactly ``path`` (as a record's ``path``), or None."""
+        index = self._by_path
+        if index is None or len(index) != len(self.files):
+            index = self._by_path = {rec.path: rec for rec in self.files}
+        return index.get(path)
+
     def near_ids(self, target: str, exclude: str | None = None, n: int = 1) -> list[str]:
         """The record ids one edit away from ``target`` (see
         :mod:`recordkit.common.didyoumean`); the index is built once."""
+        return self.id_index().nearest(target, exclude, n)
+
+    def id_index(self) -> IdIndex:
+        """The index of the record's ids for :meth:`near_ids`, built on first use."""
         index = self._id_index
         if index is None or len(index.ids) != len(self.records):
             index = self._id_index = IdIndex(self.records)
-        return index.nearest(target, exclude, n)
+        return index

@@ -309,6 +309,17 @@ class Resolver:
             self._index["fullpath"] = got
         return got
 
+    def carried(self, records: dict) -> "Resolver":
+        """A resolver of ``records``, which match links by the same keys as
+        this one's (the same ids, paths, stems, titles and aliases: a record
+        edited without touching them), with this one's indexes and answers."""
+        new = Resolver(records, self.settings, self.order, self.root)
+        new._index = self._index
+        new._cache = dict(self._cache)
+        new.files_consulted = dict(self.files_consulted)
+        new._vaults = self._vaults
+        return new
+
 
 def _aliases(rec) -> list[str]:
     a = getattr(rec, "aliases", None)
@@ -319,6 +330,15 @@ def _aliases(rec) -> list[str]:
     if isinstance(a, list):
         return [x for x in a if isinstance(x, str)]
     return []
+
+
+def link_keys(rec: "Record") -> tuple:
+    """What links elsewhere may match ``rec`` by (see the module): whether
+    it is a record, its id, path, title and aliases.  While these stay the
+    same, an edit of ``rec`` changes how no other record's links resolve."""
+    if not rec.ok:
+        return (False, rec.relpath)
+    return (True, rec.id, rec.relpath, rec.title, tuple(_aliases(rec)))
 
 
 # -- the corpus's links, resolved ---------------------------------------------------
@@ -395,14 +415,17 @@ def detached(rec: "Record", settings) -> "Record":
     return out
 
 
-def resolve_links(corpus: "Corpus") -> None:
+def resolve_links(corpus: "Corpus", records=None) -> None:
     """Point every front-matter relation and body link of the corpus at the
     record it names: a Target's ``id`` and a Mention's ``target`` become the
     record's id when the link resolves to exactly one record, else the link's
     target as written (its syntax taken off); ``text`` keeps the link as
     written, so that resolving again (a corpus re-read after an edit) starts
     from it.  With the research defaults and no ``[[`` in a relation value
-    nothing changes and this costs a look at each relation value."""
+    nothing changes and this costs a look at each relation value.
+    ``records``: only these files of the corpus (those parsed again after
+    an edit, :func:`recordkit.corpus.loader.with_edits`), the others being
+    resolved already against the same keys."""
     settings = corpus.schema.links
     default = is_research_default(settings)
     resolver = resolver_for(corpus)
@@ -410,7 +433,7 @@ def resolve_links(corpus: "Corpus") -> None:
     id_re = schema.mention_re if settings.mentions else None
     inline_tags = getattr(schema, "inline_tags", False)
     status_rules = [d for d in getattr(schema, "derive_patterns", ()) if d.field == "status"]
-    for rec in corpus.files:
+    for rec in corpus.files if records is None else records:
         if not rec.ok:
             continue
         if inline_tags and not rec.inline_tags:

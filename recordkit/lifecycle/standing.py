@@ -151,6 +151,26 @@ def check_item_state(check_id: str, result) -> tuple[str, str]:
     return (MET if holds else UNKNOWN if holds is None else UNMET), reason
 
 
+def facts(rec) -> tuple:
+    """What the lifecycle of a corpus reads of ``rec``: whether it is a
+    record, its id, kind, status, front-matter relations and
+    ``promote_when``.  An edit that leaves them leaves every standing."""
+    if not rec.ok:
+        return (False,)
+    rels = tuple((k, tuple(t.id for t in ts)) for k, ts in (rec.relations or {}).items())
+    return (True, rec.id, rec.kind, rec.status, rels, repr(rec.get(PROMOTE_FIELD)))
+
+
+def _undermining_facts(rec, schema) -> tuple:
+    """What the undermining paths read of ``rec``: whether it is a record,
+    its id, whether its status is broken, its builds-on relations."""
+    if not rec.ok:
+        return (False,)
+    builds_on = {n for n, r in schema.relations.items() if r.builds_on}
+    rels = tuple((k, tuple(t.id for t in ts)) for k, ts in rec.relations.items() if k in builds_on)
+    return (True, rec.id, rec.status in set(schema.broken_statuses), rels)
+
+
 class Lifecycle:
     """Evaluates the lifecycle of a whole corpus, lazily and once.
 
@@ -176,6 +196,92 @@ class Lifecycle:
         self._evals: dict[str, Evaluation] = {}
         self._undermined = None
         self._lifecycle_kinds = {name for name, kind in corpus.schema.kinds.items() if PROMOTE_FIELD in kind.fields}
+
+    def carried(self, corpus, edits) -> "Lifecycle":
+        """The analysis of ``corpus``: this one's corpus with a few records
+        edited (``edits``: ``(old record, new record)`` pairs), the checks
+        found the same.  When no edit changed the records' :func:`facts`,
+        what was worked out here is kept, but the edited records'
+        evaluations; otherwise the evaluations are worked out again as
+        asked, the index of incoming relations is updated for the one record
+        edited (see :meth:`_incoming_after`), and the undermining paths are
+        kept when the edit left its record's id, broken-or-not status and
+        builds-on relations."""
+        new = Lifecycle(corpus, self._results, self._checks, self._specs, self._duplicates)
+        if all(facts(a) == facts(b) for a, b in edits):
+            new._incoming = self._incoming
+            new._undermined = self._undermined
+            edited = {a.id for a, _ in edits}
+            new._evals = {k: v for k, v in self._evals.items() if k not in edited}
+            return new
+        if self._incoming is not None and len(edits) == 1:
+            new._incoming = self._incoming_after(corpus, *edits[0])
+        schema = corpus.schema
+        if all(_undermining_facts(a, schema) == _undermining_facts(b, schema) for a, b in edits):
+            new._undermined = self._undermined
+        return new
+
+    def _incoming_after(self, corpus, old, rec) -> dict:
+        """:meth:`incoming`'s index for ``corpus``, this one's with ``old``
+        edited into ``rec``: the edges from the files that no longer hold
+        their id taken out (``old``; a file whose id ``rec`` took, being
+        read first), those from the files that now hold one put in (``rec``;
+        a file with ``old``'s id, no longer a duplicate), the edges into an
+        id gone dropped and those into an id new found."""
+        before, after = self.corpus.records, corpus.records
+        lost = [f for f in (old, before.get(rec.id)) if f is not None and f.ok and before.get(f.id) is f
+                and after.get(f.id) is not f]
+        gained = [f for f in (rec, after.get(old.id)) if f is not None and f.ok and after.get(f.id) is f
+                  and before.get(f.id) is not f]
+        gone = {f.id for f in lost if f.id not in after}
+        new_ids = {f.id for f in gained if f.id not in before}
+        sym = {n for n, r in corpus.schema.relations.items() if r.symmetric}
+        inc = dict(self._incoming)
+        touched: dict = {}
+
+        def sources(key):
+            got = touched.get(key)
+            if got is None:
+                got = touched[key] = set(inc.get(key, ()))
+            return got
+
+        def points(u, v, rel) -> bool:    # does u, as ``corpus`` holds it, point at v by rel
+            r = after.get(u)
+            return r is not None and v in after and any(t.id == v for t in r.relations.get(rel, ()))
+        for f in lost:
+            for rel, targets in f.relations.items():
+                for t in targets:
+                    if t.id in before and t.id != f.id:
+                        if rel not in sym or not points(t.id, f.id, rel):
+                            sources((t.id, rel)).discard(f.id)
+                        if rel in sym and not points(t.id, f.id, rel):
+                            sources((f.id, rel)).discard(t.id)
+        for key in [k for k in inc if k[0] in gone]:
+            if key[1] in sym:
+                for u in inc[key]:
+                    sources((u, key[1])).discard(key[0])
+            touched[key] = set()
+        if new_ids:
+            for u, r in after.items():
+                for rel, targets in r.relations.items():
+                    for t in targets:
+                        if t.id in new_ids and t.id != u:
+                            sources((t.id, rel)).add(u)
+                            if rel in sym:
+                                sources((u, rel)).add(t.id)
+        for f in gained:
+            for rel, targets in f.relations.items():
+                for t in targets:
+                    if t.id in after and t.id != f.id:
+                        sources((t.id, rel)).add(f.id)
+                        if rel in sym:
+                            sources((f.id, rel)).add(t.id)
+        for key, got in touched.items():
+            if got:
+                inc[key] = sorted(got, key=id_sort_key)
+            else:
+                inc.pop(key, None)
+        return inc
 
     # -- inputs, loaded on demand ---------------------------------------------
     def _discover(self):

@@ -74,6 +74,38 @@ class LintContext:
         self.claims_tables.clear()
         self.check_items.clear()
 
+    def carried(self, corpus, edits) -> "LintContext":
+        """The context of ``corpus``: this one's corpus with a few files
+        edited (``edits``: ``(old record, new record)`` pairs, as
+        :func:`recordkit.corpus.loader.with_edits` made it), keeping the
+        shared analyses the edits cannot have changed: the check discovery
+        when neither side of an edit may hold a block check, and then the
+        lifecycle, as :meth:`recordkit.lifecycle.Lifecycle.carried` keeps
+        it (all of it when no edit changed a record's lifecycle facts: id,
+        kind, status, relations, ``promote_when``); the did-you-mean answers
+        while the ids stay; the body anchors of the records not edited.
+        The per-record caches (keyed by ``id(record)``) start empty.  A
+        rule sees the same as on a fresh context of ``corpus``."""
+        from ..numeric.discover import carry_blocks
+        new = LintContext(corpus, check_results=self.check_results)
+        done = self.__dict__
+        keep = new.__dict__
+        if carry_blocks(self.corpus, corpus, edits):
+            for name in ("check_discovery", "results", "check_blocks_by_path"):
+                if name in done:
+                    keep[name] = done[name]
+            if "lifecycle" in done:
+                keep["lifecycle"] = done["lifecycle"].carried(corpus, edits)
+        elif "results" in done and self.check_results is not None:
+            keep["results"] = done["results"]
+        if "markdown" in done:
+            keep["markdown"] = done["markdown"]
+        if corpus.records.keys() == self.corpus.records.keys():
+            new.near_ids = dict(self.near_ids)
+        edited = {old.path for old, _ in edits}
+        new.anchors = {p: a for p, a in self.anchors.items() if p not in edited}
+        return new
+
     # -- analyses several rules share, worked out once per lint ---------------
     @cached_property
     def check_discovery(self) -> "Discovery":

@@ -226,7 +226,7 @@ def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | Non
         sev.update({k.strip().upper(): v for k, v in severity.items()})
     if sev:
         sev = severities(sev)
-    by_path = {r.path: r for r in corpus.files}
+    by_path = corpus.file_at
     pfi = []
     for pattern, codes in cfg.per_file_ignores.items():
         pfi.append((pattern, [c.upper() for c in codes]))
@@ -234,7 +234,7 @@ def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | Non
     for d in diags:
         if d.code in sev:
             d.severity = sev[d.code]
-        rec = by_path.get(d.path)
+        rec = by_path(d.path)
         if rec is not None:
             if _matches(d.code, rec.suppressions.get(d.line, ())):
                 continue

@@ -58,6 +58,10 @@ class Snapshot:
         self.check_results = workspace.check_results
         self._lock = threading.Lock()
         self._corpus = None
+        #: (the lint context of the snapshot this one's record was made from,
+        #: the (old, new) records of the files edited since): what
+        #: :meth:`lint_context` carries over
+        self._carry: tuple | None = None
 
     @property
     def corpus(self):
@@ -82,10 +86,37 @@ class Snapshot:
                     texts[doc.path] = doc.text
             elif doc.text != self.workspace.disk_text(rec):
                 texts[rec.path] = doc.text
-        if not texts:
-            return base
-        from ..corpus.loader import with_texts
-        return with_texts(base, texts, add=True)
+        last = self.workspace.applied
+        corpus = base if not texts else None
+        if corpus is None and last is not None and last.base is base:
+            corpus = self._edited(last, texts)
+        if corpus is None:
+            from ..corpus.loader import with_texts
+            corpus = with_texts(base, texts, add=True)
+        self.workspace.remember(Applied(base, texts, corpus, self), self.generation)
+        return corpus
+
+    def _edited(self, last: "Applied", texts: dict):
+        """The record of ``texts`` made from ``last`` (the record of an
+        earlier snapshot on the same ``base``) by parsing again only the
+        files whose text changed since (``corpus.loader.with_edits``); None
+        when that cannot be done (a note not saved yet, an edit that changes
+        what a vault's links match)."""
+        from ..corpus.loader import with_edits
+        changed = {p: t for p, t in texts.items() if last.texts.get(p) != t}
+        for p in last.texts:
+            if p not in texts:
+                rec = last.base.by_path(p)
+                if rec is None:
+                    return None
+                changed[p] = self.workspace.disk_text(rec)
+        corpus = with_edits(last.corpus, changed)
+        if corpus is not None:
+            ctx = last.snapshot.__dict__.get("_lint_context")
+            if ctx is not None and ctx.corpus is last.corpus:
+                edits = [(last.corpus.by_path(p), corpus.by_path(p)) for p in changed]
+                self._carry = (ctx, [(a, b) for a, b in edits if a is not b])
+        return corpus
 
     @property
     def ready(self) -> bool:
@@ -139,12 +170,32 @@ class Snapshot:
     def lint_context(self):
         """The lint's :class:`~recordkit.lint.context.LintContext` of this
         snapshot: the analyses rules share, worked out once per snapshot."""
+        corpus = self.corpus
         with self._lock_for("lint"):
             got = self.__dict__.get("_lint_context")
             if got is None:
-                from ..lint.context import LintContext
-                got = self.__dict__["_lint_context"] = LintContext(self.corpus, check_results=self.check_results)
+                carry, self._carry = self._carry, None
+                if corpus is not None and corpus is self.base:
+                    got = self.workspace.base_context(corpus)
+                elif carry is not None:
+                    ctx, edits = carry
+                    got = ctx.carried(corpus, edits) if edits else ctx
+                else:
+                    from ..lint.context import LintContext
+                    got = LintContext(corpus, check_results=self.check_results)
+                self.__dict__["_lint_context"] = got
             return got
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The record a snapshot made (``corpus``: ``base`` with the open
+    documents' ``texts``), kept by the workspace for the next snapshot to
+    start from (see :meth:`Snapshot._edited`)."""
+    base: Any
+    texts: dict
+    corpus: Any
+    snapshot: Snapshot
 
 
 @dataclass
@@ -164,6 +215,12 @@ class Workspace:
     _snapshot: Snapshot | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _disk: dict = field(default_factory=dict)
+    #: the last record a snapshot made (:class:`Applied`) and the
+    #: generation it was made at: where the next snapshot's starts from
+    applied: Applied | None = None
+    applied_generation: int = -1
+    #: ``base``'s lint context (every snapshot without unsaved text shares it)
+    _base_context: Any = None
     #: the server's settings (:class:`recordkit.lsp.settings.Settings`):
     #: what a feature asks before it answers (``settings.enabled("hover")``)
     settings: Any = None
@@ -189,22 +246,41 @@ class Workspace:
 
     # -- the record on disk ----------------------------------------------
     def load(self) -> None:
-        """Load the record (store of parsed records, the lint's local rules
-        where each file is parsed) and the stored check results."""
+        """Load the record (through the store of parsed records: only the
+        files changed since it saw them are parsed) and the stored check
+        results.  The lint's local rules are not run at load, as ``recordkit
+        lint`` runs them on every file: the server lints the documents
+        opened, where :func:`recordkit.lint.files.lint_files` runs them
+        (their results are not kept in the store, so running them at load
+        was most of a warm start: 1-4 s at 10,000 records)."""
         from ..corpus.loader import load
-        from ..lint.engine import LocalRules, chosen_codes
         from ..numeric.store import load_results
         from ..schema import load_schema
         schema = load_schema(self.config.schema)
-        analyze = LocalRules(schema, self.config, chosen_codes(self.config))
-        corpus = load(self.root, config=self.config, schema=schema, analyze=analyze, store=True)
+        corpus = load(self.root, config=self.config, schema=schema, store=True)
         results = load_results(corpus)
         with self._lock:
             self.schema = schema
             self.base = corpus
             self.check_results = results
             self._disk.clear()
+            self.applied, self._base_context = None, None
             self._bump()
+
+    def remember(self, applied: Applied, generation: int) -> None:
+        """Keep ``applied`` for the next snapshot, unless a later one's is kept."""
+        with self._lock:
+            if generation > self.applied_generation and applied.base is self.base:
+                self.applied, self.applied_generation = applied, generation
+
+    def base_context(self, base):
+        """The lint context of ``base`` (the record on disk), made once per base."""
+        with self._lock:
+            ctx = self._base_context
+            if ctx is None or ctx.corpus is not base:
+                from ..lint.context import LintContext
+                ctx = self._base_context = LintContext(base, check_results=self.check_results)
+            return ctx
 
     def is_record_path(self, path: Path) -> bool:
         """Whether the loader would read ``path`` (a ``.md`` file under the
@@ -253,10 +329,12 @@ class Workspace:
             return
         if not texts:
             return
-        new = with_texts(base, texts)
+        from ..corpus.loader import with_edits
+        new = with_edits(base, texts) or with_texts(base, texts)
         with self._lock:
             if self.base is base:
                 self.base = new
+                self.applied = None
                 for p in texts:
                     self._disk.pop(p, None)
                 self._bump()

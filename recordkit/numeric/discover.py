@@ -110,6 +110,16 @@ def discover_all(corpus) -> Discovery:
     return disc
 
 
+def carry_blocks(prev, corpus, edits) -> bool:
+    """Give ``corpus`` (``prev`` with the files of ``edits``, ``(old record,
+    new record)`` pairs, edited) the block checks found in ``prev``, when
+    neither side of any edit may hold one.  Whether it did."""
+    if prev._check_blocks is None or any(_may_hold_checks(r) for pair in edits for r in pair if r.ok):
+        return False
+    corpus._check_blocks = prev._check_blocks
+    return True
+
+
 def _may_hold_checks(rec) -> bool:
     """A fast prefilter; block_checks decides.  The loader keeps the text
     after every fence of the body (a superset of the lines block_checks
