@@ -3,7 +3,11 @@
 them on one snapshot: p50/p95 over N requests each (the first request of a
 kind, which builds what the snapshot keeps, reported apart).
 
-    python bench/lsp_features.py /tmp/b10k [N]
+    python bench/lsp_features.py /tmp/b10k [N] [--plant 500]
+
+``--plant K`` first writes a line mentioning one record into K other files
+of the (generated, disposable) record, so that references and rename are
+timed for a record with K in-links (issue 32: 500).
 """
 from __future__ import annotations
 
@@ -34,8 +38,21 @@ def timed(fn, n):
 
 
 def main() -> None:
-    root = Path(sys.argv[1])
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    args = sys.argv[1:]
+    plant = 0
+    if "--plant" in args:
+        i = args.index("--plant")
+        plant = int(args[i + 1])
+        del args[i:i + 2]
+    root = Path(args[0])
+    n = int(args[1]) if len(args) > 1 else 50
+    if plant:
+        files = sorted(root.rglob("*.md"))
+        target = files[0].stem
+        for p in files[1:plant + 1]:
+            text = p.read_text(encoding="utf-8")
+            if f"planted {target}" not in text:
+                p.write_text(text + f"\nThe planted {target} mention.\n", encoding="utf-8")
     if not (root / "recordkit.toml").exists() and not (root / "pyproject.toml").exists():
         (root / "recordkit.toml").write_text('root = "."\n', encoding="utf-8")
     t = time.perf_counter()
@@ -47,9 +64,11 @@ def main() -> None:
     def pos_of(i):
         rec, t = refs[i % len(refs)]
         return snap.uri_of(rec.path), lsp.Position(line=t.pos[0] - 1, character=t.pos[1])
-    most = max(snap.corpus.records, key=lambda rid: len(definition.grouped_references(snap, rid)) if False else 0)
-    index = __import__("recordkit.lsp.features.context", fromlist=["index_of"]).index_of(snap)
+    from recordkit.lsp.features.context import index_of
+    index = index_of(snap)
+    t = time.perf_counter()
     index.sources("x")
+    print(f"in-links of every record {1000 * (time.perf_counter() - t):.0f} ms (once per snapshot, then carried)")
     most = max(snap.corpus.records, key=lambda rid: len(index.sources(rid)))
     rows = {
         "hover": lambda i: hover.hover(snap, *pos_of(i)),

@@ -43,7 +43,7 @@ class Snap:
         return self._memo[key]
 
     def uri_of(self, path) -> str:
-        return Path(path).resolve().as_uri()
+        return Path(path).as_uri()
 
     def path_of(self, uri: str) -> Path:
         return Path(unquote(urlparse(uri).path))

@@ -77,3 +77,34 @@ def test_lenses_hints_and_run_check(tmp_path):
                (lens.command.title for lens in lenses.code_lenses(s2, s2.uri("NOTE-738"))))
     with pytest.raises(lenses.Cancelled):
         lenses.run_check(s2, "var-diff-identity", cancelled=lambda: True)
+
+
+def test_fix_all_equals_lint_fix_on_the_command_line(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    root = research_copy(tmp_path / "a")
+    p = root / "records" / "theory" / "THEORY-798.md"
+    text = p.read_text(encoding="utf-8").replace("status: proposed", "status: Proposed", 1) \
+        .replace("tags: [representation-learning,", "tags: [Representation_Learning,", 1) \
+        .replace("source: [LIT-849]", "source: LIT-849", 1)
+    p.write_text(text, encoding="utf-8")
+    cli = tmp_path / "b"
+    shutil.copytree(root, cli)
+    s = snap_of(root)
+    fa = actions.fix_all(s, s.uri("THEORY-798"))
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    fixed = text
+    for e in sorted(fa.edit.changes[s.uri("THEORY-798")], key=lambda e: (e.range.start.line, e.range.start.character),
+                    reverse=True):
+        a = starts[e.range.start.line] + e.range.start.character
+        b = starts[e.range.end.line] + e.range.end.character
+        fixed = fixed[:a] + e.new_text + fixed[b:]
+    proc = subprocess.run([sys.executable, "-m", "recordkit", "lint", "--no-cache", "--fix", "--exit-zero"], cwd=cli,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    by_cli = (cli / "records" / "theory" / "THEORY-798.md").read_text(encoding="utf-8")
+    assert by_cli != text and fixed == by_cli

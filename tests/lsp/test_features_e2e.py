@@ -58,23 +58,51 @@ async def test_every_feature_answers_on_the_record(profile, tmp_path_factory):
             text_document=doc, position=at))
         inc = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(item=calls[0]))
         assert any(c.from_.name == "THEORY-798" for c in inc)
+        dangling = text.replace("source: [LIT-849]", "source: [LIT-894]", 1)
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=u, version=2),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=dangling)]))
+        at = _pos(dangling, "LIT-894")
+        acts = await client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=doc, range=lsp.Range(start=at, end=at), context=lsp.CodeActionContext(diagnostics=[])))
+        assert "Did you mean LIT-849?" in [a.title for a in acts]
+        ran = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command="recordkit.runCheck", arguments=["var-diff-identity"]))
+        assert ran["verdict"] == "pass"
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(    # (back to the text on disk)
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=u, version=3),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+        if profile == "visual-studio-code":     # (the one profile that declares willRenameFiles)
+            old = root / "records" / "lit" / "LIT-849.md"
+            moved = await client.workspace_will_rename_files_async(lsp.RenameFilesParams(files=[lsp.FileRename(
+                old_uri=uri(old), new_uri=uri(old.with_name("LIT-850.md")))]))
+            assert moved and any(e.new_text.endswith("50") for c in moved.document_changes for e in c.edits)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-async def test_wikilink_completion_and_definition_in_each_vault(preset, tmp_path_factory):
+async def test_definition_hover_and_completion_in_each_vault(preset, tmp_path_factory):
+    """On a link the preset resolves (a wikilink by file name, title or
+    alias, a Dendron hierarchy name, a MADR Markdown link): definition,
+    hover and references through the server; ``[[`` completion where the
+    preset writes wikilinks."""
+    from featurekit import snap_of
     root = copy_vault(preset, tmp_path_factory.mktemp(preset) / "vault")
-    md = sorted(p for p in root.rglob("*.md") if "[[" in p.read_text(encoding="utf-8")
-                and not any(part.startswith((".", "_")) for part in p.relative_to(root).parts))
-    if not md:
-        pytest.skip(f"the {preset} vault has no wikilink")
-    path = md[0]
-    text = path.read_text(encoding="utf-8")
+    local = snap_of(root)
+    rec, m = next((r, m) for r in sorted(local.corpus.records.values(), key=lambda r: r.relpath)
+                  for m in r.mentions if m.target in local.corpus.records and m.target != r.id)
+    target = local.corpus.records[m.target]
     async with lsp_client(root, "neovim") as client:
-        u = open_doc(client, path)
+        u = open_doc(client, rec.path)
         doc = lsp.TextDocumentIdentifier(uri=u)
-        at = _pos(text, "[[", 2)
-        comp = await client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=at))
-        assert comp.items
+        at = lsp.Position(line=m.line - 1, character=m.col + 1)
         got = await client.text_document_definition_async(lsp.DefinitionParams(text_document=doc, position=at))
-        links = await client.text_document_document_link_async(lsp.DocumentLinkParams(text_document=doc))
-        assert got or links is not None
+        assert [x.uri for x in got] == [uri(target.path)]
+        hov = await client.text_document_hover_async(lsp.HoverParams(text_document=doc, position=at))
+        assert target.id in hov.contents.value
+        refs = await client.text_document_references_async(lsp.ReferenceParams(
+            text_document=doc, position=at, context=lsp.ReferenceContext(include_declaration=False)))
+        assert any(r.uri == u and r.range.start.line == m.line - 1 for r in refs)
+        if m.form == "wikilink":
+            comp = await client.text_document_completion_async(lsp.CompletionParams(
+                text_document=doc, position=lsp.Position(line=m.line - 1, character=m.col + 1)))
+            assert comp.items

@@ -22,6 +22,8 @@ from .context import code_points, encoding_name, kept, line_of, units
 
 #: the most items one answer holds
 MAX_ITEMS = 200
+#: how much of a title an item carries (the whole is in its documentation)
+TITLE_CHARS = 60
 #: the characters that ask for completion
 TRIGGERS = ["[", "-", ":", " ", ",", "#"]
 
@@ -254,17 +256,26 @@ def _incoming(corpus, relation: str) -> dict[str, list[str]]:
 
 
 def ids(ctx: Place, word: str, kinds: set | None = None, exclude=frozenset()) -> lsp.CompletionList:
-    """Record ids matching ``word`` (in the id, title, aliases or file name), ids that start with it first."""
+    """Record ids matching ``word``: those whose id starts with it, in id
+    order, then those that hold it in the title, aliases or file name (looked
+    for only while fewer than :data:`MAX_ITEMS` ids matched)."""
     needle = word.lower()
-    first, then = [], []
-    for e in entries(ctx.snap):
-        if (kinds is not None and e.kind not in kinds) or e.id in exclude:
-            continue
-        if e.id.lower().startswith(needle):
-            first.append(e)
-        elif needle in e.key:
-            then.append(e)
-    found = first + then
+    table = entries(ctx.snap)
+
+    def wanted(e):
+        return (kinds is None or e.kind in kinds) and e.id not in exclude
+    found = []
+    for e in table:
+        if e.id.lower().startswith(needle) and wanted(e):
+            found.append(e)
+            if len(found) > MAX_ITEMS:
+                break
+    if len(found) <= MAX_ITEMS and needle:
+        for e in table:
+            if needle in e.key and not e.id.lower().startswith(needle) and wanted(e):
+                found.append(e)
+                if len(found) > MAX_ITEMS:
+                    break
     rng = ctx.edit_range(word)
     items = [id_item(e, e.id, rng, i) for i, e in enumerate(found[:MAX_ITEMS])]
     return lsp.CompletionList(is_incomplete=len(found) > MAX_ITEMS, items=items)
@@ -273,9 +284,9 @@ def ids(ctx: Place, word: str, kinds: set | None = None, exclude=frozenset()) ->
 def id_item(e: Entry, insert: str, rng: lsp.Range, i: int, label: str | None = None) -> lsp.CompletionItem:
     return lsp.CompletionItem(
         label=label or insert, kind=lsp.CompletionItemKind.Reference,
-        label_details=lsp.CompletionItemLabelDetails(description=e.title[:80]),
+        label_details=lsp.CompletionItemLabelDetails(description=e.title[:TITLE_CHARS]),
         detail=" · ".join(x for x in (e.id if label else None, e.kind, e.status) if x),
-        filter_text=f"{insert} {e.title}", sort_text=f"{i:05d}",
+        filter_text=f"{insert} {e.title[:TITLE_CHARS]}", sort_text=f"{i:05d}",
         text_edit=lsp.TextEdit(range=rng, new_text=insert), data={"id": e.id})
 
 

@@ -117,6 +117,18 @@ class Lines:
         return s[:-1] if s.endswith("\r") else s
 
 
+class RecordLines:
+    """A record's lines, by the line starts its source finds once (no copy of the text)."""
+
+    __slots__ = ("rec",)
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def line(self, line: int) -> str:
+        return self.rec.line_text(line)
+
+
 def position(lines: Lines, line: int, col: int, enc: str) -> lsp.Position:
     """The LSP position of the library's 1-based (line, column)."""
     text = lines.line(line)

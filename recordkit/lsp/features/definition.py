@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from .context import Lines, encoding_name, index_of, location, lsp_range, ref_at, uri_of, whole_file
+from .context import RecordLines, encoding_name, index_of, location, lsp_range, ref_at, uri_of, whole_file
 
 
 def definition(snap, uri: str, pos: lsp.Position) -> list[lsp.Location]:
@@ -43,17 +43,17 @@ def grouped_references(snap, rid: str, *, include_declaration: bool = False) -> 
     order = label_order(snap.corpus.schema)
     enc = encoding_name(snap)
     found = index_of(snap).references(rid, include_own=include_declaration)
-    lines_of: dict = {}
+    per_file: dict = {}
     groups: dict[str, list] = {}
     for rec, ref in found:
-        lines = lines_of.get(rec.path)
-        if lines is None:
-            lines = lines_of[rec.path] = Lines(rec.text)
+        got = per_file.get(rec.path)
+        if got is None:
+            got = per_file[rec.path] = (RecordLines(rec), uri_of(snap, rec))
+        lines, where = got
         place, label = order.get(ref.relation, (len(order), f"{ref.relation} by"))
         if ref.origin == "id":
             place, label = -1, "Declared"
-        groups.setdefault((place, label), []).append(
-            lsp.Location(uri=uri_of(snap, rec), range=lsp_range(lines, ref.pos, enc)))
+        groups.setdefault((place, label), []).append(lsp.Location(uri=where, range=lsp_range(lines, ref.pos, enc)))
     return {label: locs for (_, label), locs in sorted(groups.items())}
 
 
@@ -76,7 +76,7 @@ def document_links(snap, uri: str) -> list[lsp.DocumentLink]:
     if rec is None:
         return []
     records = snap.corpus.records
-    lines = Lines(rec.text)
+    lines = RecordLines(rec)
     enc = encoding_name(snap)
     out = []
     for ref in index_of(snap).refs(rec):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from .context import Lines, encoding_name, index_of, lsp_range, uri_of
+from .context import RecordLines, encoding_name, index_of, lsp_range, uri_of
 from .definition import target_at
 
 #: the relation the type hierarchy follows
@@ -20,7 +20,7 @@ def item(snap, rid: str) -> lsp.CallHierarchyItem | None:
         return None
     top = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0))
     own = rec.values.get(("id",))
-    sel = lsp_range(Lines(rec.text), own, encoding_name(snap)) if own else top
+    sel = lsp_range(RecordLines(rec), own, encoding_name(snap)) if own else top
     return lsp.CallHierarchyItem(name=rid, kind=lsp.SymbolKind.Class if rec.kind == "THEORY" else lsp.SymbolKind.Object,
                                  uri=uri_of(snap, rec), range=sel, selection_range=sel,
                                  detail=" · ".join(x for x in (rec.status, rec.title[:60]) if x),
@@ -54,7 +54,7 @@ def incoming_calls(snap, it: lsp.CallHierarchyItem, *, mentions: bool = True) ->
         frm = item(snap, src)
         if frm is None:
             continue
-        lines = Lines(rec.text)
+        lines = RecordLines(rec)
         out.append(lsp.CallHierarchyIncomingCall(from_=frm, from_ranges=[lsp_range(lines, r.pos, enc) for r in refs]))
     return out
 
@@ -65,7 +65,7 @@ def outgoing_calls(snap, it: lsp.CallHierarchyItem) -> list[lsp.CallHierarchyOut
     rec = snap.corpus.records.get(rid)
     if rec is None:
         return []
-    lines = Lines(rec.text)
+    lines = RecordLines(rec)
     enc = encoding_name(snap)
     by_target: dict = {}
     for ref in index_of(snap).refs(rec):
