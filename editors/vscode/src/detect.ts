@@ -55,6 +55,32 @@ export function expandPath(value: string, folder: string): string {
   return out;
 }
 
+/** The executable a configured command names: itself when it is a path
+ * (relative to `root`), else its first match on `searchPath`, else (for a
+ * bare name) the one in the configuration folder's virtual environment
+ * (`.venv` or `venv`); undefined when none exists. */
+export function findExecutable(command: string, root: string, searchPath: string): string | undefined {
+  const windows = process.platform === "win32";
+  const extensions = windows ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").concat([""]) : [""];
+  if (command.includes("/") || command.includes("\\")) {
+    const full = path.resolve(root, command);
+    return isFile(full) ? full : undefined;
+  }
+  const dirs = searchPath.split(path.delimiter).filter((dir) => dir !== "");
+  for (const venv of [".venv", "venv"]) {
+    dirs.push(path.join(root, venv, windows ? "Scripts" : "bin"));
+  }
+  for (const dir of dirs) {
+    for (const ext of extensions) {
+      const candidate = path.join(dir, command + ext);
+      if (isFile(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
 function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();

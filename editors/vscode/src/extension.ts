@@ -5,7 +5,6 @@
 // editor shows comes from the server; this file only starts it, passes the
 // `recordkit` settings, and restarts it.
 
-import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 import {
@@ -16,7 +15,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
-import { configRoot, expandPath } from "./detect";
+import { configRoot, expandPath, findExecutable } from "./detect";
 
 const SECTION = "recordkit";
 
@@ -124,11 +123,12 @@ async function restartAll(): Promise<void> {
 
 function makeClient(root: string): LanguageClient | undefined {
   const settings = vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(root));
-  const command = expandPath(settings.get<string>("server.path", "recordkit"), root);
+  const configured = expandPath(settings.get<string>("server.path", "recordkit"), root);
   const args = settings.get<string[]>("server.args", ["lsp"]).map((arg) => expandPath(arg, root));
-  if (findExecutable(command, root) === undefined) {
+  const command = findExecutable(configured, root, process.env.PATH ?? "");
+  if (command === undefined) {
     void vscode.window.showErrorMessage(
-      `recordkit: "${command}" was not found. Install recordkit (pip install recordkit) ` +
+      `recordkit: "${configured}" was not found. Install recordkit (pip install recordkit) ` +
       "or set recordkit.server.path to its executable.", "Open settings",
     ).then((choice) => {
       if (choice !== undefined) {
@@ -204,29 +204,4 @@ export function serverSettings(settings: vscode.WorkspaceConfiguration): Record<
  * own characters bracketed). */
 function globEscape(p: string): string {
   return p.replace(/\\/g, "/").replace(/[[\]{}*?]/g, (c) => `[${c}]`);
-}
-
-/** The executable a command names: itself when it is a path, else its
- * first match on PATH; undefined when none exists. */
-function findExecutable(command: string, cwd: string): string | undefined {
-  const candidates: string[] = [];
-  if (command.includes("/") || command.includes("\\")) {
-    candidates.push(path.resolve(cwd, command));
-  } else {
-    const extensions = process.platform === "win32"
-      ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").concat([""])
-      : [""];
-    for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-      for (const ext of extensions) {
-        candidates.push(path.join(dir, command + ext));
-      }
-    }
-  }
-  return candidates.find((candidate) => {
-    try {
-      return fs.statSync(candidate).isFile();
-    } catch {
-      return false;
-    }
-  });
 }

@@ -8,7 +8,7 @@ import test from "node:test";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { pyprojectHasRecordkit, hasConfig, configRoot, expandPath } = require("../dist/test/detect.js");
+const { pyprojectHasRecordkit, hasConfig, configRoot, expandPath, findExecutable } = require("../dist/test/detect.js");
 
 test("a pyproject.toml's [tool.recordkit] table, in each way TOML writes it", () => {
   assert.equal(pyprojectHasRecordkit('[tool.recordkit]\nroot = "records"\n'), true);
@@ -55,4 +55,31 @@ test("${workspaceFolder} and ~ in a configured path", () => {
   assert.equal(expandPath("${workspaceFolder}/.venv/bin/recordkit", "/w/rec"), "/w/rec/.venv/bin/recordkit");
   assert.equal(expandPath("recordkit", "/w/rec"), "recordkit");
   assert.equal(expandPath("~/bin/recordkit", "/w"), path.join(os.homedir(), "bin/recordkit"));
+});
+
+test("the executable: a path as it is, a bare name on PATH, else in the folder's .venv or venv", () => {
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), "rk-exe-"));
+  try {
+    const make = (file) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, "#!/bin/sh\n", { mode: 0o755 });
+      return file;
+    };
+    const root = path.join(top, "project");
+    const onPath = path.join(top, "bin");
+    fs.mkdirSync(root, { recursive: true });
+    fs.mkdirSync(onPath, { recursive: true });
+    assert.equal(findExecutable("recordkit", root, onPath), undefined);
+    const venv = make(path.join(root, "venv", "bin", "recordkit"));
+    assert.equal(findExecutable("recordkit", root, onPath), venv);
+    const dotVenv = make(path.join(root, ".venv", "bin", "recordkit"));
+    assert.equal(findExecutable("recordkit", root, onPath), dotVenv);
+    const global = make(path.join(onPath, "recordkit"));
+    assert.equal(findExecutable("recordkit", root, onPath), global);
+    assert.equal(findExecutable("./venv/bin/recordkit", root, onPath), venv);
+    assert.equal(findExecutable(dotVenv, "/elsewhere", ""), dotVenv);
+    assert.equal(findExecutable(path.join(root, "nope", "recordkit"), root, onPath), undefined);
+  } finally {
+    fs.rmSync(top, { recursive: true, force: true });
+  }
 });
