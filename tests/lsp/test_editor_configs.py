@@ -113,3 +113,22 @@ def test_emacs_lisp_reads(tmp_path):
                          capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stderr
     assert int(run.stdout.strip()) >= 6
+
+
+def test_vscode_manifest_matches_the_extension():
+    """The manifest's entry point is the bundle build.sh makes, it activates
+    on Markdown, and every command the source registers is contributed (a
+    command registered but not declared would not show in the palette)."""
+    root = EDITORS / "vscode"
+    manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    source = (root / "src/extension.ts").read_text(encoding="utf-8")
+    assert manifest["main"] == "./dist/extension.js"
+    assert "dist/extension.js" in manifest["scripts"]["bundle"]
+    assert "onLanguage:markdown" in manifest["activationEvents"]
+    registered = set(re.findall(r'registerCommand\(\s*"([^"]+)"', source))
+    contributed = {c["command"] for c in manifest["contributes"]["commands"]}
+    assert registered and registered == contributed
+    lock = json.loads((root / "package-lock.json").read_text(encoding="utf-8"))
+    assert set(lock["packages"][""]["dependencies"]) == set(manifest["dependencies"]) == {"vscode-languageclient"}
+    ignore = (root / ".vscodeignore").read_text(encoding="utf-8").split()
+    assert "!dist/extension.js" in ignore and "**" in ignore
