@@ -220,9 +220,10 @@ def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
 def _edited(prev: Corpus, edits: list) -> Corpus:
     """:func:`with_edits` once the edited files are parsed: ``(old record,
     new record, its findings, whether its link keys stayed)`` each."""
-    swap = {id(old): new for old, new, _, _ in edits}
     paths = {old.path for old, _, _, _ in edits}
-    files = [swap.get(id(rec), rec) for rec in prev.files]
+    files = list(prev.files)
+    for old, new, _, _ in edits:
+        files[files.index(old)] = new           # (records compare by identity)
     if all(same for _, _, _, same in edits):
         records = dict(prev.records)
         for old, new, _, _ in edits:
@@ -231,7 +232,7 @@ def _edited(prev: Corpus, edits: list) -> Corpus:
     else:
         records = {}
         for rec in files:
-            if rec.ok and rec.id not in records:
+            if isinstance(rec.meta, dict) and rec.id not in records:     # (rec.ok, inline: 10,000 files)
                 records[rec.id] = rec
     c = Corpus(root=prev.root, schema=prev.schema, config=prev.config, files=files, records=records)
     c.diagnostics = [d for d in prev.diagnostics if d.path not in paths]

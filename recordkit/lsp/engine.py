@@ -60,6 +60,8 @@ class Engine:
         self.corpus_part: dict[Path, list] = {}
         self.corpus_generation = -1
         self.pending_paths: set[Path] = set()
+        #: files changed on disk are being read into the record (the worker is busy with them)
+        self.reloading = False
         self.watcher = None
         self.timings: dict[str, float] = {}
 
@@ -312,8 +314,14 @@ class Engine:
     async def pull(self, uri: str, previous: str | None):
         if not self.ready.is_set():
             await self.loop.run_in_executor(None, self.ready.wait, 30)
-        fut = self.worker.submit("pull:" + uri, lambda: self.diagnostics_of(self.workspace.snapshot(), [uri])[uri])
-        diags = await asyncio.wrap_future(fut)
+        if self.reloading and uri in self.reports:
+            # files changed on disk are being read (a checkout): the last
+            # report now, not after the reload; a refresh or a push follows
+            diags = self.reports[uri][1]
+        else:
+            fut = self.worker.submit("pull:" + uri,
+                                     lambda: self.diagnostics_of(self.workspace.snapshot(), [uri])[uri])
+            diags = await asyncio.wrap_future(fut)
         if diags is None:
             diags = []
         rid = result_id(diags)
@@ -373,12 +381,24 @@ class Engine:
                              for p in paths)
 
         def read():
-            if config_changed:
-                self.workspace.setup(self.workspace.root, self.workspace.encoding)
-                self.workspace.load()
-            else:
-                self.workspace.files_changed(paths)
+            t0 = time.perf_counter()
+            self.reloading = True
+            try:
+                if config_changed:
+                    self.workspace.setup(self.workspace.root, self.workspace.encoding)
+                    self.workspace.load()
+                    how = "configuration changed: record read again"
+                else:
+                    how = "record read again" if self.workspace.files_changed(paths) else "read"
+            finally:
+                self.reloading = False
+            self.timings["disk"] = time.perf_counter() - t0
+            self.server.window_log_message(types.LogMessageParams(
+                types.MessageType.Log, f"recordkit: {len(paths)} files changed on disk: {how} "
+                                       f"in {self.timings['disk']:.2f} s"))
             self._from_thread(self.relint_open)()
+            if not self.push and self.refresh_support:
+                self._from_thread(self.server.workspace_diagnostic_refresh)(None)
         self.worker.submit("disk", read)
 
 

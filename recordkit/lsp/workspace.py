@@ -303,12 +303,13 @@ class Workspace:
             self._disk[rec.path] = got
         return got
 
-    def files_changed(self, paths) -> None:
+    def files_changed(self, paths) -> bool:
         """Read the files changed on disk into ``base``: a few edits and
-        deletions as one ``with_texts``; a created file, or many changes (a
-        ``git checkout``), as one load with the store of parsed records."""
+        deletions as one ``with_edits``/``with_texts``; a created file, or
+        many changes (a ``git checkout``), as one load with the store of
+        parsed records.  Whether it loaded the record again."""
         if self.base is None:
-            return
+            return False
         paths = {Path(p) for p in paths}
         from ..corpus.loader import with_texts
         with self._lock:
@@ -326,9 +327,9 @@ class Workspace:
                 reload = True
         if reload:
             self.load()
-            return
+            return True
         if not texts:
-            return
+            return False
         from ..corpus.loader import with_edits
         new = with_edits(base, texts) or with_texts(base, texts)
         with self._lock:
@@ -338,6 +339,7 @@ class Workspace:
                 for p in texts:
                     self._disk.pop(p, None)
                 self._bump()
+        return False
 
     # -- the editor's documents --------------------------------------------
     def open(self, uri: str, text: str, version: int | None) -> Document:
