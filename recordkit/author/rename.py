@@ -99,50 +99,113 @@ def _names_any(path: Path, needles: list[bytes]) -> bytes | None:
             tail = window[-keep:] if keep else b""
 
 
-def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
-                    max_size: int = DEFAULT_MAX_FILE_SIZE, values: tuple[str, ...] = ()):
-    """Parse the files whose bytes name one of ``ids`` (or are named after
-    one): (records, other file names by id stem).  A file larger than
-    ``max_size`` (``max_file_size``: no command reads it as a record) that
-    names one is refused: it would keep the old id.  ``values``: text whose
-    files (by their bytes or name) are parsed too, to find the records whose
-    id holds it (a unique value of the new id)."""
+def _read_naming(p: Path, needles: list[bytes], max_size: int) -> bytes | None:
+    """The bytes of the file at ``p`` (None: a named pipe, a device, a
+    socket, or a file larger than ``max_size`` that names none of
+    ``needles``); a larger one that names one is refused: it would keep the
+    old id."""
     import stat
 
     from ..corpus.parse import NotRead, read_regular
+    try:
+        return read_regular(p, max_size)[0]
+    except NotRead as exc:
+        try:
+            regular = stat.S_ISREG(os.stat(p).st_mode)
+            named = _names_any(p, needles) if regular else None
+        except OSError as exc2:
+            raise AuthorError(f"{p}: cannot be read: {exc2.strerror or exc2}") from exc2
+        if named:       # larger than max_file_size, and it names an id
+            raise AuthorError(f"{p}: {exc}, and it names {named.decode()}: raise max_file_size, "
+                              "or edit it by hand") from None
+        return None
+    except OSError as exc:
+        raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
+
+
+class _Wanted:
+    """What makes a file a candidate: it names one of ``ids`` (by its
+    content, bytes or text, or its name), or holds one of ``values`` in its
+    content or name."""
+
+    def __init__(self, ids: tuple[str, ...], values: tuple[str, ...]):
+        self.text = ids
+        self.bytes = tuple(i.encode() for i in ids)
+        self.names = frozenset(i + ".md" for i in ids)
+        self.values = values
+
+    def __call__(self, content, name: str) -> bool:
+        if name in self.names:
+            return True
+        if isinstance(content, bytes):
+            if any(n in content for n in self.bytes):
+                return True
+            return any(v in name or v.encode() in content for v in self.values)
+        if any(n in content for n in self.text):
+            return True
+        return any(v in name or v in content for v in self.values)
+
+
+def read_candidates(root: Path, files: list[Path], ids: tuple[str, ...], schema,
+                    max_size: int = DEFAULT_MAX_FILE_SIZE, values: tuple[str, ...] = ()):
+    """Parse the files whose bytes name one of ``ids`` (or are named after
+    one): the records.  A file larger than ``max_size``
+    (``max_file_size``: no command reads it as a record) that names one is
+    refused: it would keep the old id.  ``values``: text whose files (by
+    their bytes or name) are parsed too, to find the records whose id holds
+    it (a unique value of the new id)."""
     needles = [i.encode() for i in ids]
-    first, rest = needles[0], needles[1:]
-    stems = {i + ".md" for i in ids}
+    wanted = _Wanted(ids, values)
     out = []
     prefix = len(str(root)) + 1
     for p in files:
-        try:
-            data = read_regular(p, max_size)[0]
-        except NotRead as exc:
-            try:
-                regular = stat.S_ISREG(os.stat(p).st_mode)
-                named = _names_any(p, needles) if regular else None
-            except OSError as exc2:
-                raise AuthorError(f"{p}: cannot be read: {exc2.strerror or exc2}") from exc2
-            if named:       # larger than max_file_size, and it names an id
-                raise AuthorError(f"{p}: {exc}, and it names {named.decode()}: raise max_file_size, "
-                                  "or edit it by hand") from None
-            continue        # a named pipe, a device, a socket; a large file that names neither
-        except OSError as exc:
-            raise AuthorError(f"{p}: cannot be read: {exc.strerror or exc}") from exc
-        if first in data or p.name in stems or any(n in data for n in rest) or \
-                any(v in p.name or v.encode() in data for v in values):
+        data = _read_naming(p, needles, max_size)
+        if data is not None and wanted(data, p.name):
             rec, _ = parse_bytes(data, p, str(p)[prefix:].replace(os.sep, "/"), schema)
             rec.digest = digest(data)
             out.append(rec)
     return out
 
 
-def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = None) -> Plan:
-    """The changes that rename ``old`` to ``new`` (raises :class:`AuthorError`)."""
+def held_candidates(records, ids: tuple[str, ...], schema, max_size: int = DEFAULT_MAX_FILE_SIZE,
+                    values: tuple[str, ...] = ()):
+    """:func:`read_candidates` over files parsed already (``records``: a
+    language server's snapshot, the editor's unsaved texts applied): each
+    is tested on the content it holds in memory, else on its file's bytes
+    (read, not kept); a candidate is the record itself when it parsed (no
+    second parse), else the parse of its bytes, as the command parses it."""
+    needles = [i.encode() for i in ids]
+    wanted = _Wanted(ids, values)
+    out = []
+    for r in records:
+        content = r.source.held()
+        if content is None or (not content and not r.ok):    # (a file not read: too large, not regular)
+            content = _read_naming(r.path, needles, max_size)
+            if content is None:
+                continue
+        if not wanted(content, r.path.name):
+            continue
+        if not r.ok:
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            r, _ = parse_bytes(data, r.path, r.relpath, schema)
+        out.append(r)
+    return out
+
+
+def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = None, *,
+                records: list | None = None) -> Plan:
+    """The changes that rename ``old`` to ``new`` (raises :class:`AuthorError`).
+
+    ``files``: the record's files (default: walked from the root), read
+    for the ones that name ``old`` or ``new``.  ``records``: instead, the
+    record's files parsed already, each with its text (a language server's
+    snapshot, the editor's unsaved texts applied: the plan is made from
+    those texts, with the same tests and refusals as from the files)."""
     check_new_id(schema, old, new)
     root = Path(config.root).resolve()
-    if files is None:
+    if records is not None:
+        files = [r.path for r in records]
+    elif files is None:
         files = iter_files(root, config.exclude, config.skip_dirs)
     # the values the new id takes of the schema's `unique: [pattern:GROUP]`
     # (check_new_id: it matches id_pattern): the files that hold one are
@@ -150,7 +213,10 @@ def plan_rename(config, schema, old: str, new: str, files: list[Path] | None = N
     m = schema.id_re.match(new) if schema.id_re is not None else None
     values = tuple(v for source, group in schema.unique if source == "pattern" and (v := m.group(group))) \
         if m is not None else ()
-    recs = read_candidates(root, files, (old, new), schema, config.max_file_size, values)
+    if records is not None:
+        recs = held_candidates(records, (old, new), schema, config.max_file_size, values)
+    else:
+        recs = read_candidates(root, files, (old, new), schema, config.max_file_size, values)
     owners = [r for r in recs if r.ok and r.id == old]
     if not owners:
         from ..common.didyoumean import IdIndex
@@ -221,4 +287,4 @@ def _outside_notes(config, old: str) -> list[str]:
         if hits else []
 
 
-__all__ = ["plan_rename", "check_new_id", "check_schema_id"]
+__all__ = ["plan_rename", "check_new_id", "check_schema_id", "held_candidates"]

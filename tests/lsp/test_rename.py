@@ -83,3 +83,18 @@ def test_will_rename_files_rewrites_links_in_a_vault(tmp_path):
     assert edit is not None and edit.document_changes
     assert not any(isinstance(c, lsp.RenameFile) for c in edit.document_changes)
     assert any("Renamed note" in e.new_text for c in edit.document_changes for e in c.edits)
+
+
+def test_rename_with_an_unsaved_file_edits_the_editors_text(tmp_path):
+    root = research_copy(tmp_path)
+    base = snap_of(root)
+    note = next(r for r in base.corpus.files if r.ok and r.kind == "NOTE" and "LIT-849" not in r.text)
+    unsaved = note.text + "\nAn unsaved mention of LIT-849 — here.\n"
+    snap = snap_of(root, {note.path: unsaved})
+    edit = rename.rename(snap, snap.uri("THEORY-798"), snap.at("THEORY-798", "[[LIT-849", shift=3), "LIT-850")
+    mine = [c for c in edit.document_changes
+            if isinstance(c, lsp.TextDocumentEdit) and c.text_document.uri == snap.uri_of(note.path)]
+    assert len(mine) == 1
+    (e,) = mine[0].edits
+    last = unsaved.count("\n") - 1
+    assert (e.range.start.line, e.range.start.character, e.new_text) == (last, len("An unsaved mention of LIT-8"), "50")

@@ -16,7 +16,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 
 from ...author.plan import AuthorError
-from .context import Lines, encoding_name, index_of, lsp_range, offset_position, ref_at
+from .context import Lines, encoding_name, index_of, lsp_range, offset_position, ref_at, units
 
 
 class RenameRefused(Exception):
@@ -61,10 +61,9 @@ def plan_for(snap, old: str, new: str):
     try:
         if schema.kind_ids:
             from ...author.rename import plan_rename
-            from ...corpus.loader import iter_files
-            config = snap.corpus.config
-            files = iter_files(Path(config.root).resolve(), config.exclude, config.skip_dirs)
-            plan = plan_rename(config, schema, old, new, files=files)
+            # from the snapshot's files (the editor's unsaved texts
+            # applied), not read again from disk: same tests, same refusals
+            plan = plan_rename(snap.corpus.config, schema, old, new, records=snap.corpus.files)
         else:
             from ...author.relink import plan_vault_rename
             plan = plan_vault_rename(snap.corpus, old, new)
@@ -123,8 +122,13 @@ def _document_edit(snap, path: Path, before: str, after: str, enc: str) -> lsp.T
 
 def text_edits(before: str, after: str, enc: str) -> list[lsp.TextEdit]:
     """The few edits that turn ``before`` into ``after``: the changed runs of
-    lines (a line-level diff, linear in practice), each trimmed to the
-    characters that differ."""
+    lines (a line-level diff, linear in practice; line by line when both
+    have as many lines, as after a rename), each trimmed to the characters
+    that differ."""
+    if before.count("\r") == before.count("\r\n"):      # (lines end at "\n" as the client reads them)
+        a, b = before.split("\n"), after.split("\n")
+        if len(a) == len(b):
+            return [_line_edit(i, x, y, enc) for i, (x, y) in enumerate(zip(a, b)) if x != y]
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
     starts = [0]
     for line in a:
@@ -150,6 +154,19 @@ def text_edits(before: str, after: str, enc: str) -> list[lsp.TextEdit]:
                                                 end=offset_position(before, s1 - q, enc)),
                                 new_text=new[p:len(new) - q]))
     return out
+
+
+def _line_edit(line: int, old: str, new: str, enc: str) -> lsp.TextEdit:
+    """The edit of one line, trimmed to the characters that differ."""
+    p = 0
+    while p < min(len(old), len(new)) and old[p] == new[p]:
+        p += 1
+    q = 0
+    while q < min(len(old), len(new)) - p and old[-1 - q] == new[-1 - q]:
+        q += 1
+    return lsp.TextEdit(range=lsp.Range(start=lsp.Position(line=line, character=units(old[:p], enc)),
+                                        end=lsp.Position(line=line, character=units(old[:len(old) - q], enc))),
+                        new_text=new[p:len(new) - q])
 
 
 def will_rename_files(snap, params: lsp.RenameFilesParams) -> lsp.WorkspaceEdit | None:
