@@ -18,12 +18,16 @@ FILE = "records/claim/CLAIM-082.md"
 PLANTED = "Café — 🙂 see [[LIT-999]] and CLAIM-125, after [[THEORY-175]]."
 
 
-def planted_record(root: Path) -> Path:
-    """records/ and checks/ copied under ``root`` with a recordkit.toml, and
-    PLANTED appended to FILE; ``root``."""
+def planted_record(root: Path, config: str = "recordkit.toml") -> Path:
+    """records/ and checks/ copied under ``root`` with a configuration
+    (``config``: a recordkit.toml, or a pyproject.toml with other tools'
+    tables and a [tool.recordkit] one), and PLANTED appended to FILE; ``root``."""
     shutil.copytree(REPO / "records", root / "records")
     shutil.copytree(REPO / "checks", root / "checks")
-    (root / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\n', encoding="utf-8")
+    settings = 'root = "records"\nchecks = "checks"\n'
+    if config == "pyproject.toml":
+        settings = '[project]\nname = "notes"\n\n[tool.ruff]\nline-length = 100\n\n[tool.recordkit]\n' + settings
+    (root / config).write_text(settings, encoding="utf-8")
     path = root / FILE
     path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + PLANTED + "\n", encoding="utf-8")
     return root

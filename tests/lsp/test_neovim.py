@@ -64,7 +64,9 @@ def flat(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory) -> Path:
-    return planted_record(tmp_path_factory.mktemp("nvim-record"))
+    # configured in pyproject.toml (the Emacs test: recordkit.toml), so the
+    # snippets' two ways of finding a configuration both run
+    return planted_record(tmp_path_factory.mktemp("nvim-record"), config="pyproject.toml")
 
 
 @pytest.fixture(scope="module")
