@@ -53,8 +53,14 @@ def workspace_for(records: Path, count: int) -> Path:
     return folder
 
 
+#: a pygls server that serves nothing: what ``initialize`` costs before recordkit adds anything
+FLOOR_SERVER = "from pygls.lsp.server import LanguageServer; LanguageServer('floor', '0').start_io()"
+
+
 class Session:
-    def __init__(self, folder: Path, settings: dict | None = None, profile: str = "visual-studio-code"):
+    def __init__(self, folder: Path, settings: dict | None = None, profile: str = "visual-studio-code",
+                 command: tuple = ("-m", "recordkit", "lsp")):
+        self.command = command
         self.folder = folder
         self.settings = settings
         self.profile = profile
@@ -77,7 +83,7 @@ class Session:
             return keep(*args)
         features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        await c.start_io(sys.executable, "-m", "recordkit", "lsp", cwd=str(self.folder), env=env)
+        await c.start_io(sys.executable, *self.command, cwd=str(self.folder), env=env)
         t0 = time.perf_counter()
         self.init = await c.initialize_session(types.InitializeParams(
             capabilities=client_capabilities(self.profile), root_uri=self.folder.as_uri(),
@@ -190,6 +196,12 @@ async def run(count: int, repeat: int, starts: int) -> dict:
         (cold if i == 0 else warm).append(await s.ready())
         await s.stop()
     res["initialize"] = inits
+    floor = []
+    for i in range(starts):
+        s = Session(folder, command=("-c", FLOOR_SERVER))
+        floor.append(await s.start())
+        await s.stop()
+    res["initialize of a pygls server serving nothing (floor)"] = floor
     res["ready cold"] = cold
     res["ready warm"] = warm
 

@@ -74,9 +74,12 @@ def one_edit(a: str, b: str) -> bool:
 class IdIndex:
     """The ids of a record, for :meth:`nearest` queries."""
 
-    def __init__(self, ids: Iterable[str]):
+    def __init__(self, ids: Iterable[str], keys: dict[str, list[str]] | None = None):
         self.ids = set(ids)
-        keys: dict[str, list[str]] = {}
+        if keys is not None:       # (made by :meth:`updated`)
+            self._keys = keys
+            return
+        keys = {}
         for i in self.ids:
             if len(i) > MAX_ID_LENGTH:
                 continue
@@ -91,9 +94,7 @@ class IdIndex:
         renamed in an editor), at the cost of those ids: this one is left
         as it was, the keys they do not touch are shared."""
         removed, added = set(removed) & self.ids, set(added) - self.ids
-        new = IdIndex(())
-        new.ids = (self.ids - removed) | added
-        keys = new._keys = dict(self._keys)
+        keys = dict(self._keys)
         for i in removed:
             if len(i) <= MAX_ID_LENGTH:
                 for k in _deletions(i.upper()) | {i.upper()}:
@@ -106,7 +107,7 @@ class IdIndex:
             if len(i) <= MAX_ID_LENGTH:
                 for k in _deletions(i.upper()) | {i.upper()}:
                     keys[k] = keys.get(k, []) + [i]
-        return new
+        return IdIndex((self.ids - removed) | added, keys)
 
     def closest(self, target: str, exclude: str | None = None) -> str | None:
         """The existing id one edit (or only case) away from ``target``,

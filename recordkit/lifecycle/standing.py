@@ -212,7 +212,8 @@ class Lifecycle:
             new._incoming = self._incoming
             new._undermined = self._undermined
             edited = {a.id for a, _ in edits}
-            new._evals = {k: v for k, v in self._evals.items() if k not in edited}
+            new._evals = {k: v for k, v in dict(self._evals).items() if k not in edited}   # (copied at once: a
+            # request on another thread may be evaluating on this analysis)
             return new
         if self._incoming is not None and len(edits) == 1:
             new._incoming = self._incoming_after(corpus, *edits[0])
@@ -256,7 +257,7 @@ class Lifecycle:
                             sources((t.id, rel)).discard(f.id)
                         if rel in sym and not points(t.id, f.id, rel):
                             sources((f.id, rel)).discard(t.id)
-        for key in [k for k in inc if k[0] in gone]:
+        for key in [(g, rel) for g in gone for rel in corpus.schema.relations if (g, rel) in inc]:
             if key[1] in sym:
                 for u in inc[key]:
                     sources((u, key[1])).discard(key[0])

@@ -103,7 +103,8 @@ class LintContext:
         if corpus.records.keys() == self.corpus.records.keys():
             new.near_ids = dict(self.near_ids)
         edited = {old.path for old, _ in edits}
-        new.anchors = {p: a for p, a in self.anchors.items() if p not in edited}
+        new.anchors = {p: a for p, a in dict(self.anchors).items() if p not in edited}   # (copies taken at once:
+        # a request on another thread may be using this context)
         return new
 
     # -- analyses several rules share, worked out once per lint ---------------

@@ -201,3 +201,17 @@ def test_with_edits_keeps_the_rest_and_refuses_what_it_cannot_do(generated, tmp_
     scratch = with_texts(base, {rec.path: rec.text.replace(f"id: {rec.id}", "id: THEORY-9999", 1)})
     assert list(renamed.records) == list(scratch.records)
     assert rec.id not in renamed.records and "THEORY-9999" in renamed.records
+
+
+def test_the_id_index_updated_answers_as_one_built_again():
+    from recordkit.common.didyoumean import IdIndex
+    rnd = random.Random(4)
+    ids = {f"{k}-{rnd.randint(1, 400):03d}" for k in ("LIT", "NOTE", "THEORY") for _ in range(150)}
+    index = IdIndex(ids)
+    for _ in range(30):
+        gone = set(rnd.sample(sorted(ids), 2))
+        new = {f"NOTE-{rnd.randint(1, 400):03d}", f"LIT-{rnd.randint(1, 400):03d}"} - ids
+        index, ids = index.updated(gone, new), (ids - gone) | new
+        fresh = IdIndex(ids)
+        for probe in [f"{k}-{rnd.randint(1, 400):03d}" for k in ("LIT", "NOTE", "THEORY") for _ in range(10)]:
+            assert index.nearest(probe, n=3) == fresh.nearest(probe, n=3), probe
