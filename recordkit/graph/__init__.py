@@ -10,3 +10,11 @@ def of(corpus):
     imported then, not with this package)."""
     from .build import graph_of
     return graph_of(corpus)
+
+
+def updated(graph, corpus, changed):
+    """The graph of ``corpus`` made from ``graph`` (the graph of a corpus of
+    the same ids that differs in the records ``changed`` only), or None
+    when it must be built (:func:`recordkit.graph.build.updated`)."""
+    from .build import updated as _updated
+    return _updated(graph, corpus, changed)

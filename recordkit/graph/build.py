@@ -15,10 +15,32 @@ import networkx as nx
 
 # derived edges are worked out without networkx (the lint needs them so)
 from ..runtime import batch
-from .edges import derived_edges
+from .edges import _derived, derived_edges
 
 if TYPE_CHECKING:
     from ..corpus.model import Corpus
+
+
+def _node_data(r) -> dict:
+    return {"kind": r.kind, "status": r.status, "title": r.title, "tags": r.tags, "path": r.relpath}
+
+
+def _own_edges(rid: str, r, records: dict, mention_rel: str, append) -> None:
+    """The edges a record's front matter and body give (not the derived ones)."""
+    for rel, targets in r.relations.items():
+        for t in targets:
+            if t.id in records and t.id != rid:
+                append((rid, t.id, {"relation": rel, "origin": "frontmatter",
+                                    "line": t.pos[0], "col": t.pos[1]}))
+    seen: dict = {}
+    for tgt in r.mention_targets:
+        d = seen.get(tgt)
+        if d is not None:
+            d["count"] += 1
+        elif tgt in records and tgt != rid:
+            d = {"relation": mention_rel, "origin": "body", "count": 1}
+            seen[tgt] = d
+            append((rid, tgt, d))
 
 
 def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:
@@ -29,28 +51,12 @@ def build_graph(corpus: "Corpus") -> nx.MultiDiGraph:
     g = nx.MultiDiGraph()
     records = corpus.records
     schema = corpus.schema
-    g.add_nodes_from(
-        (rid, {"kind": r.kind, "status": r.status, "title": r.title, "tags": r.tags,
-               "path": r.relpath})
-        for rid, r in records.items())
+    g.add_nodes_from((rid, _node_data(r)) for rid, r in records.items())
     edges = []
     append = edges.append
     mention_rel = schema.mention_relation
     for rid, r in records.items():
-        for rel, targets in r.relations.items():
-            for t in targets:
-                if t.id in records and t.id != rid:
-                    append((rid, t.id, {"relation": rel, "origin": "frontmatter",
-                                        "line": t.pos[0], "col": t.pos[1]}))
-        seen: dict = {}
-        for tgt in r.mention_targets:
-            d = seen.get(tgt)
-            if d is not None:
-                d["count"] += 1
-            elif tgt in records and tgt != rid:
-                d = {"relation": mention_rel, "origin": "body", "count": 1}
-                seen[tgt] = d
-                append((rid, tgt, d))
+        _own_edges(rid, r, records, mention_rel, append)
     edges.extend(derived_edges(corpus))
     _add_edges_fast(g, edges)
     return g
@@ -76,6 +82,83 @@ def _add_edges_fast(g: nx.MultiDiGraph, edges: list) -> None:
             while key in keydict:
                 key += 1
             keydict[key] = d
+
+
+def updated(g: nx.MultiDiGraph, corpus: "Corpus", changed) -> nx.MultiDiGraph | None:
+    """The graph of ``corpus``, made from ``g`` (the graph of a corpus that
+    had the same ids and differs from ``corpus`` in the records of
+    ``changed`` only: an edit) without building it again: ``g`` is left as
+    it is (another request may be reading it); the new graph shares every
+    node's and edge's data with it but those of the records whose edges
+    changed.  Those are the changed records and the records whose derived
+    edges (a LIT's ``references`` matched to another's ``arxiv``) the change
+    moved.  None when it cannot be made so (other ids, or ``derive``
+    patterns, which resolve links as the whole record reads them): build it.
+    Equal to :func:`build_graph` of ``corpus`` (tests/graph/test_updated.py)."""
+    records = corpus.records
+    schema = corpus.schema
+    changed = set(changed)
+    if schema.derive_patterns or len(g._node) != len(records) or not changed <= records.keys() \
+            or any(rid not in g._node for rid in records):
+        return None
+    derived: dict = {}
+    for rid, target, rule, field_name, i, ref in _derived(corpus):
+        derived.setdefault(rid, []).append((target, rule, field_name, i, ref))
+    redo = set(changed)
+    for rule in schema.derive:
+        kind = rule.get("kind")
+        src = rule["from_field"]
+        for rid, r in records.items():
+            if rid in redo or (kind and r.kind != kind) or r.get(src) is None:
+                continue
+            was = sorted((v, d["relation"], d["via"]) for v, kd in g._succ[rid].items() for d in kd.values()
+                         if d["origin"] == "derived")
+            now = sorted((t, ru["relation"], str(ref)) for t, ru, _, _, ref in derived.get(rid, ()))
+            if was != now:
+                redo.add(rid)
+    return _with_edges_of(g, corpus, redo, changed, derived)
+
+
+def _with_edges_of(g, corpus, redo: set, changed: set, derived: dict) -> nx.MultiDiGraph:
+    """A new graph sharing ``g``'s data but the out-edges of ``redo`` (made
+    again) and the nodes of ``changed`` (their attributes read again)."""
+    records = corpus.records
+    h = nx.MultiDiGraph()
+    h.graph.update(g.graph)
+    node = dict(g._node)
+    for rid in changed:
+        node[rid] = _node_data(records[rid])
+    succ, pred = dict(g._succ), dict(g._pred)
+    copied: set = set()
+
+    def own_pred(v):
+        if v not in copied:
+            pred[v] = dict(pred[v])
+            copied.add(v)
+        return pred[v]
+    for u in redo:
+        for v in succ[u]:
+            del own_pred(v)[u]
+        succ[u] = {}
+    edges: list = []
+    mention_rel = corpus.schema.mention_relation
+    for u in redo:
+        _own_edges(u, records[u], records, mention_rel, edges.append)
+        for target, rule, field_name, i, ref in derived.get(u, ()):
+            pos = records[u].value_pos(field_name, i)
+            edges.append((u, target, {"relation": rule["relation"], "origin": "derived",
+                                      "line": pos[0], "col": pos[1], "via": str(ref)}))
+    factory = h.edge_key_dict_factory
+    for u, v, d in edges:
+        keydict = succ[u].get(v)
+        if keydict is None:
+            keydict = succ[u][v] = factory()
+            own_pred(v)[u] = keydict
+        keydict[len(keydict)] = d
+    h._node = node
+    h._succ = h._adj = succ
+    h._pred = pred
+    return h
 
 
 def iter_edges(g: nx.MultiDiGraph):

@@ -50,3 +50,31 @@ def test_a_new_link_is_counted_and_the_graph_made_again(base):
     fresh = Snap(base, {rec.path: text})
     assert sorted(r.id for r in index_of(s).sources("QUESTION-027")) == \
         sorted(r.id for r in index_of(fresh).sources("QUESTION-027"))
+
+
+def test_a_front_matter_edit_updates_the_graph_on_first_hover(base):
+    from recordkit.lsp.features import hover
+    from recordkit.lsp.features.carry import ensure_graph
+    carry = Carry()
+    rec = base.records["THEORY-798"]
+    warm(carry, Snap(base))
+    text = rec.text.replace("status: proposed", "status: refuted", 1) + "\nSee QUESTION-027.\n"
+    assert text != rec.text + "\nSee QUESTION-027.\n"
+    s = Snap(base, {rec.path: text})
+    carry.prepare(s)
+    assert s.corpus.kept_graph is None
+    u = s.uri("LIT-849")
+    pos = s.at("LIT-849", "id: LIT-849", shift=5)
+    got = hover.hover(s, u, pos)
+    g = s.corpus.kept_graph
+    assert g is not None and g is not base.kept_graph
+    assert g.nodes["LIT-849"] is base.kept_graph.nodes["LIT-849"]      # updated, not built: shared
+    assert g.nodes["THEORY-798"]["status"] == "refuted"
+    fresh = Snap(base, {rec.path: text})
+    assert got == hover.hover(fresh, u, pos)
+    assert sorted(g.edges(keys=True)) == sorted(graph_of(fresh.corpus).edges(keys=True))
+    # a second edit chains from the updated graph
+    s2 = Snap(base, {rec.path: text + "\nAnd LIT-250.\n"})
+    carry.prepare(s2)
+    ensure_graph(s2)
+    assert s2.corpus.kept_graph is not None and s2.corpus.kept_graph.nodes["LIT-849"] is g.nodes["LIT-849"]
