@@ -49,6 +49,11 @@ class Context:
                 # codes that name no rule: a configuration error for every command, as for lint
                 from ..lint.engine import check_codes
                 check_codes(cfg)
+            if not symlink_loop(self._config.root):
+                # the folders the walk leaves out: the schema's (a vault
+                # preset reads `_` folders) and the vault tool's templates
+                from ..corpus.toolsettings import settle_walk
+                settle_walk(self._config)
             if symlink_loop(self._config.root):
                 # every command that reads the configuration would trip on it
                 # (Path.resolve() raises RuntimeError), or say "does not exist"

@@ -39,6 +39,7 @@ to a file outside the root is not.
 from __future__ import annotations
 
 import os
+import re
 import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -97,6 +98,13 @@ _FILE = Resolution(None, (), "file")
 _OTHER_VAULT = Resolution(None, (), "vault")
 
 # -- the resolver -----------------------------------------------------------------
+#: a reference by number (links.resolve: number): MADR's own template
+#: writes ``superseded by ADR-0123``; ``ADR 12``, ``#0012``, ``0012`` too
+NUMBER_REF_RE = re.compile(r"(?i)^(?:adr[-_ ]?)?#?0*([0-9]{1,9})$")
+#: a file named by its number first (``0008-use-duckdb``), as MADR names them
+NUMBERED_STEM_RE = re.compile(r"^([0-9]{1,9})-")
+
+
 def _same(text: str) -> str:
     return text
 
@@ -168,6 +176,12 @@ class Resolver:
         elif key == "stem":
             for rid, r in records.items():
                 add(norm(r.path.stem), rid)
+        elif key == "number":
+            # a numbered decision (0008-use-duckdb) by its number: 8
+            for rid, r in records.items():
+                m = NUMBERED_STEM_RE.match(r.path.stem)
+                if m:
+                    add(str(int(m.group(1))), rid)
         elif key == "title":
             for rid, r in records.items():
                 t = r.title
@@ -227,6 +241,9 @@ class Resolver:
                     ids = self._long_tail(p)
             elif key == "stem":
                 ids = self.index("stem").get(strip_md(t))
+            elif key == "number":
+                m = NUMBER_REF_RE.match(t)
+                ids = self.index("number").get(str(int(m.group(1)))) if m else None
             else:
                 ids = self.index(key).get(t)
             if ids:

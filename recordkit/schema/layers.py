@@ -150,6 +150,26 @@ def schema_fingerprint_texts(spec) -> list:
         return [["<error>", str(exc)]]
 
 
+def schema_skip_dirs(spec) -> tuple[str, ...] | None:
+    """The ``skip_dirs`` the schema ``spec`` sets (the last of its layers
+    that says, unless a later one starts afresh with ``replace: true``), or
+    None: what the walk leaves out when the configuration does not say.
+    Read without making the whole schema (a bad one is said elsewhere)."""
+    from .validate import skip_dirs
+    if not spec:
+        return None
+    try:
+        found = None
+        for _name, _text, data in schema_layers(spec):
+            if data.get("replace") is True:
+                found = None
+            if "skip_dirs" in data:
+                found = skip_dirs(data)
+        return found
+    except SchemaError:
+        return None
+
+
 def load_schema(path: str | Path | None = None) -> Schema:
     """The default schema, with the user file at ``path`` merged over it.
 

@@ -73,19 +73,26 @@ def _dangling_derived(ctx, rec) -> list:
     [ADR-0009](0009-nope.md)``) that names no record: the edge was dropped
     with nothing said.  Only a written link (wikilink, Markdown link) is a
     target that must exist; plain words are left alone."""
-    from ...corpus.resolve import derived_refs, resolver_for
+    from ...corpus.resolve import NUMBER_REF_RE, derived_refs, resolver_for
     out = []
     resolver = None
+    by_number = "number" in ctx.schema.links.resolve
     for derive, i, _ref, target, form in derived_refs(rec, ctx.schema):
-        if form == "value":
+        numbered = form == "value" and by_number and NUMBER_REF_RE.match(target) is not None
+        if form == "value" and not numbered:
             continue
         if resolver is None:
             resolver = resolver_for(ctx.corpus)
         res = resolver.resolve(target, from_path=rec.relpath, form=form)
         if res.target is None and not res.ambiguous:
             pos = rec.value_pos(*((derive.field,) if i is None else (derive.field, i)))
-            out.append(ctx.diag("RK301", f"`{derive.relation}` target {target} (in `{derive.field}`) does not exist",
-                                rec, pos, about=(target,)))
+            d = ctx.diag("RK301", f"`{derive.relation}` target {target} (in `{derive.field}`) does not exist",
+                         rec, pos, about=(target,))
+            if numbered:
+                # MADR's template's own `superseded by ADR-0123`: words that
+                # name a decision by number, not a written link: a warning
+                d.severity = "warning"
+            out.append(d)
     return out
 
 
