@@ -68,7 +68,7 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
                        f"preset, to start elsewhere)")
     if infer:
         from ..markdown.links import body_tags
-        inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset,
+        inference = inferring.infer(_samples(folder, preset), preset=None if preset == "research" else preset,
                                     body_tags=body_tags)
         schema_text = inference.schema_yaml()
         for line in inference.report():
@@ -126,10 +126,12 @@ def detect_tool(folder: Path) -> tuple[str, str] | None:
     cfg = dendron_config(folder)
     if cfg is not None and listed_vault(cfg, folder) is not None:
         return "dendron", f"{path_text(os.path.relpath(cfg))} listing {path_text(str(folder))} (a Dendron vault)"
-    return None
+    # no mark (most public vaults leave .obsidian/ out of git): the notes' own shape
+    from ..corpus.sniff import sniff_tool
+    return sniff_tool(folder)
 
 
-def _samples(folder: Path):
+def _samples(folder: Path, preset: str | None = None):
     """One :class:`~recordkit.schema.infer.Sample` per file of ``folder``,
     read by the loader (every file, those it could not read included)."""
     from ..config import Config
@@ -139,7 +141,9 @@ def _samples(folder: Path):
     from ..schema.infer import Sample
     # read with the research schema whatever the preset: it requires front
     # matter, so a file without one comes back with none (and is counted)
-    corpus = load(folder, config=Config(base=Path.cwd(), root=folder), schema=load_schema(None))
+    # (the folders walked are the preset's: a vault preset reads `_` folders)
+    config = Config(base=Path.cwd(), root=folder, schema=f"preset:{preset}" if preset else None)
+    corpus = load(folder, config=config, schema=load_schema(None))
     # why a file could not be read (not why it has no front matter: that is a note with no fields)
     problems: dict = {}
     for d in corpus.diagnostics:

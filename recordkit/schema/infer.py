@@ -46,7 +46,8 @@ class Sample(NamedTuple):
 #: id shapes recordkit knows, most specific first: (name, id_pattern)
 ID_SHAPES = (
     ("research", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"),
-    ("numbered", r"^(?P<number>[0-9]{4})-[a-z0-9]+(?:-[a-z0-9]+)*$"),
+    # (as preset:madr: MADR's own log has capitals and `#` in its names)
+    ("numbered", r"^(?P<number>[0-9]{4})-[^\s/]+$"),
     ("date", r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
 )
 #: front-matter fields that commonly hold a note's type, in order of preference
@@ -375,9 +376,10 @@ def _infer_kinds(inf: Inference, metas, ids: dict) -> None:
     # is needed for it too, else it is RK110)
     if any(s.relpath not in kind_of for s in metas) or inf.without_front_matter or not entries:
         entries.append({"default": default})
-        notes.append(f"{default} for the rest")
+        notes.append(f"{default} for the rest" if len(entries) > 1 else f"every note is {a_or_an(default)}")
     inf.kind_from = entries
-    inf.kind_note = "kind from " + ", then ".join(notes)
+    only_default = len(entries) == 1 and "default" in entries[0]
+    inf.kind_note = notes[-1] if only_default else "kind from " + ", then ".join(notes)
     kinds: dict[str, dict] = {}
     for s in metas:
         name = kind_of.get(s.relpath, default)
@@ -718,11 +720,23 @@ def _infer_tags(inf: Inference, metas, samples=(), body_tags=None) -> None:
         if all(rx.match(t) for t in clean):
             inf.tag_pattern = pattern
             slips = len(tags) - len(clean)
-            inf.tag_note = f"{len(tags)} tags" + (f" ({len(inline)} in the text)" if inline else "") + \
+            inf.tag_note = _tag_count(tags, inline) + \
                 f", {name}" + (f" ({slips} with a space or bracket: RK206 shows them)" if slips else "")
             return
     inf.tag_pattern = TAG_PATTERNS[-2][1]
-    inf.tag_note = f"{len(tags)} tags of several shapes: any word characters, nested with /"
+    inf.tag_note = f"{_tag_count(tags, inline)} of several shapes: any word characters, nested with /"
+
+
+def _tag_count(tags: list, inline: list) -> str:
+    """``31 distinct tags (696 uses, 120 in the text)``: the tags a vault
+    has, not how often they are written."""
+    distinct = len(set(tags))
+    uses = f"{len(tags)} uses" + (f", {len(inline)} in the text" if inline else "")
+    return f"{distinct} distinct tag{'' if distinct == 1 else 's'} ({uses})"
+
+
+def a_or_an(word: str) -> str:
+    return ("an " if word[:1].upper() in "AEIOU" else "a ") + word
 
 
 # -- YAML and TOML text ------------------------------------------------------
