@@ -7,7 +7,8 @@ file of MADR's): read from the notes themselves (docs/init.md).
   ``#`` too);
 - an Obsidian vault: Obsidian's own syntax, which no other tool writes:
   ``%% comments %%``, callouts (``> [!note]``), embeds (``![[note]]``);
-  or wikilinks in many notes when no other syntax says more.
+  or wikilinks in many notes when no other syntax says more (not to
+  ``KIND-NNN`` ids: the research record links so too).
 
 Only the first :data:`MAX_FILES` notes and the first :data:`MAX_BYTES` of
 each are read: a guess, said as such by ``init``.
@@ -25,7 +26,9 @@ PAGE_NAMES = {"readme.md", "index.md", "template.md", "adr-template.md"}
 _COMMENT_RE = re.compile(r"%%.+?%%", re.S)
 _CALLOUT_RE = re.compile(r"^\s*>\s*\[![\w-]+\][+-]?", re.M)
 _EMBED_RE = re.compile(r"!\[\[[^\]\n]+\]\]")
-_WIKI_RE = re.compile(r"(?<!!)\[\[[^\]\n|#]+(?:[#|][^\]\n]*)?\]\]")
+_WIKI_RE = re.compile(r"(?<!!)\[\[([^\]\n|#]+)(?:[#|][^\]\n]*)?\]\]")
+#: a wikilink to a research record's id (``[[THEORY-001]]``) is no sign of Obsidian
+_RESEARCH_ID_RE = re.compile(r"^[A-Z][A-Z0-9_]*-[0-9]{3,}$")
 _FENCE_RE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 
 
@@ -59,7 +62,7 @@ def sniff_tool(folder: Path) -> tuple[str, str] | None:
         comments += bool(_COMMENT_RE.search(text))
         callouts += bool(_CALLOUT_RE.search(text))
         embeds += bool(_EMBED_RE.search(text))
-        wiki += bool(_WIKI_RE.search(text))
+        wiki += any(not _RESEARCH_ID_RE.match(m.group(1).strip()) for m in _WIKI_RE.finditer(text))
     signs = [f"{n} {what}" for n, what in ((comments, "with %% comments %%"), (callouts, "with callouts"),
                                             (embeds, "with ![[embeds]]")) if n]
     if signs:
