@@ -220,7 +220,17 @@ class Resolver:
         got = self._cache.get(key)
         if got is None:
             got = self._cache[key] = self._lookup(text)
+        if got.target is None and from_path is not None and self.settings.same_folder and len(got.candidates) > 1:
+            got = self._in_folder_of(got, from_path)
         return got
+
+    def _in_folder_of(self, got: Resolution, from_path: str) -> Resolution:
+        """An ambiguous ``got`` read as Obsidian reads it (``links.same_folder``):
+        the one candidate in the linking note's own folder is the note it
+        opens; with none there (or two), the link stays ambiguous."""
+        folder = posixpath.dirname(from_path)
+        here = [rid for rid in got.candidates if posixpath.dirname(self.records[rid].relpath) == folder]
+        return Resolution(here[0], (here[0],), got.by) if len(here) == 1 else got
 
     def _lookup(self, text: str) -> Resolution:
         if self.order[0] == "id" and text in self.records:
@@ -302,6 +312,8 @@ class Resolver:
         if got.missing:
             name = strip_md(href)
             got = self._lookup(name)
+            if got.ambiguous and from_path is not None and self.settings.same_folder:
+                got = self._in_folder_of(got, from_path)
             if got.missing and "/" in name:
                 got = self._lookup(posixpath.basename(name))
                 if got.by not in (None, "stem", "path"):
@@ -458,7 +470,7 @@ def resolve_links(corpus: "Corpus") -> None:
             cached = resolver._cache.get     # (the loop runs once per link of the vault)
             for text in texts:
                 res = cached(text)
-                if res is None or text[-3:].lower() == ".md":
+                if res is None or text[-3:].lower() == ".md" or res.ambiguous:   # (same_folder reads from_path)
                     res = resolver.resolve(text, from_path=relpath, form=link_form(text))
                 got.append(res.target if res.target is not None else text)
             rec.mention_targets = got

@@ -85,6 +85,9 @@ class LinkSettings:
     #: the note ``prefix + name`` when there is one (Dendron's ``#tag`` is
     #: ``[[tags.tag]]``, ``@name`` ``[[user.name]]``)
     sigils: tuple = ()
+    #: a name two notes share is the one in the linking note's own folder
+    #: when one of them is there (as Obsidian opens it), not ambiguous
+    same_folder: bool = False
 
 
 @dataclass(frozen=True)

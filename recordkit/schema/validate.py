@@ -369,7 +369,7 @@ def links(value) -> dict:
         raise SchemaError(f"links must be a mapping (resolve, case_sensitive, wikilink_order, markdown_links, "
                           f"mentions), not {_show(value)}")
     known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions", "markdown_extensionless",
-             "sigils")
+             "sigils", "same_folder")
     extra = sorted(str(k) for k in value if k not in known)
     if extra:
         raise SchemaError(f"links: unknown key(s) {', '.join(extra)} (known: {', '.join(known)})")
@@ -384,7 +384,7 @@ def links(value) -> dict:
         if len(set(r)) != len(r):
             raise SchemaError(f"links.resolve names a source twice: {_show(r)}")
         kw["resolve"] = tuple(r)
-    for key in ("case_sensitive", "markdown_links", "mentions", "markdown_extensionless"):
+    for key in ("case_sensitive", "markdown_links", "mentions", "markdown_extensionless", "same_folder"):
         if key in value:
             if not isinstance(value[key], bool):
                 raise SchemaError(f"links.{key} must be true or false, not {_show(value[key])}")

@@ -1,0 +1,78 @@
+"""Issue 34: links in an Obsidian vault read as Obsidian reads them, through
+the real CLI: a link to a note not written yet is info, and ``lint
+--statistics`` names the most-wanted notes; a name two notes share is the
+one in the linking note's own folder (no RK308 there)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+
+
+def _vault(tmp_path: Path, files: dict[str, str], extra: str = "") -> Path:
+    folder = tmp_path / "vault"
+    for rel, text in files.items():
+        p = folder / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    (folder / "recordkit.toml").write_text(f'root = "."\nschema = "preset:obsidian"\n{extra}', encoding="utf-8")
+    return folder
+
+
+def _lint(folder: Path, *args: str):
+    proc = run_cli("lint", "--no-cache", *args, cwd=folder)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+GROWING = {
+    "Home.md": "# Home\n\nStart at [[Spaced repetition]] and [[Zettelkasten]].\n",
+    "notes/Memory.md": "See [[Spaced repetition]], [[spaced repetition|again]] and [[Forgetting curve]].\n",
+    "notes/Review.md": "Daily: [[Spaced Repetition]]; [[Forgetting curve]].\n",
+    "notes/Cards.md": "Cards feed [[Spaced repetition]].\n",
+}
+
+
+def test_statistics_name_the_most_wanted_notes(tmp_path):
+    folder = _vault(tmp_path, GROWING)
+    proc = _lint(folder, "--statistics")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "most-wanted notes" in out, out
+    wanted = [line.split("\t") for line in out.split("most-wanted notes", 1)[1].splitlines()[1:]]
+    wanted = [(name, int(n)) for n, name in wanted]
+    # counted by the notes that link (Memory links twice, in two cases: once), most first
+    assert wanted == [("Spaced repetition", 4), ("Forgetting curve", 2), ("Zettelkasten", 1)], out
+    # the links are info, not warnings, in the listing too
+    diags = json.loads(_lint(folder, "--format", "json").stdout)
+    assert {d["severity"] for d in diags if d["code"] == "RK305"} == {"info"}, diags
+
+
+def test_most_wanted_follows_the_configured_severity(tmp_path):
+    folder = _vault(tmp_path, GROWING, extra='[lint.severity]\nRK305 = "warning"\n')
+    proc = _lint(folder, "--statistics")
+    assert proc.returncode == 0
+    # links to missing notes are warnings again: typos to fix, not notes to write
+    assert "RK305" in proc.stdout and "most-wanted" not in proc.stdout, proc.stdout
+
+
+SHARED_NAME = {
+    "projects/alpha/Meeting.md": "# Alpha meeting\n",
+    "projects/beta/Meeting.md": "# Beta meeting\n",
+    "projects/alpha/Plan.md": "# Plan\n\nDecided in [[Meeting]]; see also [the notes](Meeting.md).\n",
+    "Index.md": "# Index\n\nWhich one: [[Meeting]]?\n",
+}
+
+
+def test_a_shared_name_is_the_note_in_the_linking_notes_folder(tmp_path):
+    folder = _vault(tmp_path, SHARED_NAME)
+    diags = json.loads(_lint(folder, "--format", "json").stdout)
+    ambiguous = {(Path(d["filename"]).name, d["code"]) for d in diags if d["code"] == "RK308"}
+    # Plan.md's [[Meeting]] is the alpha note Obsidian opens; Index.md's has none in its folder
+    assert ambiguous == {("Index.md", "RK308")}, diags
+    graph = json.loads(run_cli("graph", "--format", "json", cwd=folder, check=True).stdout)
+    edges = {(e["source"], e["target"]) for e in graph.get("edges", graph.get("links", []))}
+    plan = next(s for s, _t in edges if s.lower().endswith("plan"))
+    assert {t for s, t in edges if s == plan} == {next(n["id"] for n in graph["nodes"]
+                                                       if n["id"].lower().endswith("alpha/meeting"))}, edges
