@@ -276,7 +276,10 @@ def dangling_mention(ctx, rec):
 
     ## Why is this bad
     A mention is a link on the site and an edge in the graph; one that names
-    nothing is a dead link, often a typo for the record that was meant.
+    nothing is a dead link, often a typo for the record that was meant.  In
+    an Obsidian vault a link to a note not written yet is how the vault
+    grows: the preset makes it info, and `lint --statistics` then names the
+    most-wanted notes (those the most notes link to).
 
     ## Example
     ```markdown
@@ -324,6 +327,9 @@ def ambiguous_link(ctx, rec):
     title or alias) it reports the link and lists the records it may mean.
     The keys a link is matched against, and in which order, are the
     schema's `links.resolve` (`id`, `path`, `stem`, `title`, `aliases`).
+    With `links.same_folder` (Obsidian), a name two notes share is the one
+    in the linking note's own folder when one is there, as Obsidian opens
+    it: that link is not ambiguous.
 
     ## Why is this bad
     recordkit cannot tell which record is meant, so the link is left out of
