@@ -60,6 +60,9 @@ class Config:
     #: what those settings kept out of the walk (for messages)
     walk_settled: bool = False
     walk_notes: list = field(default_factory=list)
+    #: where ``skip_dirs`` came from when the configuration does not set it:
+    #: the schema layer that does (``preset:obsidian``), or "" (the default)
+    skip_dirs_from: str = ""
 
 
 _UNITS = {"": 1, "B": 1, "KB": 1 << 10, "K": 1 << 10, "MB": 1 << 20, "M": 1 << 20, "GB": 1 << 30, "G": 1 << 30}

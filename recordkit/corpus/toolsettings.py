@@ -172,9 +172,10 @@ def settle_walk(config) -> None:
     config.walk_settled = True
     if "skip_dirs" not in config.raw:
         from ..schema import schema_skip_dirs
-        own = schema_skip_dirs(config.schema)
+        own, where = schema_skip_dirs(config.schema)
         if own is not None:
             config.skip_dirs = list(own)
+            config.skip_dirs_from = where
     try:
         root = Path(config.root).resolve()
     except (OSError, RuntimeError):

@@ -150,24 +150,25 @@ def schema_fingerprint_texts(spec) -> list:
         return [["<error>", str(exc)]]
 
 
-def schema_skip_dirs(spec) -> tuple[str, ...] | None:
+def schema_skip_dirs(spec) -> tuple[tuple[str, ...] | None, str]:
     """The ``skip_dirs`` the schema ``spec`` sets (the last of its layers
     that says, unless a later one starts afresh with ``replace: true``), or
-    None: what the walk leaves out when the configuration does not say.
+    None: what the walk leaves out when the configuration does not say; and
+    the name of the layer that set it (``preset:obsidian``, a file), or "".
     Read without making the whole schema (a bad one is said elsewhere)."""
     from .validate import skip_dirs
     if not spec:
-        return None
+        return None, ""
     try:
-        found = None
-        for _name, _text, data in schema_layers(spec):
+        found, where = None, ""
+        for name, _text, data in schema_layers(spec):
             if data.get("replace") is True:
-                found = None
+                found, where = None, ""
             if "skip_dirs" in data:
-                found = skip_dirs(data)
-        return found
+                found, where = skip_dirs(data), name
+        return found, where
     except SchemaError:
-        return None
+        return None, ""
 
 
 def load_schema(path: str | Path | None = None) -> Schema:

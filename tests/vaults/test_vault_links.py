@@ -76,3 +76,16 @@ def test_a_shared_name_is_the_note_in_the_linking_notes_folder(tmp_path):
     plan = next(s for s, _t in edges if s.lower().endswith("plan"))
     assert {t for s, t in edges if s == plan} == {next(n["id"] for n in graph["nodes"]
                                                        if n["id"].lower().endswith("alpha/meeting"))}, edges
+
+
+def test_verbose_says_where_skip_dirs_come_from(tmp_path):
+    import shutil
+    folder = tmp_path / "garden"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "vaults" / "quartz-garden" / "content",
+                    folder)
+    (folder / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n', encoding="utf-8")
+    proc = _lint(folder, "-v")
+    said = next(line for line in proc.stderr.splitlines() if "folders not walked" in line)
+    # the preset's skip_dirs (which read `_` folders) and the vault's own template folder, each named
+    assert "preset:obsidian" in said and "default" not in said, said
+    assert "templates/ (template folder, .obsidian/templates.json)" in said, said
