@@ -76,7 +76,8 @@ class Resolution(NamedTuple):
     records that match equally well (two or more: ambiguous) or nothing
     (missing).  ``by``: the key that matched (``id``, ``path``, ``stem``,
     ``title``, ``aliases``; ``file`` for a Markdown link to a file that
-    exists and is not a record, outside the root or not loaded), or None."""
+    exists and is not a record, outside the root or not loaded; ``outside``
+    for a path that leaves the root with no file there), or None."""
     target: str | None
     candidates: tuple[str, ...] = ()
     by: str | None = None
@@ -94,6 +95,9 @@ class Resolution(NamedTuple):
 
 
 _MISSING = Resolution(None)
+#: a path that leaves the record root (``[[../../Other]]``, ``[a](../x.md)``
+#: with no file there): missing, and said so (nothing is read there)
+OUTSIDE = Resolution(None, (), "outside")
 _FILE = Resolution(None, (), "file")
 _OTHER_VAULT = Resolution(None, (), "vault")
 
@@ -291,7 +295,7 @@ class Resolver:
         """The record whose file is at the root-relative ``path`` (with or
         without ``.md``; outside the root: none)."""
         if path.startswith("../") or path == "..":
-            return _MISSING
+            return OUTSIDE
         ids = self._full_paths().get(self.norm(strip_md(path)))
         if not ids:
             return _MISSING
@@ -309,7 +313,8 @@ class Resolver:
         if got is not None:
             return got
         got = self._at_path(path)
-        if got.missing:
+        if got.missing and got.by != "outside":
+            # (a path that leaves the root names no note inside it by its name)
             name = strip_md(href)
             got = self._lookup(name)
             if got.ambiguous and from_path is not None and self.settings.same_folder:

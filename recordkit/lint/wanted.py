@@ -6,6 +6,8 @@ from __future__ import annotations
 
 #: how many most-wanted notes ``--statistics`` names
 SHOWN = 10
+#: what RK305 says of a link whose path leaves the record root
+OUTSIDE_ROOT = "outside the record root"
 
 
 def most_wanted(diags) -> list[tuple[str, int]]:
@@ -15,9 +17,11 @@ def most_wanted(diags) -> list[tuple[str, int]]:
     spelling: dict[str, str] = {}
     linkers: dict[str, set] = {}
     for d in diags:
-        if d.code != "RK305" or d.severity != "info" or not d.about:
-            continue
+        if d.code != "RK305" or d.severity != "info" or not d.about or OUTSIDE_ROOT in d.message:
+            continue        # (a path that leaves the root is no note to write)
         target = str(d.about[0])
+        if target[-3:].lower() == ".md":
+            target = target[:-3]        # [a](Note.md) and [[Note]]: one note
         key = target.casefold()
         spelling.setdefault(key, target)
         linkers.setdefault(key, set()).add(str(d.path))

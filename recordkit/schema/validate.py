@@ -95,7 +95,7 @@ def _folder_value(where: str, value) -> None:
     parts = value.replace("\\", "/").split("/")
     if posixpath.isabs(value) or ntpath.isabs(value) or ".." in parts:
         raise SchemaError(f"{where} must be a folder under the record root (such as lit or notes/lit), not "
-                          f"{_show(value)}: `recordkit new` would write outside the record")
+                          f"{_show(value)}: `recordkit new` would write outside the record root")
 
 
 def _count(where: str, value, default):

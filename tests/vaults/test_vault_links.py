@@ -89,3 +89,27 @@ def test_verbose_says_where_skip_dirs_come_from(tmp_path):
     # the preset's skip_dirs (which read `_` folders) and the vault's own template folder, each named
     assert "preset:obsidian" in said and "default" not in said, said
     assert "templates/ (template folder, .obsidian/templates.json)" in said, said
+
+
+def test_a_path_that_leaves_the_root_is_said_to(tmp_path):
+    (tmp_path / "Outside.md").write_text("# Outside\n", encoding="utf-8")
+    folder = _vault(tmp_path, {
+        "README.md": "# Readme\n",
+        "notes/A.md": "---\nup: \"[[../../Outside]]\"\n---\n# A\n\n"
+                      "[[../../Outside]], [gone](../../Gone.md), [readme](../../README.md), [[Not yet]].\n",
+    })
+    diags = json.loads(_lint(folder, "--format", "json").stdout)
+    said = {(d["code"], d["message"]) for d in diags if d["code"] in ("RK301", "RK305")}
+    assert said == {
+        ("RK301", "`up` target ../../Outside is outside the record root"),
+        ("RK305", "wikilink to ../../Outside, which is outside the record root"),
+        ("RK305", "link to ../../Gone.md, which is outside the record root"),
+        # not the README.md of the root, which has the same name
+        ("RK305", "link to ../../README.md, which is outside the record root"),
+        ("RK305", "wikilink of Not yet, which does not exist"),
+    }, said
+    # a path out of the root is no note to write
+    stats = _lint(folder, "--statistics").stdout
+    assert stats.split("most-wanted notes", 1)[1].splitlines()[1:] == ["     1\tNot yet"], stats
+    proc = run_cli("show", "../Outside.md", cwd=folder)
+    assert proc.returncode == 2 and "is outside the record root" in proc.stderr, proc.stderr

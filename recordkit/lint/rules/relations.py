@@ -59,10 +59,12 @@ def dangling_relation(ctx, rec):
             continue
         for t in targets:
             if t.id not in records and t.id != rec.id:
-                if t.text is not None and not target_resolution(ctx.corpus, rec, t).missing:
+                res = target_resolution(ctx.corpus, rec, t) if t.text is not None else None
+                if res is not None and not res.missing:
                     continue   # ambiguous: RK308 says which records it may mean
-                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos,
-                                    about=(t.id,)))
+                what = ("is outside the record root" if res is not None and res.by == "outside"
+                        else f"does not exist{_near(ctx, t.id, rec.id)}")
+                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} {what}", rec, t.pos, about=(t.id,)))
     if ctx.schema.derive_patterns and rec.kind:
         out += _dangling_derived(ctx, rec)
     return out
@@ -304,9 +306,15 @@ def dangling_mention(ctx, rec):
         if m.target not in records:
             if m.form == "tag":
                 continue   # a #tag or @name with no note of its own: a tag, a name (links.sigils)
-            if m.text is not None and not mention_resolution(ctx.corpus, rec, m).missing:
+            res = mention_resolution(ctx.corpus, rec, m) if m.text is not None else None
+            if res is not None and not res.missing:
                 continue   # ambiguous: RK308 says which records it may mean
-            if m.form == "markdown":
+            if res is not None and res.by == "outside":
+                # a path that leaves the root: nothing there is read (the
+                # file may well exist), so "does not exist" would be untrue
+                what = "link" if m.form == "markdown" else m.form
+                msg = f"{what} to {m.target}, which is outside the record root"
+            elif m.form == "markdown":
                 msg = f"link to {m.target}, which does not exist"
             else:
                 what = "mention" if m.form == "bare" else m.form
