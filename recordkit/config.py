@@ -63,6 +63,9 @@ class Config:
     #: where ``skip_dirs`` came from when the configuration does not set it:
     #: the schema layer that does (``preset:obsidian``), or "" (the default)
     skip_dirs_from: str = ""
+    #: the schema's layers as parsed for this configuration (spec, layers):
+    #: :func:`recordkit.schema.config_layers`
+    schema_read: tuple | None = None
 
 
 _UNITS = {"": 1, "B": 1, "KB": 1 << 10, "K": 1 << 10, "MB": 1 << 20, "M": 1 << 20, "GB": 1 << 30, "G": 1 << 30}

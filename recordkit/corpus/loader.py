@@ -118,7 +118,11 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
     settle_walk(config)
     root = Path(root).resolve()
     if schema is None:
-        schema = load_schema(config.schema)
+        from ..schema import config_layers
+        layers, error = config_layers(config)       # (read once: the walk read them)
+        if error is not None:
+            raise error
+        schema = load_schema(config.schema, layers)
     corpus = Corpus(root=root, schema=schema, config=config)
     if not root.is_dir():
         raise ConfigError(f"record root {root} is not a folder")

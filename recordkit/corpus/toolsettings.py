@@ -171,8 +171,9 @@ def settle_walk(config) -> None:
         return
     config.walk_settled = True
     if "skip_dirs" not in config.raw:
-        from ..schema import schema_skip_dirs
-        own, where = schema_skip_dirs(config.schema)
+        from ..schema import config_layers, schema_skip_dirs
+        layers, error = config_layers(config)      # (read once: the lint's schema and cache key reuse them)
+        own, where = schema_skip_dirs(config.schema, layers) if error is None else (None, "")
         if own is not None:
             config.skip_dirs = list(own)
             config.skip_dirs_from = where

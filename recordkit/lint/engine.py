@@ -380,8 +380,11 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     # from the cache must not wait for these imports)
     from ..corpus.loader import load as load_corpus
     from ..numeric.store import load_results
-    from ..schema import load_schema
-    schema = load_schema(config.schema)
+    from ..schema import config_layers, load_schema
+    layers, error = config_layers(config)
+    if error is not None:
+        raise error
+    schema = load_schema(config.schema, layers)
     analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore, schema))
     if loader is None:
         corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze, store=use_cache)
