@@ -274,7 +274,11 @@ def dangling_mention(ctx, rec):
     (`![[journal.2020.*]]`: every note of a level), links into another
     vault (`[[dendron://other-vault/note]]`; one into the vault loaded
     names its note as any link does) and, with `links.sigils`, a `#tag` or
-    `@name` that has no note (`tags.tag`, `user.name`) of its own.
+    `@name` that has no note (`tags.tag`, `user.name`) of its own.  A link
+    whose path leaves the record root (`[[../../Other vault/Note]]`,
+    `[a](../../x.md)` with no file there) is said to be outside the record
+    root: nothing there is read (a Markdown link to a file that is there
+    is not reported), and it names no note of the root by its file name.
 
     ## Why is this bad
     A mention is a link on the site and an edge in the graph; one that names
