@@ -70,6 +70,8 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
         from ..markdown.links import body_tags
         inference = inferring.infer(_samples(folder, preset), preset=None if preset == "research" else preset,
                                     body_tags=body_tags)
+        # the notes of each kind as the schema written will read them
+        inference.count_kinds(_kind_counts(folder, preset, inference.schema_yaml()))
         schema_text = inference.schema_yaml()
         for line in inference.report():
             click.echo(line)
@@ -153,6 +155,30 @@ def _samples(folder: Path, preset: str | None = None):
         body = rec.body if rec.text else ""
         yield Sample(rec.relpath, rec.meta if rec.ok else None, body, first_h1(body, rec.code) if body else None,
                      None if rec.ok else problems.get(str(rec.path)))
+
+
+def _kind_counts(folder: Path, preset: str | None, schema_text: str) -> dict:
+    """kind -> the notes of ``folder`` of that kind under the schema
+    ``schema_text`` (what init is about to write), read by the loader as
+    lint will read them: notes without front matter, pages (of no kind) and
+    the default kind as the schema says.  Empty when the text does not load
+    (init then says so, writing it)."""
+    from collections import Counter
+
+    import yaml
+
+    from ..config import Config
+    from ..corpus.loader import load
+    from ..schema import SchemaError, load_schema, schema_layers
+    try:
+        data = yaml.safe_load(schema_text)
+        layers = (schema_layers(data["extends"]) if data.get("extends") else []) + [("inferred", schema_text, data)]
+        schema = load_schema("inferred", layers=layers)
+    except (SchemaError, yaml.YAMLError):
+        return {}
+    config = Config(base=Path.cwd(), root=folder, schema=f"preset:{preset}" if preset else None)
+    corpus = load(folder, config=config, schema=schema)
+    return dict(Counter(rec.kind for rec in corpus.files if rec.kind))
 
 
 #: the codes of a file that could not be read (RK101: a front matter not closed)
