@@ -1,6 +1,6 @@
 """Issue 34's acceptance on vaults shaped as real ones are (each fixture's
 README says what it was modelled on and what is planted): an Obsidian vault
-with no ``.obsidian/``, a Foam workspace, a Quartz garden, MADR's own log.
+with no ``.obsidian/``, a Foam workspace, a Quartz garden, a MADR log.
 On each, with its preset and with ``init --infer``, through the real CLI:
 
 - lint exits 0, and the only warnings are the ones the README names;
@@ -39,7 +39,8 @@ FIXTURES = {
     "quartz-notes": ("content", "obsidian", "found content/.obsidian/",
                      ["SECRET-DRAFT-TRUE", "SECRET-DRAFT-STRING", "SECRET-TEMPLATE", "SECRET-IGNORE-PATTERN"],
                      "flaky", set()),
-    "madr-log": ("docs/decisions", "madr", "(a MADR decision log)", [], "Dual License the Work", set()),
+    "madr-log": ("docs/decisions", "madr", "(a MADR decision log)", [], "License Readings and Firmware Apart",
+                 {("0015-alert-the-harbour-office-on-surges.md", "RK204")}),
 }
 MODES = ("preset", "infer")
 

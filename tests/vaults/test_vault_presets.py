@@ -1,9 +1,9 @@
 """Issue 34: the presets fit real logs and vaults, and ``init --infer``
 recognises them without the tool's marks.  Through the real CLI.
 
-- tests/fixtures/vaults/madr-log: nine files of MADR's own log, byte for
-  byte (capitals in `0001-use-CC0-or-MIT-as-license.md`, Just the Docs
-  fields, `status: on hold` is planted here beside them);
+- tests/fixtures/vaults/madr-log: a log in the layout of MADR's own, in
+  text of its own (its README): capitals and `#` in names, Just the Docs
+  fields, `superseded by ADR-0013`, `on hold`; more is planted here;
 - an Obsidian-style vault written here, with no `.obsidian/` folder.
 """
 from __future__ import annotations
@@ -52,7 +52,9 @@ def test_madr_log_fits_the_madr_preset(tmp_path):
     assert ("0020-planted-dangling.md", "RK301", "warning") in codes    # superseded by ADR-0123: not written
     graph = json.loads(run_cli("graph", "--format", "json", cwd=folder, check=True).stdout)
     edges = {(e["source"], e["target"], e["relation"]) for e in graph.get("edges", graph.get("links", []))}
-    assert ("0019-planted-superseded", "0013-use-yaml-front-matter-for-meta-data", "superseded_by") in edges
+    assert ("0019-planted-superseded", "0013-timestamp-readings-in-UTC", "superseded_by") in edges
+    assert ("0005-log-local-harbour-time", "0013-timestamp-readings-in-UTC", "superseded_by") in edges
+    assert ("0015-alert-the-harbour-office-on-surges.md", "RK204", "warning") in codes
 
 
 def test_init_infer_recognises_a_madr_log_with_capitals(tmp_path):
