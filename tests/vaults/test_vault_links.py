@@ -113,3 +113,19 @@ def test_a_path_that_leaves_the_root_is_said_to(tmp_path):
     assert stats.split("most-wanted notes", 1)[1].splitlines()[1:] == ["     1\tNot yet"], stats
     proc = run_cli("show", "../Outside.md", cwd=folder)
     assert proc.returncode == 2 and "is outside the record root" in proc.stderr, proc.stderr
+
+
+def test_a_shared_name_from_another_folder_stays_ambiguous_whatever_the_path_lengths(tmp_path):
+    """Which note Obsidian opens from another folder is not documented
+    (docs/presets.md): a shorter path is no answer recordkit guesses."""
+    folder = _vault(tmp_path, {
+        "team/Meeting.md": "# Team meeting\n",
+        "projects/beta/2026/Meeting.md": "# Beta meeting\n",
+        "notes/Index.md": "# Index\n\nWhich one: [[Meeting]]?\n",
+        "team/Home.md": "# Home\n\n[[Meeting]] here is the team one: the same folder.\n",
+    })
+    diags = json.loads(_lint(folder, "--format", "json").stdout)
+    ambiguous = [d for d in diags if d["code"] == "RK308"]
+    assert [Path(d["filename"]).name for d in ambiguous] == ["Index.md"], diags
+    assert "team/Meeting" in ambiguous[0]["message"] and "projects/beta/2026/Meeting" in ambiguous[0]["message"], \
+        ambiguous
