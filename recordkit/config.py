@@ -55,6 +55,17 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE    # bytes; a larger file is RK109, not read
     skip_dirs: list[str] = field(default_factory=lambda: list(DEFAULT_SKIP_DIRS))   # folders not walked
     raw: dict = field(default_factory=dict)
+    #: whether ``skip_dirs`` was settled against the schema and the vault's
+    #: tool settings (:func:`recordkit.corpus.toolsettings.settle_walk`), and
+    #: what those settings kept out of the walk (for messages)
+    walk_settled: bool = False
+    walk_notes: list = field(default_factory=list)
+    #: where ``skip_dirs`` came from when the configuration does not set it:
+    #: the schema layer that does (``preset:obsidian``), or "" (the default)
+    skip_dirs_from: str = ""
+    #: the schema's layers as parsed for this configuration (spec, layers):
+    #: :func:`recordkit.schema.config_layers`
+    schema_read: tuple | None = None
 
 
 _UNITS = {"": 1, "B": 1, "KB": 1 << 10, "K": 1 << 10, "MB": 1 << 20, "M": 1 << 20, "GB": 1 << 30, "G": 1 << 30}

@@ -39,7 +39,7 @@ def test_lint_cache_sees_a_linked_file_that_is_no_record_deleted_or_created(tmp_
 
     (tmp_path / "out.md").unlink()                           # a file outside the root deleted
     proc = run_cli("lint", cwd=tmp_path)
-    assert "RK305 link to ../out.md, which does not exist" in proc.stdout, proc.stdout
+    assert "RK305 link to ../out.md, which is outside the record root" in proc.stdout, proc.stdout
 
     write(notes, "_attic/old.md", "back\n")                  # and created again: both directions
     write(tmp_path, "out.md", "back\n")

@@ -49,6 +49,11 @@ class Context:
                 # codes that name no rule: a configuration error for every command, as for lint
                 from ..lint.engine import check_codes
                 check_codes(cfg)
+            if not symlink_loop(self._config.root):
+                # the folders the walk leaves out: the schema's (a vault
+                # preset reads `_` folders) and the vault tool's templates
+                from ..corpus.toolsettings import settle_walk
+                settle_walk(self._config)
             if symlink_loop(self._config.root):
                 # every command that reads the configuration would trip on it
                 # (Path.resolve() raises RuntimeError), or say "does not exist"
@@ -106,9 +111,14 @@ class Context:
         else:
             origin = "the default, as no recordkit.toml or pyproject.toml [tool.recordkit] was found"
         what = LOOP if symlink_loop(root) else "does not exist" if not root.exists() else "is not a folder"
+        init = ""
+        if config.file is None and not self.root_opt:
+            # a folder of notes with no configuration: the first thing to run is init
+            init = ("; for a folder of notes you already have (an Obsidian, Foam or Dendron vault, a MADR "
+                    "log), run `recordkit init --infer .` to write a configuration for it")
         return (f"record root {path_text(str(root))} {what} ({origin}); give the record's folder "
                 "with --root PATH, or set root = \"PATH\" in recordkit.toml "
-                "(or in [tool.recordkit] of pyproject.toml)")
+                f"(or in [tool.recordkit] of pyproject.toml){init}")
 
 
 pass_ctx = click.make_pass_decorator(Context)

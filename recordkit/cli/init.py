@@ -68,8 +68,10 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
                        f"preset, to start elsewhere)")
     if infer:
         from ..markdown.links import body_tags
-        inference = inferring.infer(_samples(folder), preset=None if preset == "research" else preset,
+        inference = inferring.infer(_samples(folder, preset), preset=None if preset == "research" else preset,
                                     body_tags=body_tags)
+        # the notes of each kind as the schema written will read them
+        inference.count_kinds(_kind_counts(folder, preset, inference.schema_yaml()))
         schema_text = inference.schema_yaml()
         for line in inference.report():
             click.echo(line)
@@ -126,10 +128,12 @@ def detect_tool(folder: Path) -> tuple[str, str] | None:
     cfg = dendron_config(folder)
     if cfg is not None and listed_vault(cfg, folder) is not None:
         return "dendron", f"{path_text(os.path.relpath(cfg))} listing {path_text(str(folder))} (a Dendron vault)"
-    return None
+    # no mark (most public vaults leave .obsidian/ out of git): the notes' own shape
+    from ..corpus.sniff import sniff_tool
+    return sniff_tool(folder)
 
 
-def _samples(folder: Path):
+def _samples(folder: Path, preset: str | None = None):
     """One :class:`~recordkit.schema.infer.Sample` per file of ``folder``,
     read by the loader (every file, those it could not read included)."""
     from ..config import Config
@@ -139,7 +143,9 @@ def _samples(folder: Path):
     from ..schema.infer import Sample
     # read with the research schema whatever the preset: it requires front
     # matter, so a file without one comes back with none (and is counted)
-    corpus = load(folder, config=Config(base=Path.cwd(), root=folder), schema=load_schema(None))
+    # (the folders walked are the preset's: a vault preset reads `_` folders)
+    config = Config(base=Path.cwd(), root=folder, schema=f"preset:{preset}" if preset else None)
+    corpus = load(folder, config=config, schema=load_schema(None))
     # why a file could not be read (not why it has no front matter: that is a note with no fields)
     problems: dict = {}
     for d in corpus.diagnostics:
@@ -149,6 +155,30 @@ def _samples(folder: Path):
         body = rec.body if rec.text else ""
         yield Sample(rec.relpath, rec.meta if rec.ok else None, body, first_h1(body, rec.code) if body else None,
                      None if rec.ok else problems.get(str(rec.path)))
+
+
+def _kind_counts(folder: Path, preset: str | None, schema_text: str) -> dict:
+    """kind -> the notes of ``folder`` of that kind under the schema
+    ``schema_text`` (what init is about to write), read by the loader as
+    lint will read them: notes without front matter, pages (of no kind) and
+    the default kind as the schema says.  Empty when the text does not load
+    (init then says so, writing it)."""
+    from collections import Counter
+
+    import yaml
+
+    from ..config import Config
+    from ..corpus.loader import load
+    from ..schema import SchemaError, load_schema, schema_layers
+    try:
+        data = yaml.safe_load(schema_text)
+        layers = (schema_layers(data["extends"]) if data.get("extends") else []) + [("inferred", schema_text, data)]
+        schema = load_schema("inferred", layers=layers)
+    except (SchemaError, yaml.YAMLError):
+        return {}
+    config = Config(base=Path.cwd(), root=folder, schema=f"preset:{preset}" if preset else None)
+    corpus = load(folder, config=config, schema=schema)
+    return dict(Counter(rec.kind for rec in corpus.files if rec.kind))
 
 
 #: the codes of a file that could not be read (RK101: a front matter not closed)

@@ -129,13 +129,23 @@ def _say_what_is_read(config) -> None:
     root = Path(config.root)
     skipped: list[str] = []
     files = iter_files(root, config.exclude, config.skip_dirs, skipped=skipped) if root.is_dir() else []
-    pats = "[" + ", ".join(f'"{p}"' for p in config.skip_dirs) + "]"
+    notes = [n for n in getattr(config, "walk_notes", ()) if "template folder" in n]
+    tool = {"/" + n.split("/ (", 1)[0] for n in notes}     # (settle_walk adds them as /FOLDER)
+    pats = "[" + ", ".join(f'"{p}"' for p in config.skip_dirs if p not in tool) + "]"
     click.echo(terminal_safe(f"recordkit: reading {len(files)} file{'s' if len(files) != 1 else ''} under "
                              f"{display_path(root)}"), err=True)
-    # the file is named only when it sets skip_dirs: the default is not its doing
-    where = (f"{config.file.name}: skip_dirs" if config.file is not None and "skip_dirs" in config.raw
-             else "the default skip_dirs")
-    click.echo(terminal_safe(f"recordkit: folders not walked ({where} = {pats}): "
+    # the file is named only when it sets skip_dirs: the default is not its
+    # doing, nor a schema's (a vault preset reads `_` folders); a template
+    # folder the vault's settings name is said with the setting
+    if config.file is not None and "skip_dirs" in config.raw:
+        where = f"{config.file.name}: skip_dirs = {pats}"
+    elif getattr(config, "skip_dirs_from", ""):
+        where = f"skip_dirs of the schema {config.skip_dirs_from} = {pats}"
+    else:
+        where = f"the default skip_dirs = {pats}"
+    if notes:
+        where += "; the vault's " + ", ".join(notes)
+    click.echo(terminal_safe(f"recordkit: folders not walked ({where}): "
                              + (", ".join(skipped) if skipped else "none found")), err=True)
 
 

@@ -36,12 +36,52 @@ def command(ctx, port, host, out, force):
         except NotASite as exc:
             click.echo(f"recordkit: {exc}", err=True)
             sys.exit(2)
-    server = SiteServer(config, Path(out) if out else default_out(config), host=host, port=port,
+    temporary = None if out else default_out(config)
+    server = SiteServer(config, Path(out) if out else temporary, host=host, port=port,
                         log=lambda m: click.echo(m, err=True))
+    # SIGTERM (a process manager, `kill`) stops the server as Ctrl-C does:
+    # the same clean stop, exit status 0, the temporary site removed
+    previous = _stop_on_sigterm()
     try:
         server.serve_forever()
     except OSError as exc:
         click.echo(f"recordkit: cannot serve on {host}:{port}: {exc.strerror or exc}", err=True)
+        _remove(temporary)
         sys.exit(2)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
+    finally:
+        _restore(previous)
+        _remove(temporary)
+
+
+def _stop_on_sigterm():
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(_signum, _frame):
+        raise KeyboardInterrupt
+    return signal.signal(signal.SIGTERM, stop)
+
+
+def _restore(previous) -> None:
+    import signal
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _remove(folder) -> None:
+    """The temporary site serve made (not a folder given with -o): removed
+    when it stops.  A build thread may still be finishing a write: tried
+    again for a moment."""
+    import shutil
+    import time
+    if folder is None:
+        return
+    for _ in range(20):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not Path(folder).exists():
+            return
+        time.sleep(0.1)

@@ -26,6 +26,12 @@ def command(ctx, record_id, fmt):
         unread = _unreadable(corpus, record_id)
         if unread:
             click.echo(terminal_safe(f"recordkit: {unread}"), err=True)
+        elif _outside_root(corpus.root, record_id):
+            # a file there is no record: "no record under the root" would
+            # send the user looking inside it
+            click.echo(terminal_safe(f"recordkit: {record_id} is outside the record root {corpus.root}: "
+                                     "only the files under it are records (give --root to read another folder)"),
+                       err=True)
         else:
             click.echo(terminal_safe(f"recordkit: no record {record_id} under {corpus.root}"
                                      f"{hint(corpus.near_ids(record_id, n=3))}"), err=True)
@@ -38,6 +44,17 @@ def command(ctx, record_id, fmt):
         click.echo(json_text(info, indent=2))
     else:
         click.echo(format_text(info, mention_label=corpus.schema.mention_label) + format_query_blocks(blocks))
+
+
+def _outside_root(root, name: str) -> bool:
+    """Whether ``name`` is a path (from the working folder) to a file that
+    exists outside the record ``root``."""
+    from pathlib import Path
+    try:
+        p = Path(name).resolve()
+        return p.is_file() and not p.is_relative_to(Path(root).resolve())
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _unreadable(corpus, name: str) -> str | None:

@@ -13,6 +13,7 @@ from .model import Corpus
 from .store.parallel import parse_parallel
 from .parse import parse_text
 from .resolve import resolve_links
+from .toolsettings import settle_walk
 from ..common.walk import walk as _walk_tree
 
 
@@ -25,7 +26,7 @@ def skip_matcher(root, skip_dirs=None):
     from ..config import DEFAULT_SKIP_DIRS
     pats = list(DEFAULT_SKIP_DIRS if skip_dirs is None else skip_dirs)
     by_name = [p for p in pats if "/" not in p]
-    by_path = [p for p in pats if "/" in p]
+    by_path = [p.lstrip("/") for p in pats if "/" in p]     # (``/Templates``: that folder of the root)
     root = str(root)
 
     def skip(folder: str, name: str) -> bool:
@@ -114,9 +115,14 @@ def load(root: str | Path | None = None, *, config: Config | None = None,
         config = load_config(Path(root) if root is not None else Path.cwd())
     if root is None:
         root = config.root
+    settle_walk(config)
     root = Path(root).resolve()
     if schema is None:
-        schema = load_schema(config.schema)
+        from ..schema import config_layers
+        layers, error = config_layers(config)       # (read once: the walk read them)
+        if error is not None:
+            raise error
+        schema = load_schema(config.schema, layers)
     corpus = Corpus(root=root, schema=schema, config=config)
     if not root.is_dir():
         raise ConfigError(f"record root {root} is not a folder")

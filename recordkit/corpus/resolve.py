@@ -39,6 +39,7 @@ to a file outside the root is not.
 from __future__ import annotations
 
 import os
+import re
 import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -75,7 +76,8 @@ class Resolution(NamedTuple):
     records that match equally well (two or more: ambiguous) or nothing
     (missing).  ``by``: the key that matched (``id``, ``path``, ``stem``,
     ``title``, ``aliases``; ``file`` for a Markdown link to a file that
-    exists and is not a record, outside the root or not loaded), or None."""
+    exists and is not a record, outside the root or not loaded; ``outside``
+    for a path that leaves the root with no file there), or None."""
     target: str | None
     candidates: tuple[str, ...] = ()
     by: str | None = None
@@ -93,10 +95,20 @@ class Resolution(NamedTuple):
 
 
 _MISSING = Resolution(None)
+#: a path that leaves the record root (``[[../../Other]]``, ``[a](../x.md)``
+#: with no file there): missing, and said so (nothing is read there)
+OUTSIDE = Resolution(None, (), "outside")
 _FILE = Resolution(None, (), "file")
 _OTHER_VAULT = Resolution(None, (), "vault")
 
 # -- the resolver -----------------------------------------------------------------
+#: a reference by number (links.resolve: number): MADR's own template
+#: writes ``superseded by ADR-0123``; ``ADR 12``, ``#0012``, ``0012`` too
+NUMBER_REF_RE = re.compile(r"(?i)^(?:adr[-_ ]?)?#?0*([0-9]{1,9})$")
+#: a file named by its number first (``0008-use-duckdb``), as MADR names them
+NUMBERED_STEM_RE = re.compile(r"^([0-9]{1,9})-")
+
+
 def _same(text: str) -> str:
     return text
 
@@ -168,6 +180,12 @@ class Resolver:
         elif key == "stem":
             for rid, r in records.items():
                 add(norm(r.path.stem), rid)
+        elif key == "number":
+            # a numbered decision (0008-use-duckdb) by its number: 8
+            for rid, r in records.items():
+                m = NUMBERED_STEM_RE.match(r.path.stem)
+                if m:
+                    add(str(int(m.group(1))), rid)
         elif key == "title":
             for rid, r in records.items():
                 t = r.title
@@ -206,7 +224,17 @@ class Resolver:
         got = self._cache.get(key)
         if got is None:
             got = self._cache[key] = self._lookup(text)
+        if got.target is None and from_path is not None and self.settings.same_folder and len(got.candidates) > 1:
+            got = self._in_folder_of(got, from_path)
         return got
+
+    def _in_folder_of(self, got: Resolution, from_path: str) -> Resolution:
+        """An ambiguous ``got`` read as Obsidian reads it (``links.same_folder``):
+        the one candidate in the linking note's own folder is the note it
+        opens; with none there (or two), the link stays ambiguous."""
+        folder = posixpath.dirname(from_path)
+        here = [rid for rid in got.candidates if posixpath.dirname(self.records[rid].relpath) == folder]
+        return Resolution(here[0], (here[0],), got.by) if len(here) == 1 else got
 
     def _lookup(self, text: str) -> Resolution:
         if self.order[0] == "id" and text in self.records:
@@ -227,6 +255,9 @@ class Resolver:
                     ids = self._long_tail(p)
             elif key == "stem":
                 ids = self.index("stem").get(strip_md(t))
+            elif key == "number":
+                m = NUMBER_REF_RE.match(t)
+                ids = self.index("number").get(str(int(m.group(1)))) if m else None
             else:
                 ids = self.index(key).get(t)
             if ids:
@@ -264,7 +295,7 @@ class Resolver:
         """The record whose file is at the root-relative ``path`` (with or
         without ``.md``; outside the root: none)."""
         if path.startswith("../") or path == "..":
-            return _MISSING
+            return OUTSIDE
         ids = self._full_paths().get(self.norm(strip_md(path)))
         if not ids:
             return _MISSING
@@ -282,9 +313,12 @@ class Resolver:
         if got is not None:
             return got
         got = self._at_path(path)
-        if got.missing:
+        if got.missing and got.by != "outside":
+            # (a path that leaves the root names no note inside it by its name)
             name = strip_md(href)
             got = self._lookup(name)
+            if got.ambiguous and from_path is not None and self.settings.same_folder:
+                got = self._in_folder_of(got, from_path)
             if got.missing and "/" in name:
                 got = self._lookup(posixpath.basename(name))
                 if got.by not in (None, "stem", "path"):
@@ -464,7 +498,7 @@ def resolve_links(corpus: "Corpus", records=None) -> None:
             cached = resolver._cache.get     # (the loop runs once per link of the vault)
             for text in texts:
                 res = cached(text)
-                if res is None or text[-3:].lower() == ".md":
+                if res is None or text[-3:].lower() == ".md" or res.ambiguous:   # (same_folder reads from_path)
                     res = resolver.resolve(text, from_path=relpath, form=link_form(text))
                 got.append(res.target if res.target is not None else text)
             rec.mention_targets = got

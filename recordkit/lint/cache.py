@@ -92,10 +92,11 @@ def store_hashes(corpus, cache_dir: Path, started_ns: int) -> dict[str, str]:
 
 def schema_fingerprint(config) -> dict:
     """What the schema is made of: the default schema and the user's file."""
-    from ..schema import schema_fingerprint_texts
+    from ..schema import config_layers, schema_fingerprint_texts
     raw = {"default": default_schema_raw()}
     if config.schema is not None:
-        raw["user"] = schema_fingerprint_texts(config.schema)   # the file and what it extends
+        layers, _error = config_layers(config)     # (as the walk read them: once a command)
+        raw["user"] = schema_fingerprint_texts(config.schema, layers)   # the file and what it extends
     return raw
 
 

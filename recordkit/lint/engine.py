@@ -226,6 +226,10 @@ def apply_config(diags: list[Diagnostic], corpus, severity: dict[str, str] | Non
         sev.update({k.strip().upper(): v for k, v in severity.items()})
     if sev:
         sev = severities(sev)
+    own = getattr(corpus.schema, "lint_severity", None)
+    if own:
+        # the schema's severities (a vault preset's RK305: info), under the configuration's
+        sev = {**severities(dict(own)), **sev}
     by_path = corpus.file_at
     pfi = []
     for pattern, codes in cfg.per_file_ignores.items():
@@ -303,15 +307,20 @@ def involving_keys(corpus_or_config, paths, schema=None, unknown: list | None = 
                      unknown=unknown, max_size=config.max_file_size)
 
 
-def chosen_codes(config, select=None, ignore=None) -> set[str]:
+def chosen_codes(config, select=None, ignore=None, schema=None) -> set[str]:
     """The codes a lint with these options runs: the configuration's
     ``select``/``ignore``, then the command line's.  The configuration's
     ``extend-select`` adds to its ``select`` (to every rule when it has
-    none), as in ruff; a ``--select`` on the command line replaces both."""
+    none), as in ruff; a ``--select`` on the command line replaces both.
+    The ``schema``'s ``lint.ignore`` (a vault preset's RK208) turns a rule
+    off unless a select names that very code."""
+    named = {c.strip().upper() for c in list(select or []) + list(config.select or [])
+             + list(getattr(config, "extend_select", None) or [])}
     if not select:
         extend = list(getattr(config, "extend_select", None) or [])
         select = (list(config.select or ["ALL"]) + extend) if extend else config.select
-    return select_codes(select or None, list(config.ignore) + list(ignore or []))
+    own = [c for c in getattr(schema, "lint_ignore", ()) if c not in named]
+    return select_codes(select or None, list(config.ignore) + list(ignore or []) + own)
 
 
 def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jobs: int | None = None) -> LintResult:
@@ -325,7 +334,7 @@ def lint(corpus, *, paths=None, select=None, ignore=None, check_results=None, jo
     the local rules then run on every core while the files are parsed."""
     cfg = corpus.config
     check_codes(cfg)
-    codes = chosen_codes(cfg, select, ignore)
+    codes = chosen_codes(cfg, select, ignore, corpus.schema)
     diags = run_rules(corpus, codes, check_results, jobs)
     diags = apply_config(diags, corpus)
     if paths:
@@ -354,6 +363,8 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     from ..config import resolved_root
     check_codes(config)
     root = resolved_root(config)        # (a ConfigError for a symbolic link loop)
+    from ..corpus.toolsettings import settle_walk
+    settle_walk(config)
     if files is None:
         from ..corpus.loader import iter_files
         files = iter_files(root, config.exclude, config.skip_dirs) if root.is_dir() else []
@@ -369,9 +380,12 @@ def lint_root(config: Config, *, select=None, ignore=None, use_cache: bool = Tru
     # from the cache must not wait for these imports)
     from ..corpus.loader import load as load_corpus
     from ..numeric.store import load_results
-    from ..schema import load_schema
-    schema = load_schema(config.schema)
-    analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore))
+    from ..schema import config_layers, load_schema
+    layers, error = config_layers(config)
+    if error is not None:
+        raise error
+    schema = load_schema(config.schema, layers)
+    analyze = LocalRules(schema, config, chosen_codes(config, select or None, ignore, schema))
     if loader is None:
         corpus = load_corpus(root, config=config, schema=schema, files=files, analyze=analyze, store=use_cache)
     else:

@@ -18,8 +18,8 @@ The package is split by job; every name is importable from here:
 """
 from __future__ import annotations
 
-from .layers import (PRESET_PREFIX, default_schema_raw, is_preset, load_schema, preset_names,
-                     schema_fingerprint_texts, schema_layers)
+from .layers import (PRESET_PREFIX, config_layers, default_schema_raw, is_preset, load_schema, preset_names,
+                     schema_fingerprint_texts, schema_layers, schema_skip_dirs)
 from .model import DerivePattern, Kind, KindSource, LinkSettings, Relation, Schema, Section
 from .validate import (DEFAULT_ID_PATTERN, DEFAULT_TAG_PATTERN, KIND_KEYS, LINK_SOURCES, RELATION_KEYS,
                        SUB_KEYS, TOP_KEYS, WIKILINK_ORDERS, SchemaError)

@@ -46,7 +46,8 @@ class Sample(NamedTuple):
 #: id shapes recordkit knows, most specific first: (name, id_pattern)
 ID_SHAPES = (
     ("research", r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"),
-    ("numbered", r"^(?P<number>[0-9]{4})-[a-z0-9]+(?:-[a-z0-9]+)*$"),
+    # (as preset:madr: MADR's own log has capitals and `#` in its names)
+    ("numbered", r"^(?P<number>[0-9]{4})-[^\s/]+$"),
     ("date", r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
 )
 #: front-matter fields that commonly hold a note's type, in order of preference
@@ -56,6 +57,8 @@ DENDRON_PREFIXES = {"daily": "JOURNAL", "journal": "JOURNAL", "task": "TASK", "m
                     "user": "USER", "tags": "TAG", "templates": "TEMPLATE", "template": "TEMPLATE",
                     "scratch": "SCRATCH"}
 MAX_KINDS = 16
+#: the ``links`` settings the inference proposes
+LINK_KEYS = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions")
 #: file names (lower case) of an index or a template: proposed as ``pages``
 #: when the other files' ids have a shape these names do not
 PAGE_NAMES = ("readme.md", "index.md", "_index.md", "template.md", "_template.md")
@@ -114,6 +117,21 @@ class Inference:
     tag_note: str = ""
     tag_inline: bool = False          # the bodies hold #tags (Obsidian's, Foam's)
     preset: str | None = None
+    #: the preset's own ``links`` settings (LINK_KEYS): the schema written
+    #: says only where the notes differ from them
+    preset_links: dict = field(default_factory=dict)
+    #: the preset's kinds: name -> (statuses, open_statuses)
+    preset_kinds: dict = field(default_factory=dict)
+
+    def count_kinds(self, counts: dict) -> None:
+        """The notes of each kind as the schema written reads them (kind ->
+        number, worked out by the caller with the loader: notes without
+        front matter, in a folder, of the default kind, all counted); a kind
+        the schema's other layers give notes is listed too."""
+        for name, n in counts.items():
+            self.kinds.setdefault(name, {"count": 0, "statuses": Counter(), "description": "", "other": True})
+        for name, k in self.kinds.items():
+            k["count"] = counts.get(name, 0)
 
     # -- the proposal, as text -------------------------------------------
     def schema_yaml(self) -> str:
@@ -142,9 +160,15 @@ class Inference:
             out.append(f"  - {_flow(entry)}")
         out += [f"title_from: {_flow(self.title_from)}", ""]
         counts = ", ".join(f"{k} {v}" for k, v in self.link_counts.items() if v)
-        out += [f"# links found: {counts or 'none'}", "links:"]
-        for key in ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions"):
-            out.append(f"  {key}: {_flow(self.links[key])}")
+        out.append(f"# links found: {counts or 'none'}")
+        differ = _links_beyond(self.links, self.preset_links)
+        if differ:
+            if self.preset:
+                out.append(f"# (only what the notes need beyond preset:{self.preset}: the rest is the preset's)")
+            out.append("links:")
+            out += [f"  {key}: {_flow(v)}" for key, v in differ.items()]
+        else:
+            out.append(f"# links: as preset:{self.preset} reads them")
         out.append("")
         if self.tag_pattern:
             out += [f"# tags: {self.tag_note}", "tags:", f"  pattern: {_q(self.tag_pattern)}"]
@@ -157,15 +181,7 @@ class Inference:
                 continue
             comment = f"   # {ft.note}" if ft.note and ft.note not in ("list", "date") else ""
             out.append(f"  {_key(name)}: {_flow(ft.spec)}{comment}")
-        out += ["", "kinds:"]
-        for name, k in self.kinds.items():
-            statuses = _status_list(k["statuses"])
-            out.append(f"  {_key(name)}:")
-            out.append(f"    description: {_q(k['description'])}")
-            if not statuses:
-                out.append("    # no note of this kind has a status: placeholders, as every kind needs some")
-                statuses = ["draft", "active", "done"]
-            out.append(f"    statuses: {_flow(statuses)}")
+        out += [""] + self._kinds_yaml()
         rels = [ft for ft in self.fields.values() if ft.relation]
         rels_derived = [d["relation"] for d in self.derive]
         out += ["", "relations:" if rels or rels_derived else "relations: {}"]
@@ -180,6 +196,33 @@ class Inference:
                 out.append(f"  - {_flow(d)}")
         out += ["", "mention:", "  relation: links_to", "  label: Linked from", "", "claims_table:", "  kinds: []", ""]
         return "\n".join(out)
+
+    def _kinds_yaml(self) -> list[str]:
+        """The ``kinds:`` block: each inferred kind with its description and
+        statuses; of a kind the preset declares, only the statuses the
+        notes hold beyond the preset's (none when the preset lets a kind
+        have statuses of its own: a warning, as under the preset)."""
+        out = []
+        for name, k in self.kinds.items():
+            if k.get("other"):
+                continue        # (the preset's own kind: its description and statuses are the preset's)
+            statuses = _status_list(k["statuses"])
+            said = f"{_notes(k['count'])} when inferred"
+            if name in self.preset_kinds:
+                known, open_ = self.preset_kinds[name]
+                more = [st for st in statuses if st not in known]
+                if more and not open_:
+                    out += [f"  {_key(name)}:", f"    # {said}", f"    statuses: {_flow(known + more)}"]
+                else:
+                    out.append(f"  # {name}: {said}, described as preset:{self.preset} does")
+                continue
+            out += [f"  {_key(name)}:", f"    # {said}", f"    description: {_q(k['description'])}"]
+            if not statuses:
+                out.append("    # no note of this kind has a status: placeholders, as every kind needs some")
+                statuses = ["draft", "active", "done"]
+            out.append(f"    statuses: {_flow(statuses)}")
+        written = any(not line.startswith("  #") for line in out)
+        return ["kinds:" if written else "kinds: {}"] + out
 
     def report(self) -> list[str]:
         """What was found, line by line, for the terminal."""
@@ -203,7 +246,7 @@ class Inference:
         lines.append(f"kinds: {self.kind_note}")
         for name, k in self.kinds.items():
             st = _status_list(k["statuses"])
-            lines.append(f"  {name}: {k['count']} note(s)" + (f"; statuses {', '.join(st)}" if st else ""))
+            lines.append(f"  {name}: {_notes(k['count'])}" + (f"; statuses {', '.join(st)}" if st else ""))
         typed = [f"{n} ({ft.note or ft.spec.get('type')})" for n, ft in sorted(self.fields.items())
                  if not ft.relation]
         if typed:
@@ -225,7 +268,8 @@ def infer(samples, preset: str | None = None, body_tags=None) -> Inference:
     """Infer a schema from ``samples`` (an iterable of :class:`Sample`).
     ``body_tags``: body -> its ``#tags`` (:func:`recordkit.corpus.mentions.body_tags`),
     to read the tags written in the text; None: only ``tags`` fields."""
-    inf = Inference(preset=preset)
+    preset_links, preset_kinds = _preset_reading(preset)
+    inf = Inference(preset=preset, preset_links=preset_links, preset_kinds=preset_kinds)
     samples = list(samples)
     inf.files = len(samples)
     metas = []
@@ -248,6 +292,46 @@ def infer(samples, preset: str | None = None, body_tags=None) -> Inference:
     _infer_links(inf, samples, metas)
     _infer_tags(inf, metas, samples, body_tags)
     return inf
+
+
+def _preset_reading(preset: str | None) -> tuple[dict, dict]:
+    """(the ``links`` settings (LINK_KEYS) ``preset:NAME`` reads notes with,
+    its own or the defaults it leaves; kind -> (statuses, open_statuses)
+    of the kinds it declares)."""
+    if not preset:
+        return {}, {}
+    from .layers import load_schema
+    schema = load_schema(f"preset:{preset}")
+    links = {key: list(v) if isinstance(v := getattr(schema.links, key), tuple) else v for key in LINK_KEYS}
+    return links, {name: (list(k.statuses), k.open_statuses) for name, k in schema.kinds.items()}
+
+
+def _links_beyond(found: dict, preset: dict) -> dict:
+    """The ``links`` settings the notes need that the preset's do not give
+    (all of them without a preset): a way of resolving links the preset
+    lacks (added to its list), links that match only in another case, a
+    Markdown link where the preset reads none, the other wikilink order
+    when a label named a note, mentions.  Where the preset reads more than
+    the notes use (``number`` beside ``stem``), it is left as it is."""
+    if not preset:
+        return {key: found[key] for key in LINK_KEYS}
+    out = {}
+    extra = [w for w in found["resolve"] if w not in preset["resolve"]]
+    if extra:
+        out["resolve"] = preset["resolve"] + extra
+    if preset["case_sensitive"] and not found["case_sensitive"]:
+        out["case_sensitive"] = False
+    if found["markdown_links"] and not preset["markdown_links"]:
+        out["markdown_links"] = True
+    if found.get("order_voted") and found["wikilink_order"] != preset["wikilink_order"]:
+        out["wikilink_order"] = found["wikilink_order"]
+    if found["mentions"] and not preset["mentions"]:
+        out["mentions"] = True
+    return out
+
+
+def _notes(n: int) -> str:
+    return f"{n} note(s)"
 
 
 def _stem(relpath: str) -> str:
@@ -375,9 +459,10 @@ def _infer_kinds(inf: Inference, metas, ids: dict) -> None:
     # is needed for it too, else it is RK110)
     if any(s.relpath not in kind_of for s in metas) or inf.without_front_matter or not entries:
         entries.append({"default": default})
-        notes.append(f"{default} for the rest")
+        notes.append(f"{default} for the rest" if len(entries) > 1 else f"every note is {a_or_an(default)}")
     inf.kind_from = entries
-    inf.kind_note = "kind from " + ", then ".join(notes)
+    only_default = len(entries) == 1 and "default" in entries[0]
+    inf.kind_note = notes[-1] if only_default else "kind from " + ", then ".join(notes)
     kinds: dict[str, dict] = {}
     for s in metas:
         name = kind_of.get(s.relpath, default)
@@ -391,8 +476,29 @@ def _infer_kinds(inf: Inference, metas, ids: dict) -> None:
     if {"default": default} in entries and default not in kinds:   # no note yet: the kind exists all the same
         kinds[default] = {"count": 0, "statuses": Counter(), "description": ""}
     for name, k in kinds.items():
-        k["description"] = f"{k['count']} note(s) when inferred"
+        k["description"] = _kind_description(name, entries, len(kinds))
     inf.kinds = dict(sorted(kinds.items()))
+
+
+def _kind_description(name: str, entries: list, how_many: int) -> str:
+    """What makes a note of kind ``name``, in words: the kind's
+    ``description`` (a site shows it beside the kind's count; a count
+    written here would be stale on the first note added)."""
+    for e in entries:
+        if "pattern" in e:
+            continue        # (a KIND-NNN id names its kind: said below if nothing else does)
+        if "field" in e and name in e["map"].values():
+            values = sorted(k for k, v in e["map"].items() if v == name)
+            return f"notes whose {e['field']} is {' or '.join(values)}"
+        if "prefix" in e and name in e["map"].values():
+            heads = sorted(k for k, v in e["map"].items() if v == name)
+            return "notes whose file name starts " + " or ".join(f"{h}." for h in heads)
+        if "folder" in e and name in e["map"].values():
+            folders = sorted(k for k, v in e["map"].items() if v == name)
+            return "notes in " + " or ".join(f"{f}/" for f in folders)
+        if e.get("default") == name:
+            return "the notes of no other kind" if how_many > 1 else "every note"
+    return f"records whose id is {name}-NNN"
 
 
 def _status_word(value: str, inf: Inference) -> str | None:
@@ -689,6 +795,7 @@ def _infer_links(inf: Inference, samples, metas) -> None:
     if by.get("id") and "id" not in resolve:
         resolve.append("id")
     inf.links = {"resolve": resolve, "case_sensitive": folded_only == 0, "wikilink_order": order,
+                 "order_voted": first_votes + label_votes > 0,
                  "markdown_links": markdown > 0,
                  "mentions": bool(inf.id_pattern and "(?P<kind>" in inf.id_pattern)}
     inf.link_counts = {"wikilinks": wikilinks, "Markdown links to .md": markdown, "front-matter links": fm_links}
@@ -718,11 +825,23 @@ def _infer_tags(inf: Inference, metas, samples=(), body_tags=None) -> None:
         if all(rx.match(t) for t in clean):
             inf.tag_pattern = pattern
             slips = len(tags) - len(clean)
-            inf.tag_note = f"{len(tags)} tags" + (f" ({len(inline)} in the text)" if inline else "") + \
+            inf.tag_note = _tag_count(tags, inline) + \
                 f", {name}" + (f" ({slips} with a space or bracket: RK206 shows them)" if slips else "")
             return
     inf.tag_pattern = TAG_PATTERNS[-2][1]
-    inf.tag_note = f"{len(tags)} tags of several shapes: any word characters, nested with /"
+    inf.tag_note = f"{_tag_count(tags, inline)} of several shapes: any word characters, nested with /"
+
+
+def _tag_count(tags: list, inline: list) -> str:
+    """``31 distinct tags (696 uses, 120 in the text)``: the tags a vault
+    has, not how often they are written."""
+    distinct = len(set(tags))
+    uses = f"{len(tags)} uses" + (f", {len(inline)} in the text" if inline else "")
+    return f"{distinct} distinct tag{'' if distinct == 1 else 's'} ({uses})"
+
+
+def a_or_an(word: str) -> str:
+    return ("an " if word[:1].upper() in "AEIOU" else "a ") + word
 
 
 # -- YAML and TOML text ------------------------------------------------------

@@ -139,35 +139,96 @@ def schema_layers(spec) -> list[tuple[str, str, dict]]:
     return list(reversed(chain))
 
 
-def schema_fingerprint_texts(spec) -> list:
+def config_layers(config) -> tuple[list | None, SchemaError | None]:
+    """(:func:`schema_layers` of ``config.schema``, or None and the error
+    reading them raised), parsed once for this ``config`` and kept on it
+    (``config.schema_read``): the walk's ``skip_dirs``, the lint cache's
+    key and the schema are made from one parse.  What is kept is used only
+    while each file of it holds the text it had (read again, not parsed; a
+    preset is part of the package); an error is not kept."""
+    spec = config.schema
+    if not spec:
+        return None, None
+    key = str(spec)
+    got = getattr(config, "schema_read", None)
+    if got is not None and got[0] == key and _unchanged(got[1]):
+        return got[1], None
+    try:
+        layers = schema_layers(spec)
+    except SchemaError as exc:
+        config.schema_read = None
+        return None, exc
+    config.schema_read = (key, layers)
+    return layers, None
+
+
+def _unchanged(layers) -> bool:
+    """Whether each file of ``layers`` holds the text it was read with."""
+    for name, text, _data in layers:
+        if is_preset(name):
+            continue
+        try:
+            if Path(name).read_bytes() != text.encode("utf-8"):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def schema_fingerprint_texts(spec, layers: list | None = None) -> list:
     """The texts of every file the schema ``spec`` is made of (for a cache
-    key): a changed base file changes it."""
+    key): a changed base file changes it.  ``layers``: its
+    :func:`schema_layers`, when the caller has read them."""
     if spec is None:
         return []
     try:
-        return [[name, text] for name, text, _ in schema_layers(spec)]
+        return [[name, text] for name, text, _ in (layers if layers is not None else schema_layers(spec))]
     except SchemaError as exc:
         return [["<error>", str(exc)]]
 
 
-def load_schema(path: str | Path | None = None) -> Schema:
+def schema_skip_dirs(spec, layers: list | None = None) -> tuple[tuple[str, ...] | None, str]:
+    """The ``skip_dirs`` the schema ``spec`` sets (the last of its layers
+    that says, unless a later one starts afresh with ``replace: true``), or
+    None: what the walk leaves out when the configuration does not say; and
+    the name of the layer that set it (``preset:obsidian``, a file), or "".
+    Read without making the whole schema (a bad one is said elsewhere)."""
+    from .validate import skip_dirs
+    if not spec:
+        return None, ""
+    try:
+        found, where = None, ""
+        for name, _text, data in (layers if layers is not None else schema_layers(spec)):
+            if data.get("replace") is True:
+                found, where = None, ""
+            if "skip_dirs" in data:
+                found, where = skip_dirs(data), name
+        return found, where
+    except SchemaError:
+        return None, ""
+
+
+def load_schema(path: str | Path | None = None, layers: list | None = None) -> Schema:
     """The default schema, with the user file at ``path`` merged over it.
 
     ``path`` may also be ``preset:NAME``, a schema shipped in
     ``recordkit/schema/presets/``.  A file (or preset) that says
     ``extends: preset:NAME`` (or ``extends: FILE``) is merged over that one,
     which is merged over the default schema; ``replace: true`` in a file
-    starts it from an empty schema instead of what it extends."""
+    starts it from an empty schema instead of what it extends.  ``layers``:
+    :func:`schema_layers` of ``path``, when the caller has read them (they
+    are not changed)."""
     raw = default_schema_raw()
     source = "default"
     if path:
-        for name, _text, user in schema_layers(path):
+        for name, _text, user in (layers if layers is not None else schema_layers(path)):
             user = dict(user)
             user.pop("extends", None)
             replace = user.pop("replace", False)
             if replace not in (True, False):
                 raise SchemaError(f"{name}: replace must be true or false, not {_show(replace)}")
-            raw = user if replace else _merge(raw, user)
+            # (_merge copies what it takes; a layer the caller keeps is copied whole)
+            raw = (copy.deepcopy(user) if layers is not None else user) if replace else _merge(raw, user)
         source = str(path)
     try:
         return Schema(raw, source=source)

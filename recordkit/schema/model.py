@@ -54,6 +54,8 @@ class Kind:
     description: str = ""
     color: str | None = None
     dir: str | None = None
+    #: the statuses are the common ones, not all: another is RK204 as a warning
+    open_statuses: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,9 @@ class LinkSettings:
     #: the note ``prefix + name`` when there is one (Dendron's ``#tag`` is
     #: ``[[tags.tag]]``, ``@name`` ``[[user.name]]``)
     sigils: tuple = ()
+    #: a name two notes share is the one in the linking note's own folder
+    #: when one of them is there (as Obsidian opens it), not ambiguous
+    same_folder: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,11 @@ class Schema:
     #: ``line_breaks: true``: a single line break in a body is a line break
     #: on the site (Obsidian's reading view, its "Strict line breaks" off)
     line_breaks: bool = field(init=False, repr=False, default=False)
+    #: ``skip_dirs``: the folders not walked unless the configuration says (None: the default)
+    skip_dirs: tuple | None = field(init=False, repr=False, default=None)
+    #: ``lint``: rules the schema turns off, and severities it gives, before the configuration's
+    lint_ignore: tuple = field(init=False, repr=False, default=())
+    lint_severity: dict = field(init=False, repr=False, default_factory=dict)
     #: ``claims_table.kinds``: the kinds whose records hold a claims table
     claims_kinds: tuple[str, ...] = field(init=False)
     #: the new ``derive`` form: relations derived from a field's value by a
@@ -172,6 +182,8 @@ class Schema:
         self.inline_tags = validate.inline_tags(raw.get("tags"))
         self.percent_comments = validate.comments(raw.get("comments"))
         self.line_breaks = validate.line_breaks(raw)
+        self.skip_dirs = validate.skip_dirs(raw)
+        self.lint_ignore, self.lint_severity = validate.lint_defaults(raw)
         self.derive, derive_patterns = validate.derive(raw.get("derive"))
         self.derive_patterns = [DerivePattern(*d) for d in derive_patterns]
         self.claims_kinds = validate.claims_kinds(raw.get("claims_table"), self.kinds)

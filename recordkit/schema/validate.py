@@ -17,15 +17,15 @@ class SchemaError(Exception):
 DEFAULT_ID_PATTERN = r"^(?P<kind>[A-Z][A-Z0-9_]*)-(?P<number>[0-9]{3,})$"
 #: today's tag rule (RK206): kebab case
 DEFAULT_TAG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
-LINK_SOURCES = ("id", "path", "stem", "title", "aliases")
+LINK_SOURCES = ("id", "path", "stem", "title", "aliases", "number")
 WIKILINK_ORDERS = ("target-first", "label-first")
 
 #: the keys a schema file may have at its top, and in its ``graph``,
 #: ``mention`` and ``claims_table`` mappings
 TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
             "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
-            "graph", "claims_table", "comments", "line_breaks")
-KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir")
+            "graph", "claims_table", "comments", "line_breaks", "skip_dirs", "lint")
+KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir", "open_statuses")
 RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
                  "label", "color")
 SUB_KEYS = {"graph": ("faded_statuses", "tentative_statuses"),
@@ -95,7 +95,7 @@ def _folder_value(where: str, value) -> None:
     parts = value.replace("\\", "/").split("/")
     if posixpath.isabs(value) or ntpath.isabs(value) or ".." in parts:
         raise SchemaError(f"{where} must be a folder under the record root (such as lit or notes/lit), not "
-                          f"{_show(value)}: `recordkit new` would write outside the record")
+                          f"{_show(value)}: `recordkit new` would write outside the record root")
 
 
 def _count(where: str, value, default):
@@ -198,6 +198,8 @@ def kind(name: str, k) -> dict:
     _mapping(f"kinds.{name}.fields", k.get("fields"), "field name: its type and options")
     _text_value(f"kinds.{name}.description", k.get("description"), "")
     _folder_value(f"kinds.{name}.dir", k.get("dir"))
+    if not isinstance(k.get("open_statuses", False), bool):
+        raise SchemaError(f"kinds.{name}.open_statuses must be true or false, not {_show(k['open_statuses'])}")
     if not isinstance(k.get("sections") or [], list):
         raise SchemaError(f"kinds.{name}.sections must be a list of section titles, not "
                           f"{_show(k['sections'])}")
@@ -219,7 +221,8 @@ def kind(name: str, k) -> dict:
             s = {"title": s}
         sections.append((s["title"], tuple(_names("", s.get("statuses"), "", one_string=False))))
     return dict(statuses=tuple(statuses), fields=dict(k.get("fields") or {}), sections=sections,
-                description=k.get("description", ""), color=k.get("color"), dir=k.get("dir") or name.lower())
+                description=k.get("description", ""), color=k.get("color"), dir=k.get("dir") or name.lower(),
+                open_statuses=bool(k.get("open_statuses", False)))
 
 
 def relations(raw: dict) -> dict:
@@ -366,7 +369,7 @@ def links(value) -> dict:
         raise SchemaError(f"links must be a mapping (resolve, case_sensitive, wikilink_order, markdown_links, "
                           f"mentions), not {_show(value)}")
     known = ("resolve", "case_sensitive", "wikilink_order", "markdown_links", "mentions", "markdown_extensionless",
-             "sigils")
+             "sigils", "same_folder")
     extra = sorted(str(k) for k in value if k not in known)
     if extra:
         raise SchemaError(f"links: unknown key(s) {', '.join(extra)} (known: {', '.join(known)})")
@@ -381,7 +384,7 @@ def links(value) -> dict:
         if len(set(r)) != len(r):
             raise SchemaError(f"links.resolve names a source twice: {_show(r)}")
         kw["resolve"] = tuple(r)
-    for key in ("case_sensitive", "markdown_links", "mentions", "markdown_extensionless"):
+    for key in ("case_sensitive", "markdown_links", "mentions", "markdown_extensionless", "same_folder"):
         if key in value:
             if not isinstance(value[key], bool):
                 raise SchemaError(f"links.{key} must be true or false, not {_show(value[key])}")
@@ -489,6 +492,41 @@ def line_breaks(raw: dict) -> bool:
     if not isinstance(lb, bool):
         raise SchemaError(f"line_breaks must be true or false, not {_show(lb)}")
     return lb
+
+
+def skip_dirs(raw: dict) -> tuple[str, ...] | None:
+    """``skip_dirs``: the folders a walk of the root leaves out when the
+    configuration does not say (a list of folder names or patterns)."""
+    value = raw.get("skip_dirs")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise SchemaError(f"skip_dirs must be a list of folder names or patterns, such as [\".*\", \"node_modules\"], "
+                          f"not {_show(value)}")
+    return tuple(v.strip().rstrip("/") for v in value)
+
+
+_CODE_RE = re.compile(r"^(?:ALL|RK[0-9]{0,3})$", re.I)
+
+
+def lint_defaults(raw: dict) -> tuple[tuple[str, ...], dict[str, str]]:
+    """``lint``: the rules a schema turns off (``ignore``) and the
+    severities it gives (``severity``), before the configuration's own."""
+    value = raw.get("lint")
+    if value is None:
+        return (), {}
+    if not isinstance(value, dict) or set(value) - {"ignore", "severity"}:
+        raise SchemaError(f"lint must be a mapping with ignore (a list of rule codes) and severity (code: level), "
+                          f"not {_show(value)}")
+    ignore = value.get("ignore") or []
+    if not isinstance(ignore, list) or not all(isinstance(c, str) and _CODE_RE.match(c) for c in ignore):
+        raise SchemaError(f"lint.ignore must be a list of rule codes or prefixes, such as [RK208], not {_show(ignore)}")
+    severity = value.get("severity") or {}
+    if not isinstance(severity, dict) or not all(isinstance(c, str) and _CODE_RE.match(c) for c in severity) \
+            or not all(v in ("error", "warning", "info") for v in severity.values()):
+        raise SchemaError(f"lint.severity must map rule codes to error, warning or info, such as {{RK305: info}}, "
+                          f"not {_show(severity)}")
+    return tuple(c.upper() for c in ignore), {c.upper(): v for c, v in severity.items()}
 
 
 def derive(value) -> tuple[list, list]:

@@ -55,7 +55,9 @@ def test_four_copies_are_all_named(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_link_ambiguous_among_thousands_of_notes(tmp_path, jobs):
-    (tmp_path / "recordkit.toml").write_text('root = "vault"\nschema = "preset:obsidian"\n')
+    # (same_folder off: each note's [[Note]] would be itself, in its own folder, as Obsidian opens it)
+    (tmp_path / "schema.yaml").write_text("extends: preset:obsidian\nlinks:\n  same_folder: false\n")
+    (tmp_path / "recordkit.toml").write_text('root = "vault"\nschema = "schema.yaml"\n')
     for i in range(2000):
         d = tmp_path / "vault" / f"d{i:04d}"
         d.mkdir(parents=True)

@@ -83,6 +83,7 @@ def _build_site(config, out, *, corpus, options, cancel, resident, state: BuildS
     site = make_site(data, pub.ids, opts.title)
     timings["gather"] = time.perf_counter() - t
     report = BuildReport(out_dir, records=len(pub.ids), excluded=len(pub.excluded),
+                         excluded_reasons=pub.reasons(), not_walked=list(getattr(config, "walk_notes", ())),
                          load_diagnostics=len(corpus.diagnostics),
                          unreadable=sum(1 for r in corpus.files if not r.ok))
     writer = SiteWriter(out_dir, old)

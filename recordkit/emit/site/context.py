@@ -33,6 +33,10 @@ class BuildReport:
     out: Path
     records: int = 0                 # published records (pages)
     excluded: int = 0
+    #: (why, how many) of the records kept out (``draft: true``, ``publish: false``, ...)
+    excluded_reasons: list = field(default_factory=list)
+    #: what the vault's tool settings kept out of the walk (its template folders, its trash)
+    not_walked: list = field(default_factory=list)
     written: list = field(default_factory=list)
     kept: int = 0
     removed: list = field(default_factory=list)
@@ -53,8 +57,14 @@ class BuildReport:
     def summary(self) -> str:
         return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "
                 f"{self.kept} unchanged, {len(self.removed)} removed, "
-                f"{self.excluded} record{'' if self.excluded == 1 else 's'} kept out; "
+                f"{self.excluded} record{'' if self.excluded == 1 else 's'} kept out{self._why()}; "
                 f"{self.seconds:.2f} s")
+
+    def _why(self) -> str:
+        why = ", ".join(f"{n} {why}" for why, n in self.excluded_reasons)
+        if self.not_walked:
+            why += ("; " if why else "") + "not read: " + ", ".join(self.not_walked)
+        return f" ({why})" if why else ""
 
 
 class Progress:

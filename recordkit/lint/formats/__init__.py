@@ -46,7 +46,8 @@ def render(name: str, diags, info: FormatInfo) -> str:
 
 def format_statistics(diags, rule_info, unsafe_fixes: bool = False) -> str:
     """``--statistics``: how many diagnostics of each rule, most first;
-    ``[*]`` marks a rule with a fix ``--fix`` would apply."""
+    ``[*]`` marks a rule with a fix ``--fix`` would apply; then, where links
+    to notes not written yet are info (a vault), the most-wanted notes."""
     counts: dict[str, int] = {}
     for d in diags:
         counts[d.code] = counts.get(d.code, 0) + 1
@@ -55,4 +56,6 @@ def format_statistics(diags, rule_info, unsafe_fixes: bool = False) -> str:
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         info = rule_info(code)
         lines.append(f"{n:6d}\t{code}\t{'[*]' if code in fixable else '   '}\t{info.get('name', '')}")
-    return "\n".join(lines)
+    from ..wanted import format_most_wanted
+    wanted = format_most_wanted(diags)      # a vault's links to notes not written yet (RK305 as info)
+    return "\n".join(lines + ([wanted] if wanted else []))

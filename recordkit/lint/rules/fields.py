@@ -395,6 +395,9 @@ def invalid_status(ctx, rec):
     A status that a `derive` rule on `status` reads (MADR's `superseded by
     [ADR-0008](0008-….md)`) is accepted when the words before its target
     name a status of the kind (`superseded by`, or `superseded`).
+    A kind whose schema says `open_statuses: true` (the MADR, Obsidian and
+    Foam presets: their statuses are the common ones, not all) gets it as
+    a warning.
 
     ## Why is this bad
     The lifecycle, the site's status badges and `promote` all read the
@@ -429,8 +432,13 @@ def invalid_status(ctx, rec):
     elif not exact and len(near) == 1:
         fix = _scalar_fix(rec, ("status",), near[0], f"status: {status} → {near[0]}", "unsafe")
     hint = f" (did you mean {near[0]}?)" if near else ""
-    return [ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for {a_or_an(kind.name)}{hint}",
-                     rec, rec.value_pos("status"), fix=fix)]
+    d = ctx.diag("RK204", f"status {shown(status)} is not one of {', '.join(cands)} for {a_or_an(kind.name)}{hint}",
+                 rec, rec.value_pos("status"), fix=fix)
+    if getattr(kind, "open_statuses", False):
+        # the kind's statuses are the common ones (`open_statuses: true`): a
+        # status of the log's own (`on hold`) is worth a look, not an error
+        d.severity = "warning"
+    return [d]
 
 
 def _derived_status(schema, status: str, statuses) -> bool:

@@ -59,10 +59,12 @@ def dangling_relation(ctx, rec):
             continue
         for t in targets:
             if t.id not in records and t.id != rec.id:
-                if t.text is not None and not target_resolution(ctx.corpus, rec, t).missing:
+                res = target_resolution(ctx.corpus, rec, t) if t.text is not None else None
+                if res is not None and not res.missing:
                     continue   # ambiguous: RK308 says which records it may mean
-                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} does not exist{_near(ctx, t.id, rec.id)}", rec, t.pos,
-                                    about=(t.id,)))
+                what = ("is outside the record root" if res is not None and res.by == "outside"
+                        else f"does not exist{_near(ctx, t.id, rec.id)}")
+                out.append(ctx.diag("RK301", f"`{rel}` target {t.id} {what}", rec, t.pos, about=(t.id,)))
     if ctx.schema.derive_patterns and rec.kind:
         out += _dangling_derived(ctx, rec)
     return out
@@ -73,19 +75,26 @@ def _dangling_derived(ctx, rec) -> list:
     [ADR-0009](0009-nope.md)``) that names no record: the edge was dropped
     with nothing said.  Only a written link (wikilink, Markdown link) is a
     target that must exist; plain words are left alone."""
-    from ...corpus.resolve import derived_refs, resolver_for
+    from ...corpus.resolve import NUMBER_REF_RE, derived_refs, resolver_for
     out = []
     resolver = None
+    by_number = "number" in ctx.schema.links.resolve
     for derive, i, _ref, target, form in derived_refs(rec, ctx.schema):
-        if form == "value":
+        numbered = form == "value" and by_number and NUMBER_REF_RE.match(target) is not None
+        if form == "value" and not numbered:
             continue
         if resolver is None:
             resolver = resolver_for(ctx.corpus)
         res = resolver.resolve(target, from_path=rec.relpath, form=form)
         if res.target is None and not res.ambiguous:
             pos = rec.value_pos(*((derive.field,) if i is None else (derive.field, i)))
-            out.append(ctx.diag("RK301", f"`{derive.relation}` target {target} (in `{derive.field}`) does not exist",
-                                rec, pos, about=(target,)))
+            d = ctx.diag("RK301", f"`{derive.relation}` target {target} (in `{derive.field}`) does not exist",
+                         rec, pos, about=(target,))
+            if numbered:
+                # MADR's template's own `superseded by ADR-0123`: words that
+                # name a decision by number, not a written link: a warning
+                d.severity = "warning"
+            out.append(d)
     return out
 
 
@@ -265,11 +274,18 @@ def dangling_mention(ctx, rec):
     (`![[journal.2020.*]]`: every note of a level), links into another
     vault (`[[dendron://other-vault/note]]`; one into the vault loaded
     names its note as any link does) and, with `links.sigils`, a `#tag` or
-    `@name` that has no note (`tags.tag`, `user.name`) of its own.
+    `@name` that has no note (`tags.tag`, `user.name`) of its own.  A link
+    whose path leaves the record root (`[[../../Other vault/Note]]`,
+    `[a](../../x.md)` with no file there) is said to be outside the record
+    root: nothing there is read (a Markdown link to a file that is there
+    is not reported), and it names no note of the root by its file name.
 
     ## Why is this bad
     A mention is a link on the site and an edge in the graph; one that names
-    nothing is a dead link, often a typo for the record that was meant.
+    nothing is a dead link, often a typo for the record that was meant.  In
+    an Obsidian vault a link to a note not written yet is how the vault
+    grows: the preset makes it info, and `lint --statistics` then names the
+    most-wanted notes (those the most notes link to).
 
     ## Example
     ```markdown
@@ -294,9 +310,15 @@ def dangling_mention(ctx, rec):
         if m.target not in records:
             if m.form == "tag":
                 continue   # a #tag or @name with no note of its own: a tag, a name (links.sigils)
-            if m.text is not None and not mention_resolution(ctx.corpus, rec, m).missing:
+            res = mention_resolution(ctx.corpus, rec, m) if m.text is not None else None
+            if res is not None and not res.missing:
                 continue   # ambiguous: RK308 says which records it may mean
-            if m.form == "markdown":
+            if res is not None and res.by == "outside":
+                # a path that leaves the root: nothing there is read (the
+                # file may well exist), so "does not exist" would be untrue
+                what = "link" if m.form == "markdown" else m.form
+                msg = f"{what} to {m.target}, which is outside the record root"
+            elif m.form == "markdown":
                 msg = f"link to {m.target}, which does not exist"
             else:
                 what = "mention" if m.form == "bare" else m.form
@@ -317,6 +339,9 @@ def ambiguous_link(ctx, rec):
     title or alias) it reports the link and lists the records it may mean.
     The keys a link is matched against, and in which order, are the
     schema's `links.resolve` (`id`, `path`, `stem`, `title`, `aliases`).
+    With `links.same_folder` (Obsidian), a name two notes share is the one
+    in the linking note's own folder when one is there, as Obsidian opens
+    it: that link is not ambiguous.
 
     ## Why is this bad
     recordkit cannot tell which record is meant, so the link is left out of
