@@ -252,7 +252,24 @@ def hugo_prepare(root: Path, work: Path) -> Path | None:
         return None
     shutil.copytree(theme, work, ignore=shutil.ignore_patterns("public", "resources", "README.md"))
     shutil.copytree(root, work / "content", ignore=shutil.ignore_patterns(".*"))
+    renamed = 0
+    for p in (work / "content").rglob("*.md"):
+        text = p.read_text(encoding="utf-8")
+        if not text.startswith("---"):
+            continue
+        end = text.find("\n---", 3)
+        head = _HUGO_RESERVED.sub(lambda m: "record_" + m.group(1) + ":", text[:end])
+        if head != text[:end]:
+            renamed += 1
+            p.write_text(head + text[end:], encoding="utf-8")
+    print(f"hugo: {renamed} records have front-matter keys Hugo reserves (url: a page's address, aliases: "
+          f"redirect pages), shown to Hugo as record_url and record_aliases")
     return work
+
+
+#: front-matter keys Hugo acts on (``url``: the page's address, which may
+#: not be absolute; ``aliases``: a redirect page each): renamed in Hugo's copy
+_HUGO_RESERVED = re.compile(r"^(url|aliases):", re.M)
 
 
 def hugo_build(site: Path) -> tuple[float, int, float]:
