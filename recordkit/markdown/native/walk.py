@@ -38,6 +38,39 @@ _ALIGN = {"Left": ' style="text-align:left"', "Center": ' style="text-align:cent
           "Right": ' style="text-align:right"'}
 
 
+#: Obsidian's highlight, ``==text==`` (no blank just inside either mark)
+_MARK = re.compile(r"==(?=[^\s=])([^=\n]*?[^\s=])==")
+
+
+def _marked(events):
+    """The events with each ``==text==`` of a text (not in code) as its
+    own ``MarkStart``, text, ``MarkEnd`` (asked only of a body with "==")."""
+    code = 0
+    for ev in events:
+        if ev.__class__ is dict:
+            text = ev.get("Text")
+            if text is not None and not code and "==" in text:
+                last = 0
+                for m in _MARK.finditer(text):
+                    if m.start() > last:
+                        yield {"Text": text[last:m.start()]}
+                    yield "MarkStart"
+                    yield {"Text": m.group(1)}
+                    yield "MarkEnd"
+                    last = m.end()
+                if last:
+                    if last < len(text):
+                        yield {"Text": text[last:]}
+                    continue
+            else:
+                s = ev.get("Start")
+                if s is not None and s.__class__ is dict and ("CodeBlock" in s or "Link" in s or "Image" in s):
+                    code += 1
+                elif ev.get("End") in ("CodeBlock", "Link", "Image"):
+                    code -= 1
+        yield ev
+
+
 def escape(s: str) -> str:
     """``&``, ``<``, ``>`` and ``"`` as entities (markdown-it's escapeHtml)."""
     if "&" in s:
@@ -158,8 +191,18 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
     fn_order: dict = {}         # footnote label -> [number, references]
     fn_defs: dict = {}
     saved = None                # the body's output while a footnote definition is written
-    for ev in _events(body, options=OPTIONS):
+    events = _events(body, options=OPTIONS)
+    for ev in (events if "==" not in body else _marked(events)):
         if ev.__class__ is str:
+            if ev == "MarkStart" or ev == "MarkEnd":
+                if capture is None:
+                    if para is None and stack and stack[-1][0] == "li":
+                        para = ["tight", len(out), stack[-1], 0, None, None]
+                        stack.append(para)
+                    ap("<mark>" if ev == "MarkStart" else "</mark>")
+                    if para is not None:
+                        para[4] = None
+                continue
             if ev == "SoftBreak" or ev == "HardBreak":
                 if capture is not None:
                     capture[3].append(" " if ev == "SoftBreak" else "\n")
@@ -183,6 +226,8 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
         text = ev.get("Text")
         if text is None:
             text = ev.get("InlineHtml")
+            if text is None:
+                text = ev.get("Html")       # (a block of raw HTML: escaped, as text)
         if text is not None:
             if capture is not None:
                 capture[3].append(text)
@@ -263,8 +308,9 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                     href = "mailto:" + href
                 if not safe_url(href):
                     # no link: its source as text, as markdown-it leaves it
-                    ap("[")
-                    stack.append(["nolink", len(out) - 1, escape(f"]({href})")])
+                    auto = lt in ("Autolink", "Email")
+                    ap("&lt;" if auto else "[")
+                    stack.append(["nolink", len(out) - 1, "&gt;" if auto else escape(f"]({href})")])
                 else:
                     open_, close = hooks.link(_normalize_link(href), arg["title"], env)
                     ap(open_)
