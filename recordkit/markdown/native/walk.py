@@ -464,9 +464,14 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 frame, capture = capture, capture[4]
                 code = "".join(frame[3])
                 if frame[0] == "html":
-                    ap("<p>" + escape(code.strip("\n")) + "</p>\n")
+                    # raw HTML is text: the block read again with its tags
+                    # as text (``&lt;``), its Markdown read as Markdown
+                    ap(_render(w, code.replace("<", "&lt;"), env))
                     after = None
-                elif frame[2] is None:
+                    continue
+                if code and code[-1] != "\n":
+                    code += "\n"           # (the last line of a body that ends without one)
+                if frame[2] is None:
                     ap(hooks.code_block(code, env))
                 else:
                     ap(hooks.fence(frame[2].strip(), code, env))
@@ -494,7 +499,7 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 after = frame
             elif kind == "FootnoteDefinition":
                 label = stack[0][2]
-                fn_defs.setdefault(label, ("".join(out), blocks))
+                fn_defs[label] = ("".join(out), blocks)     # (defined twice: the last, as markdown-it)
                 out, stack, after, blocks = saved
                 ap = out.append
                 saved = None
