@@ -99,11 +99,16 @@ def test_the_pass_is_linear_in_the_body():
     """A checklist of 25,000 items and a paragraph of 20,000 mentions take
     time in proportion to their size (no scan back over what was written)."""
     walk = Walk(ID_RE)
+
+    def took(body):         # the best of three (a busy machine slows one run, not all)
+        best = None
+        for _ in range(3):
+            t = time.perf_counter()
+            walk.render(body, {})
+            t = time.perf_counter() - t
+            best = t if best is None else min(best, t)
+        return best
+
     for unit in ("- [ ] item NOTE-001 ^b1\n", "NOTE-001 "):
-        t = time.perf_counter()
-        walk.render(unit * 2_500, {})
-        small = time.perf_counter() - t
-        t = time.perf_counter()
-        walk.render(unit * 25_000, {})
-        big = time.perf_counter() - t
+        small, big = took(unit * 2_500), took(unit * 25_000)
         assert big < 30 * small + 0.05, (unit, small, big)
