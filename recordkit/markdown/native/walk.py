@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import mdurl
 import pyromark
 
 from ..anchors import BLOCK_ID, FOOTNOTE_ID, Anchors, safe_url, slugify, wikilink_fragment
@@ -131,7 +132,8 @@ class Hooks:
 
 
 def _normalize_link(url: str) -> str:
-    import mdurl
+    """A link's URL percent-encoded where it must be (markdown-it's
+    normalizeLink, which the pages had)."""
     return mdurl.encode(url)
 
 
