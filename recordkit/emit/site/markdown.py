@@ -1,6 +1,8 @@
-"""A record's body as HTML: markdown-it-py with tables, footnotes, task
-lists, heading anchors, math as MathML and code highlighted by Pygments, all
-at build time.
+"""A record's body as HTML: the native engine (:mod:`recordkit.markdown.native`,
+pulldown-cmark's events walked once) with tables, footnotes, task lists,
+heading anchors, math as MathML and code highlighted by Pygments, all at
+build time; this module says what a mention, a link, an embed, an image
+and a code block become on the site (:class:`_SiteHooks`).
 
 What recordkit adds to CommonMark:
 
@@ -22,7 +24,7 @@ What recordkit adds to CommonMark:
   check results);
 * in a ``## Claims`` section, the table's strength cells are marked.
 
-Safety: raw HTML is escaped (``html=False``); only relative, ``#``,
+Safety: raw HTML is escaped (shown as text); only relative, ``#``,
 ``http(s):`` and ``mailto:`` URLs become links; images are never loaded
 (the site makes no request of its own) but shown as links; the math
 converter's output goes through an allow-list (:mod:`.mathml`).
@@ -54,7 +56,6 @@ EMBED_BUDGET = 1_000_000
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
 _CHECK_ID = re.compile(r"(?:^|\s)id=([\w.:\-]+)")
-STRENGTHS = ("strong", "moderate", "weak")
 
 #: A mention's target as the page sees it: ("link", url, kind[, id]) (``id``:
 #: the record a link by title, alias or path names), ("dangling",)

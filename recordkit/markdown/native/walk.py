@@ -15,7 +15,7 @@ import re
 import mdurl
 import pyromark
 
-from ..anchors import BLOCK_ID, FOOTNOTE_ID, Anchors, safe_url, slugify, wikilink_fragment
+from ..anchors import BLOCK_ID, Anchors, safe_url, slugify, wikilink_fragment
 from ..blocks import without_comments
 from ..links import wikilink_target
 
@@ -882,4 +882,4 @@ def block_lines(body: str, id_re: re.Pattern | None = None) -> tuple[list, dict]
     return heads, found
 
 
-__all__ = ["OPTIONS", "Hooks", "Walk", "anchors", "block_lines", "escape", "FOOTNOTE_ID"]
+__all__ = ["OPTIONS", "Hooks", "Walk", "anchors", "block_lines", "escape"]
