@@ -750,7 +750,8 @@ def _check_fragments(before, old: str, into: str) -> None:
     text (the first of two headings of one name wins; a block id twice is
     no block).  Refused, naming the link."""
     from ..common.textpos import Positions
-    from ..markdown.anchors import body_anchors, markdown_fragment, markdown_parser, wikilink_fragment
+    from ..markdown.anchors import markdown_fragment, wikilink_fragment
+    from ..markdown.native import anchors as body_anchors
     from ..markdown.links import markdown_destination
     dst = before.records[into]
     order = before.schema.links.wikilink_order
@@ -773,7 +774,7 @@ def _check_fragments(before, old: str, into: str) -> None:
             if not frag:
                 continue
             if anchors is None:
-                anchors = body_anchors(dst.body, markdown_parser(before.schema.mention_re, order))
+                anchors = body_anchors(dst.body, before.schema.mention_re)
             if anchors.has(frag):
                 raise AuthorError(f"{rec.relpath}:{m.line}: {written} would reach {into}'s own "
                                   f"{'block' if frag.startswith('^') else 'heading'} “{frag}” after the merge, "

@@ -142,21 +142,14 @@ class LintContext:
             v.sort(key=lambda s: s.line)
         return out
 
-    @cached_property
-    def markdown(self):
-        """markdown-it-py as the site parses a body (RK309): built on first
-        use, so a lint of a record whose links name no heading or block
-        never imports it."""
-        from ..markdown.anchors import markdown_parser
-        return markdown_parser(self.schema.mention_re, self.schema.links.wikilink_order)
-
     def anchors_of(self, rec: Record):
         """The headings and blocks of ``rec``'s body a link can name
-        (:func:`recordkit.markdown.anchors.body_anchors`), once a lint."""
+        (:func:`recordkit.markdown.native.anchors`: the engine the site
+        renders with, so the two cannot disagree), once a lint."""
         got = self.anchors.get(rec.path)
         if got is None:
-            from ..markdown.anchors import body_anchors
-            got = self.anchors[rec.path] = body_anchors(rec.body, self.markdown)
+            from ..markdown.native import anchors as body_anchors
+            got = self.anchors[rec.path] = body_anchors(rec.body, self.schema.mention_re)
         return got
 
     def near_id_hint(self, target: str, exclude: str | None = None) -> str:

@@ -8,16 +8,11 @@ Obsidian block id (a trailing ``^b1`` ending a paragraph or a list item's
 text, or a paragraph of the id alone after a table, a quote or a list) as
 ``id="^b1"``; it links to that anchor when the target has it, else to the
 page's top.  The lint's RK309 (missing-anchor) reports the links whose
-target has no such part.  Both ask :func:`body_anchors`, so they cannot
-disagree.
-
-The body is parsed with markdown-it-py configured as the site renders it
-(:func:`markdown_parser`: the same plugins, the same wikilink, mention,
-block-id and embed rules, in the same order), since what is a heading or a
-block depends on all of them: a ``^b1`` after a mention is no block id, an
-embed alone in its paragraph takes the paragraph's place (and its id).
-markdown-it is imported only when a body is parsed: a lint of a record
-whose links name no heading or block never imports it.
+target has no such part.  Both ask :func:`recordkit.markdown.native.anchors`
+(the engine the site renders with, in the same pass), so they cannot
+disagree; this module holds the pieces of that syntax the engine and the
+link readers share (slugs, fragments, Dendron's ranges, block ids, safe
+URLs) and :class:`Anchors`, the answer.
 """
 from __future__ import annotations
 
@@ -25,8 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from . import tasklists
-from .blocks import code_ranges, in_ranges, without_comments
+from .blocks import code_ranges, in_ranges
 from .links import MD_DEST_RE, MD_TEXT_BACK, wikilink_target
 
 SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
@@ -125,8 +119,8 @@ FOOTNOTE_ID = re.compile(r"fn(?:ref)?([0-9]+)(?::[0-9]+)?")
 
 def anchor(fragment: str) -> str:
     """The id a heading's text (or a block's ``^b1``) has on its page: the
-    first heading of that text gets its slug (see the site's headings
-    rule); a block keeps its ``^`` name (see :func:`blocks_rule`), and a
+    first heading of that text gets its slug (see the engine's walk,
+    :mod:`recordkit.markdown.native`); a block keeps its ``^`` name, and a
     footnote's id (``fn1``, ``fnref1:1``) is itself."""
     fragment = fragment.strip()
     if fragment.startswith("^") or FOOTNOTE_ID.fullmatch(fragment):
@@ -146,207 +140,18 @@ BLOCK_ID = re.compile(r"(?:^|[ \t])\^((?=[0-9-]*[A-Za-z])[A-Za-z0-9-]+)[ \t]*$")
 #: later one would start the same failed try over again)
 BLOCK_ID_LINE = re.compile(r"(?:^|(?<![ \t])[ \t]+)\^(?=[0-9-]*[A-Za-z])[A-Za-z0-9-]+[ \t]*$", re.M)
 
-#: a wikilink or embed as markdown-it's inline rule reads it (the inner
-#: text is group 1)
+#: a wikilink or embed as the link readers read it (the inner text is
+#: group 1)
 WIKI_ANY = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-
-
-# -- the markdown-it rules that shape the tokens --------------------------------
-
-def make_wikilink_rule(order: str = "target-first"):
-    """``[[target#heading|label]]``, ``[[target^block]]`` and the embed
-    ``![[target]]`` as one ``rk_wikilink`` token (``label|target`` when the
-    schema's ``links.wikilink_order`` is ``label-first``, as Dendron writes)."""
-    def wikilink(state, silent):
-        src, pos = state.src, state.pos
-        embed = src.startswith("![[", pos)
-        if not embed and not src.startswith("[[", pos):
-            return False
-        m = WIKI_ANY.match(src, pos + embed)
-        if not m:
-            return False
-        if not silent:
-            inner = m.group(1)
-            label = None
-            if "|" in inner:
-                a, b = inner.split("|", 1) if order != "label-first" else inner.rsplit("|", 1)
-                label = b if order != "label-first" else a
-            tok = state.push("rk_wikilink", "", 0)
-            tok.meta = {"id": wikilink_target(inner, order), "label": label, "embed": embed}
-            frag = wikilink_fragment(inner, order)
-            if frag:     # [[Note#Heading]], [[Note#^b1]], [[Note^b1]]: that heading or block
-                tok.meta["heading"] = frag
-            tok.content = src[pos:m.end()]
-        state.pos = m.end()
-        return True
-    return wikilink
-
-
-def make_mentions_rule(id_re: re.Pattern):
-    """Every bare id of ``id_re`` in a text token (outside links) becomes an
-    ``rk_mention`` token."""
-    from markdown_it.token import Token
-
-    def mentions(state):
-        for block in state.tokens:
-            if block.type != "inline" or not block.children:
-                continue
-            out = []
-            depth = 0
-            changed = False
-            for tok in block.children:
-                if tok.type == "link_open":
-                    depth += 1
-                elif tok.type == "link_close":
-                    depth -= 1
-                if tok.type != "text" or depth or "-" not in tok.content:
-                    out.append(tok)
-                    continue
-                text = tok.content
-                last = 0
-                for m in id_re.finditer(text):
-                    s = m.start()
-                    if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
-                        continue
-                    if s > last:
-                        t = Token("text", "", 0)
-                        t.content = text[last:s]
-                        out.append(t)
-                    t = Token("rk_mention", "", 0)
-                    t.meta = {"id": m.group(), "label": None}
-                    t.content = m.group()
-                    out.append(t)
-                    last = m.end()
-                if last == 0:
-                    out.append(tok)
-                    continue
-                changed = True
-                if last < len(text):
-                    t = Token("text", "", 0)
-                    t.content = text[last:]
-                    out.append(t)
-            if changed:
-                block.children = out
-    return mentions
-
-
-def blocks_rule(state):
-    """Obsidian's block ids: a ``^b1`` at the end of a paragraph (or of a
-    list item's text) is taken out of the text and becomes the block's
-    ``id="^b1"``, what ``[[Note#^b1]]`` links to; a paragraph of a block id
-    alone names the block before it (a table, a quote, a list).  In a body
-    shown inside another (an embed) the ids are left out: the page's own
-    are unique."""
-    toks = state.tokens
-    keep_ids = not state.env.get("docId")
-    seen = set()
-    drop = []
-    for i, tok in enumerate(toks):
-        if tok.type != "inline" or "^" not in tok.content or not tok.children:
-            continue
-        last = tok.children[-1]
-        if last.type != "text":
-            continue
-        m = BLOCK_ID.search(last.content)
-        if not m:
-            continue
-        if i == 0 or toks[i - 1].type != "paragraph_open":
-            continue        # a heading's or a table cell's text keeps it
-        bid = "^" + m.group(1)
-        last.content = last.content[:m.start()].rstrip(" \t")
-        target = toks[i - 1]
-        if not any(c.content for c in tok.children if c.type != "softbreak") and len(tok.children) == 1 \
-                and i >= 2 and toks[i - 2].type.endswith("_close"):
-            # a paragraph of the id alone: the block before it
-            close = toks[i - 2]
-            opener = close.type[:-6] + "_open"
-            depth = 0
-            for j in range(i - 3, -1, -1):
-                if toks[j].type == close.type:
-                    depth += 1
-                elif toks[j].type == opener:
-                    if depth == 0:
-                        drop.append(i - 1)
-                        target = toks[j]
-                        break
-                    depth -= 1
-        elif target.hidden and i >= 2 and toks[i - 2].type == "list_item_open":
-            target = toks[i - 2]        # a tight list's item: the id goes on the <li>
-        if keep_ids and bid not in seen:
-            seen.add(bid)
-            target.attrSet("id", bid)
-    for k in reversed(drop):            # paragraph_open, inline, paragraph_close
-        del toks[k:k + 3]
-
-
-def embeds_rule(state):
-    """A paragraph that holds only an embed (``![[ID]]``) becomes one
-    ``rk_embed`` block token (what the page shows in its place is up to the
-    renderer's ``embed`` function)."""
-    from markdown_it.token import Token
-    toks = state.tokens
-    i = 0
-    while i + 2 < len(toks):
-        if toks[i].type == "paragraph_open" and toks[i + 1].type == "inline" and toks[i + 2].type == "paragraph_close":
-            kids = [c for c in toks[i + 1].children or ()
-                    if c.type not in ("softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
-            if len(kids) == 1 and kids[0].type == "rk_wikilink" and kids[0].meta.get("embed"):
-                tok = Token("rk_embed", "div", 0)
-                tok.meta = dict(kids[0].meta)
-                tok.content = kids[0].content
-                tok.map = toks[i].map
-                tok.level = toks[i].level
-                tok.hidden = toks[i].hidden     # (a tight list's paragraph)
-                toks[i:i + 3] = [tok]
-        i += 1
-
-
-def markdown_parser(id_re: re.Pattern, order: str = "target-first", math_renderer=None):
-    """markdown-it-py as the site parses a body: CommonMark with tables,
-    strikethrough, footnotes, task lists and dollar math, raw HTML off,
-    ``safe_url`` links, and recordkit's wikilinks, mentions (``id_re``: the
-    schema's ``mention_re``), block ids and embeds.  ``order``: the schema's
-    ``links.wikilink_order``; ``math_renderer``: how dollar math renders
-    (the site's MathML; the default when None: it changes no token)."""
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    # raw HTML is escaped (html=False), so its two rules never match:
-    # off, they are not tried at every block and every "<"
-    md.disable(["html_block", "html_inline"])
-    md.use(footnote_plugin)
-    tasklists.use(md)                   # mdit_py_plugins' own is quadratic in the items
-    math = {} if math_renderer is None else {"renderer": math_renderer}
-    md.use(dollarmath_plugin, allow_digits=False, allow_space=False, double_inline=True, **math)
-    md.validateLink = safe_url
-    md.inline.ruler.before("link", "rk_wikilink", make_wikilink_rule(order))
-    md.core.ruler.push("rk_mentions", make_mentions_rule(id_re))
-    md.core.ruler.push("rk_blocks", blocks_rule)
-    md.core.ruler.push("rk_embeds", embeds_rule)
-    return md
 
 
 # -- what a body has -------------------------------------------------------------
 
-#: the inline tokens whose text makes a heading's id (as its page shows it:
-#: a link's label, an image's alt text, an entity's character, a
-#: footnote's reference are left out, as they were when the ids were made)
-HEADING_TEXT_TYPES = ("text", "code_inline", "rk_mention", "rk_wikilink", "math_inline")
-
-
-def heading_text(inline) -> str:
-    """The text of a heading's ``inline`` token its id is the slug of
-    (``## See [the paper](u)``: ``See ``; its source when no piece counts)."""
-    return "".join(c.content for c in (inline.children or []) if c.type in HEADING_TEXT_TYPES) \
-        or inline.content
-
-
 @dataclass(frozen=True, slots=True)
 class Anchors:
     """The headings and blocks of a body a link can name.  ``headings``:
-    each heading's text as its id is made of (:func:`heading_text`), in
+    each heading's text as its id is made of (its text, code, math and
+    wikilinks' source, as the engine's walk reads it), in
     order; ``blocks``: the block ids (``^b1``)."""
     headings: tuple[str, ...]
     blocks: frozenset[str]
@@ -386,38 +191,6 @@ class Anchors:
         if m and 1 <= int(m.group(1)) <= self.footnotes:
             return True         # a footnote (a hand-written link to it)
         return slugify(fragment) in self._slugs
-
-
-def anchors_of(tokens, body: str) -> Anchors:
-    """The :class:`Anchors` of ``body`` from its tokens (parsed by
-    :func:`markdown_parser` with an empty environment)."""
-    heads = []
-    blocks = set()
-    notes = 0
-    for i, tok in enumerate(tokens):
-        if tok.map is None:
-            if tok.type == "footnote_open":
-                notes += 1
-            continue
-        if tok.type == "heading_open":
-            heads.append(heading_text(tokens[i + 1]))
-        else:
-            bid = tok.attrGet("id")
-            # (an id the body does not spell out, ``&#94;b1``, is no block
-            # a link finds: the site looks for the id's text first)
-            if bid is not None and bid.startswith("^") and bid in body:
-                blocks.add(bid)
-    return Anchors(tuple(heads), frozenset(blocks), frozenset(slugify(h) for h in heads), notes)
-
-
-def body_anchors(body: str, md) -> Anchors:
-    """The headings and blocks of ``body`` a link can name, parsed by
-    ``md`` (:func:`markdown_parser`, or the site's renderer's parser),
-    its HTML comments left out as the site leaves them out (a heading in
-    one is on no page)."""
-    if "<!--" in body:
-        body = without_comments(body)
-    return anchors_of(md.parse(body, {}), body)
 
 
 def same_page_links(body: str, code: list | None, order: str = "target-first") -> list[tuple[int, int, str]]:

@@ -1,4 +1,5 @@
-"""The hand-written mention scanner agrees with markdown-it-py's parse:
+"""The hand-written mention scanner agrees with markdown-it-py's parse and
+with the site's engine (recordkit.markdown.native):
 ids in code (fenced, indented, spans) and HTML comments do not count, ids in
 text, lists and headings do."""
 import re
@@ -86,6 +87,53 @@ def test_scanner_agrees_with_markdown_it(blocks):
     body = "\n\n".join(blocks) + "\n"
     got = Counter(m.target for m in scan_mentions(body, SCHEMA.mention_re))
     assert got == reference(body), body
+
+
+def engine_reference(body: str) -> Counter:
+    """Ids the site's engine (pulldown-cmark's events, as recordkit.markdown.native
+    reads them) sees in text: not in code nor raw HTML (a comment), not the
+    address an autolink shows; a wikilink's target."""
+    import pyromark
+    from recordkit.markdown.native import OPTIONS
+    out = Counter()
+    code = auto = wiki = 0
+    for ev in pyromark.events(body, options=OPTIONS):
+        if ev.__class__ is not dict:
+            continue
+        start, end = ev.get("Start"), ev.get("End")
+        if start is not None and start.__class__ is dict:
+            if "CodeBlock" in start:
+                code += 1
+            for k in ("Link", "Image"):
+                if k in start:
+                    lt = start[k]["link_type"]
+                    if lt.__class__ is dict:            # a wikilink: its target
+                        wiki += 1
+                        out.update(ID_RE.findall(start[k]["dest_url"]))
+                    elif lt in ("Autolink", "Email"):
+                        auto += 1
+        elif end in ("CodeBlock",):
+            code -= 1
+        elif end in ("Link", "Image"):
+            if wiki:
+                wiki -= 1
+            elif auto:
+                auto -= 1
+        elif ev.get("Text") is not None and not (code or auto or wiki):
+            out.update(ID_RE.findall(ev["Text"]))
+    return out
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.lists(block(), min_size=1, max_size=8))
+def test_scanner_agrees_with_the_sites_engine(blocks):
+    """What the lint reads as a mention (the hand-written scanner: code and
+    comments left out) is what the site's engine reads as text: the two
+    never disagree on what is code."""
+    body = "\n\n".join(blocks) + "\n"
+    got = Counter(m.target for m in scan_mentions(body, SCHEMA.mention_re))
+    assert got == engine_reference(body), body
 
 
 def test_positions_are_those_of_the_token():

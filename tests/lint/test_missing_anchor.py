@@ -199,13 +199,14 @@ def test_vault_links_markdown_links_and_label_first(tmp_path):
 
 def test_a_record_without_such_links_never_parses_a_body(tmp_path):
     """A lint of a record whose links name no heading or block does not
-    import markdown-it (RK309 reads each file's bytes once, for ``[[…#``)."""
+    import the Markdown engine (pyromark; RK309 reads each file's bytes
+    once, for ``[[…#``)."""
     code = ("import sys, recordkit\n"
             "from recordkit.config import load_config\n"
             "from recordkit.lint import lint\n"
             "c = load_config(sys.argv[1])\n"
             "res = lint(recordkit.load(c.root, config=c, jobs=1), select=['RK309'])\n"
-            "print(len(res.diagnostics), 'markdown_it' in sys.modules)\n")
+            "print(len(res.diagnostics), 'pyromark' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "False"]
     write(tmp_path, "records/lit/LIT-001.md", TARGET)

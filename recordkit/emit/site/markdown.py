@@ -1,6 +1,8 @@
-"""A record's body as HTML: markdown-it-py with tables, footnotes, task
-lists, heading anchors, math as MathML and code highlighted by Pygments, all
-at build time.
+"""A record's body as HTML: the native engine (:mod:`recordkit.markdown.native`,
+pulldown-cmark's events walked once) with tables, footnotes, task lists,
+heading anchors, math as MathML and code highlighted by Pygments, all at
+build time; this module says what a mention, a link, an embed, an image
+and a code block become on the site (:class:`_SiteHooks`).
 
 What recordkit adds to CommonMark:
 
@@ -22,7 +24,7 @@ What recordkit adds to CommonMark:
   check results);
 * in a ``## Claims`` section, the table's strength cells are marked.
 
-Safety: raw HTML is escaped (``html=False``); only relative, ``#``,
+Safety: raw HTML is escaped (shown as text); only relative, ``#``,
 ``http(s):`` and ``mailto:`` URLs become links; images are never loaded
 (the site makes no request of its own) but shown as links; the math
 converter's output goes through an allow-list (:mod:`.mathml`).
@@ -35,15 +37,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from markdown_it.common.utils import escapeHtml
-
 # the parse (what is a heading, a block id, a wikilink, an embed) is the
 # corpus's, shared with the lint's RK309; the site adds how it renders
 from ...markdown.anchors import BLOCK_ID_LINE as _BLOCK_ID_LINE
 from ...markdown.anchors import SAFE_SCHEME as _SAFE_SCHEME
 from ...markdown.anchors import WIKI_ANY as _WIKI_ANY
-from ...markdown.anchors import (anchor, body_anchors, heading_text, link_anchor, markdown_fragment, markdown_parser,
-                                range_parts, slugify)
+from ...markdown.anchors import Anchors, anchor, link_anchor, markdown_fragment, range_parts, slugify
+from ...markdown.native import Hooks, Walk, block_lines
+from ...markdown.native import anchors as body_anchors
+from ...markdown.native import escape as escapeHtml
 from ...corpus.resolve import xvault_parts
 from ...markdown.links import is_attachment, is_pattern, markdown_target, wikilink_target
 from .mathml import tex_to_mathml
@@ -54,7 +56,6 @@ EMBED_BUDGET = 1_000_000
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+?)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _CHECK_INFO = re.compile(r"^python\s+check\b(.*)$")
 _CHECK_ID = re.compile(r"(?:^|\s)id=([\w.:\-]+)")
-STRENGTHS = ("strong", "moderate", "weak")
 
 #: A mention's target as the page sees it: ("link", url, kind[, id]) (``id``:
 #: the record a link by title, alias or path names), ("dangling",)
@@ -122,158 +123,168 @@ def pygments_css() -> str:
             "@media screen and (prefers-color-scheme: dark) {\n" + system + "\n}\n")
 
 
-# -- the site's own markdown-it rules (the parse's are in markdown.anchors) -------
-
 _HEADING_ID = re.compile(r'<(h[1-6]) id="[^"<>]*">')
-
-
-def _headings_rule(state):
-    """Unique anchors on every heading, and the list of them for a table of contents."""
-    seen: dict = {}
-    heads = state.env.setdefault("rk_headings", [])
-    toks = state.tokens
-    for i, tok in enumerate(toks):
-        if tok.type != "heading_open":
-            continue
-        inline = toks[i + 1]
-        text = heading_text(inline)
-        base = slugify(text)
-        slug = base
-        n = seen.get(base, 0)
-        while slug in seen:
-            n += 1
-            slug = f"{base}-{n}"
-        seen[base] = n
-        seen[slug] = 0
-        tok.attrSet("id", slug)
-        heads.append((int(tok.tag[1]), text, slug))
-
-
-_CALLOUT = re.compile(r"\[!([A-Za-z][\w-]*)\]([+-]?)[ \t]*")
-#: Obsidian's callout types and the tone each shows in (the rest: a note's)
-_CALLOUT_TONES = {"tip": "ok", "hint": "ok", "important": "ok", "success": "ok", "check": "ok", "done": "ok",
-                  "warning": "warn", "caution": "warn", "attention": "warn", "question": "warn", "help": "warn",
-                  "faq": "warn", "failure": "bad", "fail": "bad", "missing": "bad", "danger": "bad",
-                  "error": "bad", "bug": "bad"}
-
-
-def _callouts_rule(state):
-    """Obsidian's callouts: a quote whose first line is ``[!type] Title``
-    is a box of that type with the title (the type's name when none) over
-    the rest; the marker itself is not shown (it was, as text).  A
-    foldable one (``[!faq]-`` folded, ``[!faq]+`` open) is a ``<details>``
-    whose ``<summary>`` is the title."""
-    from markdown_it.token import Token
-    toks = state.tokens
-    i = 0
-    while i < len(toks) - 2:
-        tok = toks[i]
-        if tok.type != "blockquote_open" or toks[i + 1].type != "paragraph_open" or toks[i + 2].type != "inline":
-            i += 1
-            continue
-        inline = toks[i + 2]
-        kids = inline.children or []
-        m = _CALLOUT.match(kids[0].content) if kids and kids[0].type == "text" else None
-        if m is None:
-            i += 1
-            continue
-        kind = m.group(1).lower()
-        fold = m.group(2)
-        tok.attrSet("class", f"rk-callout rk-callout-{_CALLOUT_TONES.get(kind, 'note')}")
-        tok.attrSet("data-callout", kind)
-        if fold:
-            # ``[!note]-`` folded, ``[!note]+`` unfolded: a <details> the
-            # reader opens and closes, its title the <summary> (no script)
-            tok.tag = "details"
-            if fold == "+":
-                tok.attrSet("open", "")
-            level = tok.level
-            for close in toks[i + 1:]:
-                if close.type == "blockquote_close" and close.level == level:
-                    close.tag = "details"
-                    break
-        first = kids[0]
-        first.content = first.content[m.end():]
-        k = next((j for j, c in enumerate(kids) if c.type in ("softbreak", "hardbreak")), len(kids))
-        title_kids, rest = kids[:k], kids[k + 1:]
-        if not "".join(c.content for c in title_kids).strip():
-            t = Token("text", "", 0)
-            t.content = m.group(1).capitalize()      # (as Obsidian titles a callout without one)
-            title_kids = [t]
-        p_open = Token("paragraph_open", "summary" if fold else "p", 1)
-        p_open.attrSet("class", "rk-callout-title")
-        title = Token("inline", "", 0)
-        title.children = title_kids
-        title.content = "".join(c.content for c in title_kids)
-        p_close = Token("paragraph_close", "summary" if fold else "p", -1)
-        p_open.block = p_close.block = True
-        if rest:
-            inline.children = rest
-            inline.content = "".join(c.content for c in rest)
-            toks[i + 1:i + 1] = [p_open, title, p_close]
-        else:
-            toks[i + 1:i + 4] = [p_open, title, p_close]      # the title was the whole paragraph
-        i += 4
-
-
-def _claims_rule(state):
-    """Mark the strength cells of the table under a ``Claims`` heading."""
-    toks = state.tokens
-    n = len(toks)
-    i = 0
-    while i < n:
-        tok = toks[i]
-        if tok.type == "heading_open" and toks[i + 1].content.strip().lower() == "claims":
-            level = tok.tag
-            j = i + 3
-            while j < n and not (toks[j].type == "heading_open" and toks[j].tag <= level):
-                if toks[j].type == "table_open":
-                    _mark_table(toks, j)
-                    break
-                j += 1
-            i = j
-        i += 1
-
-
-def _mark_table(toks, start):
-    col = None
-    c = -1
-    i = start
-    while toks[i].type != "table_close":
-        t = toks[i]
-        if t.type == "tr_open":
-            c = -1
-        elif t.type in ("th_open", "td_open"):
-            c += 1
-            content = toks[i + 1].content.strip().lower()
-            if t.type == "th_open":
-                if content == "strength":
-                    col = c
-                    t.attrJoin("class", "rk-strength-col")
-            elif c == col:
-                word = content.strip("* _")
-                t.attrJoin("class", "rk-strength")
-                if word in STRENGTHS:
-                    t.attrJoin("class", f"rk-s-{word}")
-        i += 1
-    toks[start].attrJoin("class", "rk-claims")
-
-
-def _as_span(tokens, idx: int) -> None:
-    """The link that opens at ``tokens[idx]`` as a ``<span>`` (its text
-    kept, no link): the caller sets its attributes."""
-    level = tokens[idx].level
-    for close in tokens[idx + 1:]:
-        if close.type == "link_close" and close.level == level:
-            close.tag = "span"
-            break
-    tokens[idx].tag = "span"
-
-
 #: an embed's size (``![[figure.png|200]]``, ``|200x100``), not its name
 _SIZE_RE = re.compile(r"\d+(?:x\d+)?")
 #: a URL with a scheme (``https:``, ``data:``): not a file of the vault
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+class _SiteHooks(Hooks):
+    """What a mention, a link, an embed, an image and a code block become
+    on a page of the site (the walk asks; the renderer resolves)."""
+
+    def __init__(self, renderer: "BodyRenderer"):
+        self.r = renderer
+
+    def mention(self, rid, label, heading, embed, raw, env):
+        r = self.r
+        xvault = xvault_parts(rid)      # [[dendron://vault/note]]: shown as the note's name
+        text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
+        if is_attachment(rid):
+            # a figure or file of the vault: not published, named as text
+            # (an embed's ``|200`` or ``|200x100`` is its size, not a name)
+            if label and _SIZE_RE.fullmatch(label.strip()):
+                text = escapeHtml(rid)
+            return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
+        if is_pattern(rid):
+            # Dendron's ![[journal.2020.*]]: every note of a level, no one page
+            return f'<span class="rk-pattern" title="the notes {escapeHtml(rid)}">{text}</span>'
+        fragment = heading
+        if not rid and fragment:         # [[#Heading]]: on this page
+            return r._same_page(fragment, label, env)
+        if rid[:1] == "." and rid.startswith(("./", "../")) and r.resolve_link is not None:
+            rid = r.resolve_link(rid, env.get("rk_from")) or rid     # [[../Areas/Goal]]: from this file
+        target = r.resolve(rid)
+        if target[0] == "link":
+            rid = target[3] if len(target) > 3 else rid
+            env.setdefault("rk_links", set()).add(rid)
+            cls = " rk-embed" if embed else ""
+            if fragment and r.has_anchor is not None and not r.has_anchor(rid, fragment):
+                fragment = None
+            fragment = link_anchor(fragment) if fragment else None     # (a Dendron range: its start)
+            href = r.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
+            return (f'<a class="rk-ref{cls} k-{escapeHtml(target[2] or "")}" '
+                    f'href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>')
+        if target[0] == "dangling" and xvault:
+            # a note of another Dendron vault (or none of this one: RK305
+            # says which): not on this site, named as text
+            return (f'<span class="rk-external" title="{escapeHtml(rid)}: not on this site">'
+                    f'{text}</span>')
+        if target[0] == "dangling":
+            return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
+                    f'{text}</span>')
+        return text   # kept out of the site: plain text, nothing more
+
+    def embed(self, meta, env):
+        """An embed alone in its paragraph: the embedded record's body (or a
+        section of it) rendered in a box under a link to it; a link as
+        anywhere else when there is nothing to show (no ``embed`` function,
+        an embed inside an embedded body, a record kept out or missing, a
+        heading it does not have): then None."""
+        r = self.r
+        rid = meta["id"]
+        target = r.resolve(rid) if not is_attachment(rid) else ("attachment",)
+        if r.embed is None or r._embedding or target[0] != "link":
+            return None
+        rid = target[3] if len(target) > 3 else rid
+        shown = r.embed(rid, meta.get("heading"))
+        if shown is None or shown[2] == env.get("rk_from"):
+            return None         # (a record embedding itself: a link)
+        # a page shows at most EMBED_BUDGET characters of embedded text:
+        # the embeds past it are links (a note embedding a 200 KB note
+        # 2,000 times made a 375 MB page)
+        used = env.get("rk_embed_chars", 0)
+        if used + len(shown[1]) > EMBED_BUDGET:
+            return None
+        env["rk_embed_chars"] = used + len(shown[1])
+        title, text, path = shown
+        # the embed's footnotes get ids of their own (fn-e1-1, …): the
+        # page's own footnotes are fn1, …, and a second embed's fn-e2-1
+        n = env["rk_embeds"] = env.get("rk_embeds", 0) + 1
+        r._embedding = True
+        try:
+            # its links read against its own file, its [[#Heading]] links to its own page
+            rendered = r.render(text, path, doc_id=f"e{n}", self_link=(rid, r.prefix + target[1]))
+        finally:
+            r._embedding = False
+        # the embedded headings keep no ids: the page's own are unique
+        inner = _HEADING_ID.sub(r"<\1>", rendered.html)
+        if rendered.checks:      # its check blocks get their verdicts on this page too
+            env.setdefault("rk_checks", []).extend(rendered.checks)
+        env.setdefault("rk_links", set()).add(rid)
+        heading = meta.get("heading")
+        return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
+                f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(r.prefix + target[1])}" '
+                f'data-id="{escapeHtml(rid)}">{escapeHtml(rid)}</a>: {escapeHtml(title)}'
+                + (f' § {escapeHtml(_heading_shown(heading))}' if heading and not heading.startswith("^") else "") +
+                f'</p>\n<div class="rk-embed-body">\n{inner}</div>\n</div>\n')
+
+    def fence(self, info, code, env):
+        lang = info.split(None, 1)[0] if info else ""
+        cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
+        pre = f'<pre class="rk-code"><code{cls}>{highlight(code, lang)}</code></pre>\n'
+        m = _CHECK_INFO.match(info)
+        if m:
+            idm = _CHECK_ID.search(m.group(1))
+            if idm:
+                cid = idm.group(1)
+                env.setdefault("rk_checks", []).append(cid)
+                return (f'<div class="rk-checkblock" data-check="{escapeHtml(cid)}">'
+                        f'<!--rk-check:{cid}-->\n{pre}</div>\n')
+        return pre
+
+    def code_block(self, code, env):
+        return f'<pre class="rk-code"><code>{escapeHtml(code)}</code></pre>\n'
+
+    def math(self, tex, display):
+        return tex_to_mathml(tex, display)
+
+    def image(self, src, alt, title, env):
+        alt = alt or src
+        if not _SCHEME_RE.match(src):
+            # a file of the vault (attachments/figure.png): the site does not
+            # publish it, so a link to it would go nowhere
+            return (f'<span class="rk-attachment" title="attachment, not published: {escapeHtml(src)}">'
+                    f'image: {escapeHtml(alt)}</span>')
+        return (f'<a class="rk-image" href="{escapeHtml(src)}" rel="noopener noreferrer">'
+                f'image: {escapeHtml(alt)}</a>')
+
+    def link(self, href, title, env):
+        r = self.r
+        t = f' title="{escapeHtml(title)}"' if title else ""
+        path = None
+        if r.resolve_file is not None and (r.extensionless or ".md" in href.lower()):
+            path = markdown_target(href, r.extensionless)
+        if path is not None:
+            # a link to a record's file becomes a link to its page; to a file
+            # that is no published record, plain text (the site has no such file)
+            rid = r.resolve_file(path, env.get("rk_from"))
+            target = r.resolve(rid) if rid is not None else ("dangling",)
+            if target[0] == "link":
+                rid = target[3] if len(target) > 3 else rid
+                env.setdefault("rk_links", set()).add(rid)
+                # ``other.md#a-heading``: to that heading when the page has it
+                fragment = markdown_fragment(href)
+                if fragment and r.has_anchor is not None and not r.has_anchor(rid, fragment):
+                    fragment = None
+                url = r.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
+                return (f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(url)}" '
+                        f'data-id="{escapeHtml(rid)}">', "</a>")
+            if target[0] == "dangling":
+                return f'<span class="rk-dangling" title="{escapeHtml(f"No record at {path}")}">', "</span>"
+            return "<span>", "</span>"
+        fragment = markdown_fragment(href) if href.startswith("#") else None
+        if fragment:
+            # ``[text](#a-heading)``: this body's heading, as ``[[#…]]`` is
+            to, other = r._same_page_target(fragment, env)
+            if to is None:          # (other: why not)
+                return f'<span class="rk-dangling" title="{escapeHtml(other)}">', "</span>"
+            data = f' data-id="{escapeHtml(other)}"' if other else ""
+            return f'<a class="rk-ref" href="{escapeHtml(to)}"{data}>', "</a>"
+        if _SAFE_SCHEME.match(href):
+            return f'<a href="{escapeHtml(href)}"{t} rel="noopener noreferrer" class="rk-external">', "</a>"
+        return f'<a href="{escapeHtml(href)}"{t}>', "</a>"
 
 
 class BodyRenderer:
@@ -308,188 +319,14 @@ class BodyRenderer:
         #: target names, read from the linking file (a relative path,
         #: ``[[../Areas/Goal]]``); None: such links are not resolved
         self.resolve_link = resolve_link
-        # the corpus's parse (tables, footnotes, math, wikilinks, mentions,
-        # block ids, embeds: markdown.anchors), then the site's own rules
-        md = markdown_parser(id_re, wikilink_order, math_renderer=lambda content, opts:
-                             tex_to_mathml(content, bool(opts.get("display_mode"))))
-        md.add_render_rule("math_inline_double", lambda renderer, tokens, idx, options, env:
-                           '<span class="math display">%s</span>' % tex_to_mathml(tokens[idx].content, True))
-        if line_breaks:     # (the schema's line_breaks: a single line break is a <br>)
-            md.options["breaks"] = True
-        md.core.ruler.push("rk_headings", _headings_rule)
-        md.core.ruler.push("rk_claims", _claims_rule)
-        md.core.ruler.push("rk_callouts", _callouts_rule)
-        for name, method in (("rk_wikilink", self._render_mention), ("rk_mention", self._render_mention),
-                             ("fence", self._render_fence), ("code_block", self._render_code_block),
-                             ("image", self._render_image), ("link_open", self._render_link_open),
-                             ("rk_embed", self._render_embed)):
-            # markdown-it binds a rule to its renderer: a plain function gets it first
-            md.add_render_rule(name, lambda renderer, tokens, idx, options, env, m=method:
-                               m(renderer, tokens, idx, options, env))
-        self.md = md
+        # the native engine's one pass (recordkit.markdown.native), with
+        # the site's answers to what a mention, link or embed becomes
+        self.walk = Walk(id_re, wikilink_order, _SiteHooks(self), line_breaks=line_breaks)
 
-    # -- render rules (the renderer comes first) --
-    def _render_mention(self, renderer, tokens, idx, options, env):
-        tok = tokens[idx]
-        rid = tok.meta["id"]
-        label = tok.meta.get("label")
-        xvault = xvault_parts(rid)      # [[dendron://vault/note]]: shown as the note's name
-        text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
-        if is_attachment(rid):
-            # a figure or file of the vault: not published, named as text
-            # (an embed's ``|200`` or ``|200x100`` is its size, not a name)
-            if label and _SIZE_RE.fullmatch(label.strip()):
-                text = escapeHtml(rid)
-            return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
-        if is_pattern(rid):
-            # Dendron's ![[journal.2020.*]]: every note of a level, no one page
-            return f'<span class="rk-pattern" title="the notes {escapeHtml(rid)}">{text}</span>'
-        fragment = tok.meta.get("heading")
-        if not rid and fragment:         # [[#Heading]]: on this page
-            return self._same_page(fragment, label, env)
-        if rid[:1] == "." and rid.startswith(("./", "../")) and self.resolve_link is not None:
-            rid = self.resolve_link(rid, env.get("rk_from")) or rid     # [[../Areas/Goal]]: from this file
-        target = self.resolve(rid)
-        if target[0] == "link":
-            rid = target[3] if len(target) > 3 else rid
-            env.setdefault("rk_links", set()).add(rid)
-            embed = " rk-embed" if tok.meta.get("embed") else ""
-            if fragment and self.has_anchor is not None and not self.has_anchor(rid, fragment):
-                fragment = None
-            fragment = link_anchor(fragment) if fragment else None     # (a Dendron range: its start)
-            href = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
-            return (f'<a class="rk-ref{embed} k-{escapeHtml(target[2] or "")}" '
-                    f'href="{escapeHtml(href)}" data-id="{escapeHtml(rid)}">{text}</a>')
-        if target[0] == "dangling" and xvault:
-            # a note of another Dendron vault (or none of this one: RK305
-            # says which): not on this site, named as text
-            return (f'<span class="rk-external" title="{escapeHtml(rid)}: not on this site">'
-                    f'{text}</span>')
-        if target[0] == "dangling":
-            return (f'<span class="rk-dangling" title="No record {escapeHtml(rid)} in this record">'
-                    f'{text}</span>')
-        return text   # kept out of the site: plain text, nothing more
-
-    def _render_embed(self, renderer, tokens, idx, options, env):
-        """An embed alone in its paragraph: the embedded record's body (or a
-        section of it) rendered in a box under a link to it; a link as
-        anywhere else when there is nothing to show (no ``embed`` function,
-        an embed inside an embedded body, a record kept out or missing, a
-        heading it does not have)."""
-        tok = tokens[idx]
-        rid = tok.meta["id"]
-        target = self.resolve(rid) if not is_attachment(rid) else ("attachment",)
-        shown = None
-        if self.embed is not None and not self._embedding and target[0] == "link":
-            rid = target[3] if len(target) > 3 else rid
-            shown = self.embed(rid, tok.meta.get("heading"))
-            if shown is not None and shown[2] == env.get("rk_from"):
-                shown = None        # a record embedding itself: a link
-            if shown is not None:
-                # a page shows at most EMBED_BUDGET characters of embedded
-                # text: the embeds past it are links (a note embedding a
-                # 200 KB note 2,000 times made a 375 MB page)
-                used = env.get("rk_embed_chars", 0)
-                if used + len(shown[1]) > EMBED_BUDGET:
-                    shown = None
-                else:
-                    env["rk_embed_chars"] = used + len(shown[1])
-        if shown is None:
-            link = self._render_mention(renderer, tokens, idx, options, env)
-            return link if tok.hidden else f"<p>{link}</p>\n"
-        title, text, path = shown
-        # the embed's footnotes get ids of their own (fn-e1-1, …): the
-        # page's own footnotes are fn1, …, and a second embed's fn-e2-1
-        n = env["rk_embeds"] = env.get("rk_embeds", 0) + 1
-        self._embedding = True
-        try:
-            # its links read against its own file, its [[#Heading]] links to its own page
-            rendered = self.render(text, path, doc_id=f"e{n}", self_link=(rid, self.prefix + target[1]))
-        finally:
-            self._embedding = False
-        # the embedded headings keep no ids: the page's own are unique
-        inner = _HEADING_ID.sub(r"<\1>", rendered.html)
-        if rendered.checks:      # its check blocks get their verdicts on this page too
-            env.setdefault("rk_checks", []).extend(rendered.checks)
-        env.setdefault("rk_links", set()).add(rid)
-        heading = tok.meta.get("heading")
-        return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
-                f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(self.prefix + target[1])}" '
-                f'data-id="{escapeHtml(rid)}">{escapeHtml(rid)}</a>: {escapeHtml(title)}'
-                + (f' § {escapeHtml(_heading_shown(heading))}' if heading and not heading.startswith("^") else "") +
-                f'</p>\n<div class="rk-embed-body">\n{inner}</div>\n</div>\n')
-
-    def _render_fence(self, renderer, tokens, idx, options, env):
-        tok = tokens[idx]
-        info = tok.info.strip()
-        lang = info.split(None, 1)[0] if info else ""
-        code = highlight(tok.content, lang)
-        cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
-        pre = f'<pre class="rk-code"><code{cls}>{code}</code></pre>\n'
-        m = _CHECK_INFO.match(info)
-        if m:
-            idm = _CHECK_ID.search(m.group(1))
-            if idm:
-                cid = idm.group(1)
-                env.setdefault("rk_checks", []).append(cid)
-                return (f'<div class="rk-checkblock" data-check="{escapeHtml(cid)}">'
-                        f'<!--rk-check:{cid}-->\n{pre}</div>\n')
-        return pre
-
-    def _render_code_block(self, renderer, tokens, idx, options, env):
-        return f'<pre class="rk-code"><code>{escapeHtml(tokens[idx].content)}</code></pre>\n'
-
-    def _render_image(self, renderer, tokens, idx, options, env):
-        tok = tokens[idx]
-        src = tok.attrGet("src") or ""
-        alt = renderer.renderInlineAsText(tok.children or [], options, env) or src
-        if not _SCHEME_RE.match(src):
-            # a file of the vault (attachments/figure.png): the site does not
-            # publish it, so a link to it would go nowhere
-            return (f'<span class="rk-attachment" title="attachment, not published: {escapeHtml(src)}">'
-                    f'image: {escapeHtml(alt)}</span>')
-        return (f'<a class="rk-image" href="{escapeHtml(src)}" rel="noopener noreferrer">'
-                f'image: {escapeHtml(alt)}</a>')
-
-    def _render_link_open(self, renderer, tokens, idx, options, env):
-        tok = tokens[idx]
-        href = tok.attrGet("href") or ""
-        path = None
-        if self.resolve_file is not None and (self.extensionless or ".md" in href.lower()):
-            path = markdown_target(href, self.extensionless)
-        if path is not None:
-            # a link to a record's file becomes a link to its page; to a file
-            # that is no published record, plain text (the site has no such file)
-            rid = self.resolve_file(path, env.get("rk_from"))
-            target = self.resolve(rid) if rid is not None else ("dangling",)
-            if target[0] == "link":
-                rid = target[3] if len(target) > 3 else rid
-                env.setdefault("rk_links", set()).add(rid)
-                # ``other.md#a-heading``: to that heading when the page has it
-                fragment = markdown_fragment(href)
-                if fragment and self.has_anchor is not None and not self.has_anchor(rid, fragment):
-                    fragment = None
-                url = self.prefix + target[1] + (f"#{anchor(fragment)}" if fragment else "")
-                tok.attrs = {"class": f"rk-ref k-{target[2] or ''}", "href": url, "data-id": rid}
-            else:
-                _as_span(tokens, idx)
-                tok.attrs = {"class": "rk-dangling", "title": f"No record at {path}"} \
-                    if target[0] == "dangling" else {}
-            return renderer.renderToken(tokens, idx, options, env)
-        fragment = markdown_fragment(href) if href.startswith("#") else None
-        if fragment:
-            # ``[text](#a-heading)``: this body's heading, as ``[[#…]]`` is
-            to, other = self._same_page_target(fragment, env)
-            if to is None:          # (other: why not)
-                _as_span(tokens, idx)
-                tok.attrs = {"class": "rk-dangling", "title": other}
-            else:                   # (other: the embedded note's id, or None)
-                tok.attrs = {"class": "rk-ref", "href": to, **({"data-id": other} if other else {})}
-            return renderer.renderToken(tokens, idx, options, env)
-        if _SAFE_SCHEME.match(href):
-            tok.attrSet("rel", "noopener noreferrer")
-            tok.attrJoin("class", "rk-external")
-        return renderer.renderToken(tokens, idx, options, env)
+    def anchors(self, body: str) -> Anchors:
+        """The headings and blocks of ``body`` a link can name (what the
+        lint's RK309 asks too: :func:`recordkit.markdown.anchors.body_anchors`)."""
+        return body_anchors(body, self.walk.id_re)
 
     def section(self, body: str, heading: str) -> str | None:
         """The part of ``body`` under the first heading whose id is
@@ -500,7 +337,7 @@ class BodyRenderer:
         heading (``h1:#*``); ``*``: the whole body; a range with a block end
         (``^b1``): None (a link)."""
         parts = range_parts(heading)
-        if parts is not None and body_anchors(body, self.md)._has(heading):
+        if parts is not None and self.anchors(body)._has(heading):
             parts = None        # a heading that reads as a range (``## Part: #2``) is itself
         if parts is not None:
             start, end = parts
@@ -514,27 +351,21 @@ class BodyRenderer:
         else:
             end = None
         want = slugify(heading)
-        toks = self.md.parse(body, {})
+        heads, _ = block_lines(body, self.walk.id_re)
         lines = body.split("\n")
-        for i, tok in enumerate(toks):
-            if tok.type != "heading_open" or tok.map is None:
+        for i, (level, text, first) in enumerate(heads):
+            if slugify(text) != want:
                 continue
-            if slugify(heading_text(toks[i + 1])) != want:
-                continue
-            level = tok.tag
             stop = len(lines)
-            for j in range(i + 1, len(toks)):
-                later = toks[j]
-                if later.type != "heading_open" or later.map is None:
-                    continue
-                if end is None and later.tag <= level or end == "*" or \
-                        end is not None and slugify(heading_text(toks[j + 1])) == slugify(end):
-                    stop = later.map[0]
+            for later_level, later_text, later_first in heads[i + 1:]:
+                if end is None and later_level <= level or end == "*" or \
+                        end is not None and slugify(later_text) == slugify(end):
+                    stop = later_first
                     break
             else:
                 if end is not None and end != "*":
                     return None         # no heading h2 after h1
-            return "\n".join(lines[tok.map[0]:stop])
+            return "\n".join(lines[first:stop])
         return None
 
     def _block(self, body: str, bid: str) -> str | None:
@@ -542,19 +373,18 @@ class BodyRenderer:
         paragraph (or list item, with what it holds) whose text ends with
         it, or the block before a paragraph of the id alone; None when no
         block has that id."""
-        if bid not in body:
+        if bid not in body or bid not in self.anchors(body).blocks:
+            return None         # (the walk's answer: an id it gives; its lines below)
+        got = block_lines(body, self.walk.id_re)[1].get(bid)
+        if got is None:
             return None
-        toks = self.md.parse(body, {})
-        lines = body.split("\n")
-        for i, tok in enumerate(toks):
-            if tok.attrGet("id") == bid and tok.map is not None:
-                part = lines[tok.map[0]:tok.map[1]]
-                if tok.type == "list_item_open":        # the item alone, as the text of its own
-                    indent = len(part[0]) - len(part[0].lstrip(" "))
-                    part = [ln[indent:] if ln[:indent].strip() == "" else ln for ln in part]
-                text = "\n".join(part)
-                return _BLOCK_ID_LINE.sub("", text).rstrip() + "\n"
-        return None
+        first, stop, is_item = got
+        part = body.split("\n")[first:stop]
+        if is_item:        # the item alone, as the text of its own
+            indent = len(part[0]) - len(part[0].lstrip(" "))
+            part = [ln[indent:] if ln[:indent].strip() == "" else ln for ln in part]
+        text = "\n".join(part)
+        return _BLOCK_ID_LINE.sub("", text).rstrip() + "\n"
 
     def _same_page_target(self, fragment: str, env: dict) -> tuple:
         """Where a link to a heading or block of the body itself goes
@@ -571,7 +401,7 @@ class BodyRenderer:
         else:
             anchors = env.get("rk_anchors")
             if anchors is None:     # the body parsed again, for a page that has such a link
-                anchors = env["rk_anchors"] = body_anchors(env.get("rk_body", ""), self.md)
+                anchors = env["rk_anchors"] = self.anchors(env.get("rk_body", ""))
             if anchors.has(fragment):
                 return f"#{anchor(fragment)}", None
             where = "on this page"
@@ -600,8 +430,9 @@ class BodyRenderer:
             env["docId"] = doc_id
         if self_link is not None:
             env["rk_self"] = self_link
-        out = self.md.render(body, env)
+        out = self.walk.render(body, env)
         return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
+
 
 
 _PT_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?|\|)", re.M)

@@ -31,15 +31,14 @@ def embedded(ctx, rid: str, heading: str | None):
 def has_anchor(ctx, rid: str, fragment: str) -> bool:
     """Whether the page of ``rid`` has the heading (``Heading``) or the
     block (``^b1``) a link's ``fragment`` names: what the lint's RK309
-    asks too (:func:`recordkit.markdown.anchors.body_anchors`, each
-    target's body parsed once a build)."""
+    asks too (:func:`recordkit.markdown.native.anchors`, each target's
+    body read once a build)."""
     got = ctx.anchors.get(rid)
     if got is None:
         rec = ctx.site.corpus.records.get(rid)
         got = False
         if rec is not None and rid in ctx.site.published:
-            from ...markdown.anchors import body_anchors
-            got = body_anchors(transient_body(rec), ctx.renderer.md)
+            got = ctx.renderer.anchors(transient_body(rec))
         ctx.anchors[rid] = got
     return got is not False and got.has(fragment)
 

@@ -1,4 +1,4 @@
-"""The headings and blocks a link can name (``markdown.anchors.body_anchors``)
+"""The headings and blocks a link can name (``markdown.native.anchors``)
 are one answer for the site and the lint (RK309): the site's decision
 (``BodyRenderer.section``, a link kept or sent to the page's top) and the
 ids its pages hold agree with it on drawn messy bodies (hypothesis)."""
@@ -10,7 +10,8 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from recordkit.markdown.anchors import anchor, body_anchors, markdown_parser, slugify
+from recordkit.markdown.anchors import anchor, slugify
+from recordkit.markdown.native import anchors as body_anchors
 from recordkit.emit.site.markdown import BodyRenderer
 
 ID_RE = re.compile(r"(?:NOTE|LIT)-[0-9]{3,}(?![\w-])")
@@ -40,7 +41,6 @@ def _renderer():
 @pytest.mark.slow
 def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
     r = _renderer()
-    lint_md = markdown_parser(ID_RE)          # as the lint builds it (no MathML renderer)
 
     @settings(max_examples=400, deadline=None)
     @given(st.lists(st.tuples(st.sampled_from(HEADINGS + BLOCKS), st.sampled_from(SEPS)), max_size=14),
@@ -49,13 +49,13 @@ def test_the_site_and_the_lint_see_the_same_anchors_on_messy_bodies():
     def check(parts, extra):
         from recordkit.markdown.blocks import without_comments
         raw = "".join(p + s for p, s in parts)
-        got = body_anchors(raw, r.md)
-        assert body_anchors(raw, lint_md) == got          # the lint's parser is the site's
+        got = body_anchors(raw, ID_RE)
+        assert r.anchors(raw) == got          # the site asks what the lint asks
         # the page shows the body without its comments (views.shown_body), and
         # the anchors are that body's (a heading or block id in a comment is on
         # no page; a comment line after a block id no longer hides it)
         body = without_comments(raw)
-        assert body_anchors(body, r.md) == got
+        assert body_anchors(body, ID_RE) == got
         rendered = r.render(body)
         ids = set(re.findall(r'(?<![\w-])id="([^"]+)"', rendered.html))
         # the blocks: exactly the block ids of the page
@@ -96,7 +96,7 @@ def test_a_heading_with_a_link_is_named_by_its_page_id():
     (RK309) and the embed of a section agree."""
     r = _renderer()
     body = "## See [the paper](https://example.org)\n\n## A &amp; B\n"
-    got = body_anchors(body, r.md)
+    got = body_anchors(body, ID_RE)
     ids = set(re.findall(r'(?<![\w-])id="([^"]+)"', r.render(body).html))
     assert ids == {"see-the-paper", "a-b"}
     assert got.has("See the paper") and r.section(body, "See the paper") is not None
