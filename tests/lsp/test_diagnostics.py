@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from conftest import (PROFILES, REPO, count_pushes, diagnostics, lsp_client, open_doc, pushes, server_env, uri,
+from lspkit import (PROFILES, REPO, count_pushes, diagnostics, lsp_client, open_doc, pushes, server_env, uri,
                       wait_for)
+from lspkit import records_copy  # noqa: F401  (pytest fixtures)
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 

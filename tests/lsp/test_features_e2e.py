@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as lsp
 
-from conftest import PRESETS, PROFILES, copy_records, copy_vault, lsp_client, open_doc, uri
+from lspkit import PRESETS, PROFILES, copy_records, copy_vault, lsp_client, open_doc, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -21,7 +21,7 @@ from recordkit.corpus.loader import with_edits, with_texts
 from recordkit.lint.files import lint_files
 from recordkit.lsp.workspace import Workspace, uri_of
 
-from conftest import REPO, copy_vault
+from lspkit import REPO, copy_vault
 
 STATUSES = ["proposed", "active", "retired", "refuted", "supported", "draft", "final", "rejected", "open"]
 

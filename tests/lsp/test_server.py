@@ -9,7 +9,8 @@ import time
 import pytest
 from lsprotocol import types
 
-from conftest import PROFILES, count_pushes, diagnostics, lsp_client, open_doc, uri, wait_for
+from lspkit import PROFILES, count_pushes, diagnostics, lsp_client, open_doc, uri, wait_for
+from lspkit import records_copy, vault_copy  # noqa: F401  (pytest fixtures)
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -56,7 +57,7 @@ async def test_each_vault_preset_lints_as_the_command_line(vault_copy):
     import json
     import subprocess
     import sys
-    from conftest import server_env
+    from lspkit import server_env
     proc = subprocess.run([sys.executable, "-m", "recordkit", "lint", "--format", "json", "--exit-zero"],
                           cwd=vault_copy, capture_output=True, text=True, env=server_env(), timeout=120)
     want: dict = {}

@@ -13,7 +13,7 @@ import time
 import pytest
 from lsprotocol import types
 
-from conftest import REPO, lsp_client, open_doc, uri, wait_for
+from lspkit import REPO, lsp_client, open_doc, uri, wait_for
 
 from recordkit.lsp.scheduling import Worker
 
@@ -135,7 +135,7 @@ def test_a_cold_store_is_read_ahead_by_a_helper_forked_before_any_thread(tmp_pat
     from recordkit.lsp.preload import preload
     from recordkit.lsp.workspace import Workspace
     from recordkit.runtime import can_fork, tuning
-    from conftest import copy_records
+    from lspkit import copy_records
     if not can_fork():
         pytest.skip("this test process runs threads: nothing may fork")
     folder = copy_records(tmp_path / "rec")

@@ -1,4 +1,6 @@
-"""pytest-lsp fixtures: the real ``recordkit lsp`` over stdio, driven by
+"""pytest-lsp helpers and fixtures (a module, not conftest.py: a second
+conftest would take the name `conftest` that the rest of the suite imports
+run_cli from; tests import what they use from here): the real ``recordkit lsp`` over stdio, driven by
 pytest-lsp's client, under the capability profiles pytest-lsp ships
 (VS Code, Neovim, Emacs), on a temporary copy of ``records/`` and on one
 vault per preset (tests/fixtures/vaults/).
