@@ -113,18 +113,22 @@ def front_matter_edit(snap, rec) -> None:
     print(f"graph built {1000 * (time.perf_counter() - t):.0f} ms")
     status = rec.status
     other = next(s for s in snap.schema.kinds[rec.kind].statuses if s != status)
-    text = rec.text.replace(f"status: {status}", f"status: {other}", 1)
-    s2 = Snap(snap.corpus, {rec.path: text})
-    t = time.perf_counter()
-    carry.prepare(s2)
-    t1 = time.perf_counter()
-    ensure_graph(s2)
-    t2 = time.perf_counter()
-    uri = s2.uri_of(rec.path)
-    hover.hover(s2, uri, lsp.Position(line=1, character=5))
-    t3 = time.perf_counter()
-    print(f"after a status edit: carry {1000 * (t1 - t):.0f} ms, graph updated {1000 * (t2 - t1):.0f} ms, "
-          f"first hover {1000 * (t3 - t1):.0f} ms (updated graph: {s2.corpus.kept_graph is not None})")
+    target = next(r for r in snap.corpus.records if r not in rec.mention_targets and r != rec.id)
+    edits = {"a status edit": rec.text.replace(f"status: {status}", f"status: {other}", 1),
+             f"a mention of {target} added": rec.text + f"\nSee {target}.\n"}
+    for what, text in edits.items():
+        s2 = Snap(snap.corpus, {rec.path: text})
+        t = time.perf_counter()
+        carry.prepare(s2)
+        t1 = time.perf_counter()
+        ensure_graph(s2)
+        t2 = time.perf_counter()
+        uri = s2.uri_of(rec.path)
+        hover.hover(s2, uri, lsp.Position(line=1, character=5))
+        t3 = time.perf_counter()
+        print(f"after {what}: carry {1000 * (t1 - t):.0f} ms, graph updated {1000 * (t2 - t1):.0f} ms, "
+              f"first hover {1000 * (t3 - t1):.0f} ms (updated graph: {s2.corpus.kept_graph is not None})")
+
 
 if __name__ == "__main__":
     main()
