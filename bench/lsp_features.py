@@ -105,7 +105,8 @@ def front_matter_edit(snap, rec) -> None:
     the graph carried from the last snapshot and updated, against building
     it from nothing."""
     from recordkit.graph import of as graph_of
-    from recordkit.lsp.features.carry import Carry, ensure_graph
+    from recordkit.lsp.features.carry import Carry
+    from recordkit.lsp.features.graphs import ensure_graph
     carry = Carry()
     carry.prepare(snap)
     t = time.perf_counter()
