@@ -243,7 +243,8 @@ def _edited(prev: Corpus, edits: list) -> Corpus:
     if prev._by_path is not None and len(prev._by_path) == len(prev.files):
         c._by_path = dict(prev._by_path)
         c._by_path.update((new.path, new) for _, new, _, _ in edits)
-    if records.keys() == prev.records.keys():
+    same_ids = all(old.ok == new.ok and (not new.ok or old.id == new.id) for old, new, _, _ in edits)
+    if same_ids or records.keys() == prev.records.keys():
         c._id_index = prev._id_index
         if prev._resolver is not None and all(same for _, _, _, same in edits):
             c._resolver = prev._resolver.carried(records)

@@ -258,12 +258,18 @@ class Workspace:
         from ..corpus.loader import load
         from ..numeric.store import load_results
         from ..schema import load_schema
+        from ..runtime.batch import freeze, unfreeze
         ahead, self.preload = self.preload, None
         if ahead is not None:
             ahead.settle(self.root)      # the store, read ahead by a helper forked before any thread
         schema = load_schema(self.config.schema)
+        unfreeze()                       # (what the last load froze may go once this one replaces it)
         corpus = load(self.root, config=self.config, schema=schema, store=True)
         results = load_results(corpus)
+        # the record lives until the next load: out of every collection's
+        # sight (a full collection walked its millions of objects, a pause
+        # of 50-140 ms after an edit now and then at 10,000 records)
+        freeze()
         with self._lock:
             self.schema = schema
             self.base = corpus
