@@ -315,14 +315,13 @@ class Workspace:
         return got
 
     def files_changed(self, paths) -> bool:
-        """Read the files changed on disk into ``base``: a few edits and
-        deletions as one ``with_edits``/``with_texts``; a created file, or
-        many changes (a ``git checkout``), as one load with the store of
+        """Read the files changed on disk into ``base``: a few edits as one
+        ``with_edits`` (each file parsed again); a file created or deleted,
+        or many changes (a ``git checkout``), as one load with the store of
         parsed records.  Whether it loaded the record again."""
         if self.base is None:
             return False
         paths = {Path(p) for p in paths}
-        from ..corpus.loader import with_texts
         with self._lock:
             base = self.base
         texts = {}
@@ -342,7 +341,15 @@ class Workspace:
         if not texts:
             return False
         from ..corpus.loader import with_edits
-        new = with_edits(base, texts) or with_texts(base, texts)
+        # every file named is parsed again: its record, restored from the
+        # store, would read its text from the file, the new one, and so
+        # compare equal.  What with_edits cannot do (a file deleted, a
+        # vault's link keys changed) is one load through the store, which
+        # knows the changed files by their stat (with_texts compares texts)
+        new = with_edits(base, texts, reparse=True)
+        if new is None:
+            self.load()
+            return True
         with self._lock:
             if self.base is base:
                 self.base = new
