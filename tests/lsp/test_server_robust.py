@@ -43,7 +43,7 @@ def citing_pair(root):
 
 
 @pytest.mark.asyncio(loop_scope="function")
-async def test_a_checkout_of_300_files_is_one_reload_with_requests_answered(record_320):
+async def test_a_checkout_of_300_files_is_read_once_with_requests_answered(record_320):
     root = record_320
     citer, lit, lit_id = citing_pair(root)
     async with lsp_client(root, "visual-studio-code", settings={"debounce": 0}) as client:
@@ -69,7 +69,7 @@ async def test_a_checkout_of_300_files_is_one_reload_with_requests_answered(reco
         await wait_for(lambda: [d for d in client.diagnostics.get(u, []) if d.code == "RK301" and lit_id in d.message],
                        timeout=30, what="the dangling LIT after the checkout")
         reads = [m.message for m in client.log_messages if "changed on disk" in m.message]
-        assert len(reads) == 1 and reads[0].startswith("recordkit: 300 files changed on disk: record read again"), reads
+        assert len(reads) == 1 and reads[0].startswith("recordkit: 300 files changed on disk: parsed again"), reads
 
 
 def test_a_queued_job_is_dropped_when_cancelled_or_stale():
