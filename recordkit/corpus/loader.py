@@ -190,7 +190,7 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None, add: bool =
     return c
 
 
-def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
+def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | None:
     """``with_texts(prev, texts)`` for files ``prev`` has (``path -> new
     text``) at the cost of those files, not of the whole record: what a
     language server does after each keystroke.  Only the files edited are
@@ -203,7 +203,11 @@ def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
     written (a vault's settings), an edit that changed what other links may
     match the file by (its id, title or aliases, :func:`link_keys`).  The
     caller then asks :func:`with_texts`.  Equal to it otherwise (the same
-    files in the same order, the same records, links and findings)."""
+    files in the same order, the same records, links and findings).
+    ``reparse``: parse every file given, even one whose text is the one
+    its record holds (a file changed on disk: a record restored from the
+    store of parsed records reads its text from the file when first
+    asked, the new one then, so the texts cannot tell)."""
     from .resolve import is_research_default, link_keys
     default = is_research_default(prev.schema.links)
     edits = []
@@ -211,7 +215,7 @@ def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
         old = prev.by_path(path)
         if text is None or old is None or old.path != path:
             return None
-        if text == old.text:
+        if not reparse and text == old.text:
             continue
         new, diags = parse_text(text, old.path, old.relpath, prev.schema)
         same_keys = link_keys(old) == link_keys(new)
@@ -249,7 +253,8 @@ def _edited(prev: Corpus, edits: list) -> Corpus:
     if prev._by_path is not None and len(prev._by_path) == len(prev.files):
         c._by_path = dict(prev._by_path)
         c._by_path.update((new.path, new) for _, new, _, _ in edits)
-    if records.keys() == prev.records.keys():
+    same_ids = all(old.ok == new.ok and (not new.ok or old.id == new.id) for old, new, _, _ in edits)
+    if same_ids or records.keys() == prev.records.keys():
         c._id_index = prev._id_index
         if prev._resolver is not None and all(same for _, _, _, same in edits):
             c._resolver = prev._resolver.carried(records)

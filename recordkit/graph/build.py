@@ -15,7 +15,7 @@ import networkx as nx
 
 # derived edges are worked out without networkx (the lint needs them so)
 from ..runtime import batch
-from .edges import _derived, derived_edges
+from .edges import derive_index, derive_refs, derived_edges, derived_of, normalize_ref
 
 if TYPE_CHECKING:
     from ..corpus.model import Corpus
@@ -101,21 +101,30 @@ def updated(g: nx.MultiDiGraph, corpus: "Corpus", changed) -> nx.MultiDiGraph | 
     if schema.derive_patterns or len(g._node) != len(records) or not changed <= records.keys() \
             or any(rid not in g._node for rid in records):
         return None
-    derived: dict = {}
-    for rid, target, rule, field_name, i, ref in _derived(corpus):
-        derived.setdefault(rid, []).append((target, rule, field_name, i, ref))
     redo = set(changed)
-    for rule in schema.derive:
-        kind = rule.get("kind")
-        src = rule["from_field"]
-        for rid, r in records.items():
-            if rid in redo or (kind and r.kind != kind) or r.get(src) is None:
-                continue
-            was = sorted((v, d["relation"], d["via"]) for v, kd in g._succ[rid].items() for d in kd.values()
-                         if d["origin"] == "derived")
-            now = sorted((t, ru["relation"], str(ref)) for t, ru, _, _, ref in derived.get(rid, ()))
-            if was != now:
-                redo.add(rid)
+    rules = [(rule, derive_index(corpus, rule)) for rule in schema.derive]
+    if rules:
+        # an unchanged record's derived edges move only to or from a changed
+        # record (the one that held, or now holds, the value its reference
+        # matches): those into a changed record before, and those into one now
+        pred = g._pred
+        for rid in changed:
+            for u, kd in pred[rid].items():
+                if any(d["origin"] == "derived" for d in kd.values()):
+                    redo.add(u)
+        for rule, index in rules:
+            for rid, r in records.items():
+                if rid in redo:
+                    continue
+                refs = derive_refs(r, rule)
+                if refs and any(isinstance(x, (str, int, float)) and index.get(normalize_ref(str(x))) in changed
+                                for x in refs):
+                    redo.add(rid)
+    derived: dict = {}
+    for rid in redo:
+        for rule, index in rules:
+            for _, target, ru, field_name, i, ref in derived_of(rid, records[rid], rule, index):
+                derived.setdefault(rid, []).append((target, ru, field_name, i, ref))
     return _with_edges_of(g, corpus, redo, changed, derived)
 
 

@@ -34,33 +34,53 @@ def _derived(corpus: "Corpus"):
     derived edge, without positions (which may cost a second YAML parse)."""
     schema = corpus.schema
     for rule in schema.derive:
-        kind = rule.get("kind")
-        index: dict[str, str] = {}
+        index = derive_index(corpus, rule)
         for rid, r in corpus.records.items():
-            if kind and r.kind != kind:
-                continue
-            for f in rule.get("match_fields", []):
-                v = r.get(f)
-                if isinstance(v, (str, int, float)):
-                    index.setdefault(normalize_ref(str(v)), rid)
-        src_field = rule["from_field"]
-        for rid, r in corpus.records.items():
-            if kind and r.kind != kind:
-                continue
-            refs = r.get(src_field)
-            if isinstance(refs, str):
-                refs = [refs]
-            if not isinstance(refs, list):
-                continue
-            declared = {t.id for t in r.relations.get(rule["relation"], [])}
-            for i, ref in enumerate(refs):
-                if not isinstance(ref, (str, int, float)):
-                    continue
-                target = index.get(normalize_ref(str(ref)))
-                if target and target != rid and target not in declared:
-                    yield rid, target, rule, src_field, i, ref
+            yield from derived_of(rid, r, rule, index)
     for rule in schema.derive_patterns:
         yield from derived_by_pattern(corpus, rule)
+
+
+def derive_index(corpus: "Corpus", rule) -> dict[str, str]:
+    """A ``derive`` rule's index: each normalized ``match_fields`` value ->
+    the first record (in the corpus's order) that holds it."""
+    kind = rule.get("kind")
+    index: dict[str, str] = {}
+    for rid, r in corpus.records.items():
+        if kind and r.kind != kind:
+            continue
+        for f in rule.get("match_fields", []):
+            v = r.get(f)
+            if isinstance(v, (str, int, float)):
+                index.setdefault(normalize_ref(str(v)), rid)
+    return index
+
+
+def derive_refs(r, rule) -> list | None:
+    """The references a record's ``from_field`` lists for a ``derive`` rule
+    (None: the record is not of the rule's kind, or lists none)."""
+    kind = rule.get("kind")
+    if kind and r.kind != kind:
+        return None
+    refs = r.get(rule["from_field"])
+    if isinstance(refs, str):
+        refs = [refs]
+    return refs if isinstance(refs, list) else None
+
+
+def derived_of(rid: str, r, rule, index: dict):
+    """The derived edges of one record by a ``derive`` rule (see :func:`_derived`)."""
+    refs = derive_refs(r, rule)
+    if refs is None:
+        return
+    src_field = rule["from_field"]
+    declared = {t.id for t in r.relations.get(rule["relation"], [])}
+    for i, ref in enumerate(refs):
+        if not isinstance(ref, (str, int, float)):
+            continue
+        target = index.get(normalize_ref(str(ref)))
+        if target and target != rid and target not in declared:
+            yield rid, target, rule, src_field, i, ref
 
 
 def derived_by_pattern(corpus: "Corpus", rule):

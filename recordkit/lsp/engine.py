@@ -392,7 +392,7 @@ class Engine:
                     self.workspace.load()
                     how = "configuration changed: record read again"
                 else:
-                    how = "record read again" if self.workspace.files_changed(paths) else "read"
+                    how = "record read again" if self.workspace.files_changed(paths) else "parsed again"
             finally:
                 self.reloading = False
             self.timings["disk"] = time.perf_counter() - t0

@@ -32,6 +32,11 @@ def test_did_you_mean_and_create_from_skeleton_on_a_dangling_id(snap):
     got = actions.code_actions(s2, s2.uri("THEORY-798"), lsp.Range(start=pos, end=pos), [])
     create = next(a for a in got if a.title.startswith("Create NOTE-"))
     assert any(isinstance(c, lsp.CreateFile) for c in create.edit.document_changes)
+    # a LIT needs its authors and year, which `recordkit new` refuses to guess: offered disabled, with its reason
+    pos = s.at("THEORY-798", "LIT-894", shift=2)
+    got = actions.code_actions(s, s.uri("THEORY-798"), lsp.Range(start=pos, end=pos), [])
+    lit = next(a for a in got if a.title.startswith("Create a LIT"))
+    assert lit.edit is None and "needs" in lit.disabled.reason and "authors" in lit.disabled.reason
 
 
 def test_quick_fix_from_the_lint_and_fix_all_as_lint_fix(snap):

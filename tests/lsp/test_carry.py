@@ -54,7 +54,7 @@ def test_a_new_link_is_counted_and_the_graph_made_again(base):
 
 def test_a_front_matter_edit_updates_the_graph_on_first_hover(base):
     from recordkit.lsp.features import hover
-    from recordkit.lsp.features.carry import ensure_graph
+    from recordkit.lsp.features.graphs import ensure_graph
     carry = Carry()
     rec = base.records["THEORY-798"]
     warm(carry, Snap(base))

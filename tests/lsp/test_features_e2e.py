@@ -66,6 +66,9 @@ async def test_every_feature_answers_on_the_record(profile, tmp_path_factory):
         acts = await client.text_document_code_action_async(lsp.CodeActionParams(
             text_document=doc, range=lsp.Range(start=at, end=at), context=lsp.CodeActionContext(diagnostics=[])))
         assert "Did you mean LIT-849?" in [a.title for a in acts]
+        disabled = [a for a in acts if a.disabled is not None]      # (a LIT needs authors: not made up)
+        assert [a.title for a in disabled] == (["Create a LIT from its skeleton (for LIT-894)"]
+                                               if profile == "visual-studio-code" else [])
         ran = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
             command="recordkit.runCheck", arguments=["var-diff-identity"]))
         assert ran["verdict"] == "pass"

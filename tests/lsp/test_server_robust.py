@@ -43,7 +43,7 @@ def citing_pair(root):
 
 
 @pytest.mark.asyncio(loop_scope="function")
-async def test_a_checkout_of_300_files_is_one_reload_with_requests_answered(record_320):
+async def test_a_checkout_of_300_files_is_read_once_with_requests_answered(record_320):
     root = record_320
     citer, lit, lit_id = citing_pair(root)
     async with lsp_client(root, "visual-studio-code", settings={"debounce": 0}) as client:
@@ -69,7 +69,7 @@ async def test_a_checkout_of_300_files_is_one_reload_with_requests_answered(reco
         await wait_for(lambda: [d for d in client.diagnostics.get(u, []) if d.code == "RK301" and lit_id in d.message],
                        timeout=30, what="the dangling LIT after the checkout")
         reads = [m.message for m in client.log_messages if "changed on disk" in m.message]
-        assert len(reads) == 1 and reads[0].startswith("recordkit: 300 files changed on disk: record read again"), reads
+        assert len(reads) == 1 and reads[0].startswith("recordkit: 300 files changed on disk: parsed again"), reads
 
 
 def test_a_queued_job_is_dropped_when_cancelled_or_stale():
@@ -166,3 +166,24 @@ def test_a_background_helper_reports_its_end():
     assert not slow.wait(0.05)
     slow.stop()
     assert slow.status is not None and slow.status != 0
+
+
+def test_a_file_changed_on_disk_after_a_warm_start_is_read_again(record_320):
+    """A record restored from the store of parsed records reads its text
+    from its file when first asked, the new text once the file changed:
+    a file changed on disk is parsed again whatever its record says."""
+    from recordkit.lsp.workspace import Workspace
+    _, lit, _ = citing_pair(record_320)
+    ws = Workspace.at(record_320)
+    ws.load()
+    ws.load()                                    # warm: every record restored from the store
+    lit_id = ws.base.by_path(lit).id             # (as the tests before left it)
+    text = lit.read_text(encoding="utf-8")
+    try:
+        lit.write_text(text.replace(f"id: {lit_id}", f"id: {lit_id}5"), encoding="utf-8")
+        assert ws.files_changed([lit]) is False  # a few files: no reload
+        assert ws.base.by_path(lit).id == lit_id + "5" and lit_id not in ws.base.records
+        lit.unlink()
+        assert ws.files_changed([lit]) is True and ws.base.by_path(lit) is None
+    finally:
+        lit.write_text(text, encoding="utf-8")

@@ -73,8 +73,8 @@ def register(server, workspace) -> None:
     on(lsp.TEXT_DOCUMENT_CODE_ACTION,
        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite,
                                                 actions.FIX_ALL]),
-       lambda s, p: actions.code_actions(s, td(p), p.range, list(p.context.diagnostics or []),
-                                         list(p.context.only) if p.context.only else None))
+       lambda s, p: _shown(server, actions.code_actions(s, td(p), p.range, list(p.context.diagnostics or []),
+                                                        list(p.context.only) if p.context.only else None)))
     on(lsp.TEXT_DOCUMENT_CODE_LENS, None, lambda s, p: lenses.code_lenses(s, td(p)))
     on(lsp.TEXT_DOCUMENT_INLAY_HINT, None, lambda s, p: lenses.inlay_hints(s, td(p), p.range))
 
@@ -120,6 +120,16 @@ def register(server, workspace) -> None:
             except Exception:    # a client that does not refresh lenses
                 pass
         return got
+
+
+def _shown(server, got):
+    """The code actions a client can show: a disabled one (with its reason)
+    only to a client that declares ``disabledSupport``."""
+    caps = getattr(server, "client_capabilities", None)
+    ca = getattr(getattr(caps, "text_document", None), "code_action", None)
+    if got and not getattr(ca, "disabled_support", False):
+        got = [a for a in got if getattr(a, "disabled", None) is None]
+    return got
 
 
 def _refusable(fn, *args):

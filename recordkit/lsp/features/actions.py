@@ -133,7 +133,9 @@ def create_action(snap, uri: str, rec, kind: str, name_rng: lsp.Range, written: 
     skeleton), the dangling reference pointed at it.  A kind whose
     required relations this record can fill (a CLAIM grounded on it) gets
     them; a kind that needs values only a person knows (a LIT's authors and
-    year) is not offered."""
+    year) is offered disabled, with ``recordkit new``'s reason (it writes
+    no placeholder skeleton for such a kind: it refuses, naming the
+    fields to give)."""
     from ...author.new import plan_new
     title = f"New {kind} from {rec.id}"
     fields = []
@@ -143,8 +145,10 @@ def create_action(snap, uri: str, rec, kind: str, name_rng: lsp.Range, written: 
             fields.append(f"{name}={rec.id}")
     try:
         plan = plan_new(snap.corpus, kind, title, fields)
-    except AuthorError:
-        return None
+    except AuthorError as exc:
+        return lsp.CodeAction(title=f"Create a {kind} from its skeleton (for {written})",
+                              kind=lsp.CodeActionKind.QuickFix,
+                              disabled=lsp.CodeActionDisabled(reason=f"recordkit new: {exc}"))
     new_id = plan.new_path.stem
     edit = plan_edit(snap, plan)
     edit.document_changes.append(lsp.TextDocumentEdit(

@@ -22,7 +22,7 @@ with them updated for those records only:
   graph (the graph stage keeps it there and :func:`recordkit.graph.of`
   answers it); when an edit changes an edge, the snapshot is left the
   graph and the changed ids, and the first feature that needs the graph
-  (:func:`ensure_graph`, before hover's ``describe``) gets it updated for
+  (:func:`~recordkit.lsp.features.graphs.ensure_graph`, before hover's ``describe``) gets it updated for
   those records (:func:`recordkit.graph.updated`, ~0.1 s at 10,000
   records) instead of built (0.5-1.5 s).
 
@@ -35,11 +35,10 @@ import threading
 
 from . import completion
 from .context import FeatureIndex, kept, seed
+from .graphs import GRAPH_KEY
 
 #: above this many changed records, the snapshot's indexes are made from nothing
 MAX_CHANGED = 200
-#: the snapshot's key of (graph, changed ids) the graph is to be updated from
-GRAPH_KEY = "lsp.features.graph.pending"
 
 
 class Carry:
@@ -132,7 +131,7 @@ def edges_of(rec) -> tuple:
 
 def carry_graph(base: tuple | None, prev, snap) -> tuple | None:
     """The graph kept on the new corpus when no edge changed, else left
-    pending on the snapshot (:func:`ensure_graph`); answers the new base
+    pending on the snapshot (:func:`~recordkit.lsp.features.graphs.ensure_graph`); answers the new base
     (the last corpus with a graph, and that graph)."""
     if prev is not None and prev.kept_graph is not None:
         base = (prev, prev.kept_graph)
@@ -147,20 +146,3 @@ def carry_graph(base: tuple | None, prev, snap) -> tuple | None:
     else:
         seed(snap, GRAPH_KEY, (base[1], [rec.id for _, rec in changed]))
     return base
-
-
-def ensure_graph(snap) -> None:
-    """Give the snapshot's corpus the graph left pending by the carry,
-    updated for the records that changed (nothing when none is pending:
-    :func:`recordkit.graph.of` builds it on first ask)."""
-    corpus = snap.corpus
-    if corpus is None or corpus.kept_graph is not None:
-        return
-    pending = kept(snap, GRAPH_KEY, lambda: False)
-    if not pending:
-        return
-    from ...graph import updated
-    graph, changed = pending
-    got = updated(graph, corpus, changed)
-    if got is not None and corpus.kept_graph is None:
-        corpus.kept_graph = got

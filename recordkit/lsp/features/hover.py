@@ -56,7 +56,7 @@ def _units(s: str, snap) -> int:
 
 def record_markdown(snap, rid: str) -> str | None:
     """The hover text of record ``rid``: what :func:`describe` says of it, in Markdown."""
-    from .carry import ensure_graph
+    from .graphs import ensure_graph
     ensure_graph(snap)
     info = describe(snap.corpus, rid, lifecycle=snap.lifecycle())
     if info is None:
