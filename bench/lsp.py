@@ -258,10 +258,11 @@ async def run(count: int, repeat: int, starts: int) -> dict:
     um = s.open(most.path)
     mpos = position_of(most.path, most.id, "id:")
     res[f"references ({n_in} in-links)"] = await timed_requests(lambda: c.text_document_references_async(
-        types.ReferenceParams(types.TextDocumentIdentifier(um), mpos, types.ReferenceContext(True))),
+        types.ReferenceParams(text_document=types.TextDocumentIdentifier(uri=um), position=mpos,
+                              context=types.ReferenceContext(include_declaration=True))),
         repeat) if caps.references_provider else None
     res[f"rename plan ({n_in} in-links)"] = await timed_requests(lambda: c.text_document_rename_async(
-        types.RenameParams(types.TextDocumentIdentifier(um), mpos, most.id[:most.id.index("-") + 1] + "99999")),
+        types.RenameParams(text_document=types.TextDocumentIdentifier(uri=um), position=mpos, new_name=most.id[:most.id.index("-") + 1] + "99999")),
         max(5, repeat // 5)) if caps.rename_provider else None
     n_files = min(2000, count)
     res[f"git checkout of {n_files:,} files: read (n=1)"], res["pull while it is read"] = \
