@@ -6,11 +6,12 @@ URI, a URI of a path, the graph and lifecycle kept per snapshot, the
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+# the copies the server tests use too: one way to copy a record, not two
+from lspkit import copy_records as research_copy, copy_vault as vault_copy  # noqa: F401
 
 from recordkit import graph as rgraph
 from recordkit import lifecycle as lc
@@ -18,7 +19,6 @@ from recordkit.config import load_config
 from recordkit.corpus.loader import load as load_corpus, with_texts
 
 REPO = Path(__file__).resolve().parents[2]
-VAULTS = REPO / "tests" / "fixtures" / "vaults"
 
 
 class Doc:
@@ -80,23 +80,6 @@ class Snap:
         return lsp.Position(line=line, character=col)
 
 
-def research_copy(dest: Path) -> Path:
-    """``records/`` and ``checks/`` copied under ``dest`` with a recordkit.toml."""
-    shutil.copytree(REPO / "records", dest / "records")
-    shutil.copytree(REPO / "checks", dest / "checks")
-    (dest / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\n', encoding="utf-8")
-    return dest
-
-
-def vault_copy(name: str, dest: Path) -> Path:
-    """A preset's vault (tests/fixtures/vaults/NAME) copied under ``dest`` with its preset."""
-    import json
-    shutil.copytree(VAULTS / name, dest, symlinks=True)
-    exp = json.loads((dest / "expected.json").read_text(encoding="utf-8"))
-    (dest / "expected.json").unlink()
-    (dest / "recordkit.toml").write_text(f'root = "{exp.get("root", ".")}"\nschema = "preset:{exp["preset"]}"\n',
-                                         encoding="utf-8")
-    return dest
 
 
 def load(folder: Path):
