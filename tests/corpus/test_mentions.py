@@ -516,7 +516,7 @@ def test_link_reference_definitions_agree_with_markdown_it(body):
     from urllib.parse import unquote
     from mdit_py_plugins.footnote import footnote_plugin
     env: dict = {}
-    MarkdownIt("commonmark").use(footnote_plugin).parse(body, env)     # ([^1]: is a footnote, as on the site)
+    MarkdownIt("commonmark").use(footnote_plugin).parse(body, env)     # ([^1]: is a footnote, as on the site's engine too)
     want = Counter()
     for ref in env.get("references", {}).values():
         href = unquote(ref["href"]).split("#")[0].split("?")[0]
