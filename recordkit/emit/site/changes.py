@@ -282,7 +282,8 @@ def page_key(ctx: BuildContext, rid: str, lines_cache: dict | None = None) -> st
                 sentence = None
                 if d["origin"] == "body":
                     sentence = sentences[src] = mention_sentence(records[src], rid, lines_cache=lines_cache,
-                                                                 label_first=ctx.label_first)
+                                                                 label_first=ctx.label_first,
+                                                                 places=ctx.mention_places)
                 parts.append(("<", src, d["relation"], d["origin"], face(src), sentence))
     named = set(rec.mention_targets)
     for ts in rec.relations.values():
