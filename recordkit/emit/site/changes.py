@@ -47,6 +47,9 @@ class Changes:
     candidates: set | None = None
     #: record id -> what the graph page shows of it, as a signature
     graph_sig: dict = field(default_factory=dict)
+    #: published record id -> its face (what other pages show of it: title,
+    #: kind, status) as a digest, made once a build (see :func:`page_key`)
+    faces: dict = field(default_factory=dict)
 
 
 def since_last_build(ctx: BuildContext) -> Changes:
@@ -93,6 +96,7 @@ def find_candidates(ctx: BuildContext, ch: Changes) -> None:
     links count every page shows, and the signatures in the new manifest."""
     site = ctx.site
     own, outs, faces, edges = _signatures(ctx, ch)
+    ch.faces = faces
     meta = ctx.writer.new.meta
     old_meta = ctx.writer.old.meta
     meta["salt"] = ch.salt
@@ -260,10 +264,10 @@ def page_key(ctx: BuildContext, rid: str, lines_cache: dict | None = None) -> st
     pub = site.published
     rec = records[rid]
     g = graph_of(corpus)
-
-    def face(x):
-        r = records[x]
-        return (r.title, r.kind, r.status)
+    # a published record's face, as find_candidates digested it once for
+    # the build (the title, kind and status tuple made again for each of
+    # a page's links was a tenth of the key's cost)
+    face = ctx.changes.faces.__getitem__
     parts = [rec.digest]
     for dst, kd in g._succ[rid].items():
         if dst in pub:
@@ -278,7 +282,8 @@ def page_key(ctx: BuildContext, rid: str, lines_cache: dict | None = None) -> st
                 sentence = None
                 if d["origin"] == "body":
                     sentence = sentences[src] = mention_sentence(records[src], rid, lines_cache=lines_cache,
-                                                                 label_first=ctx.label_first)
+                                                                 label_first=ctx.label_first,
+                                                                 places=ctx.mention_places)
                 parts.append(("<", src, d["relation"], d["origin"], face(src), sentence))
     named = set(rec.mention_targets)
     for ts in rec.relations.values():

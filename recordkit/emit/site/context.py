@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import jinja2
 
+from ...corpus.resolve import is_research_default
 from ..templates import environment, site_fingerprint, templates_listing, unusable_files
 from . import page_links
 from .markdown import BodyRenderer
@@ -143,6 +144,9 @@ class BuildContext:
     #: backlink sentences show the label, as the pages do
     label_first: bool = False
     wikilink_order: str = ""
+    #: links are ids (the research defaults): a backlink's sentence finds
+    #: its mention where the loader found it (see views.mention_sentence)
+    mention_places: bool = False
     renderer: BodyRenderer | None = None
     #: what every page's template is given
     common: dict = field(default_factory=dict)
@@ -186,7 +190,8 @@ def open_context(site: Site, opts: SiteOptions, writer: SiteWriter, report: Buil
     buckets = bucket_count(len(site.ids))
     ctx = BuildContext(site, opts, writer, report, state, env, user_templates,
                        site_fingerprint(opts.templates, user_templates), timings, cancel, resident, buckets,
-                       label_first=order == "label-first", wikilink_order=order)
+                       label_first=order == "label-first", wikilink_order=order,
+                       mention_places=is_research_default(site.corpus.schema.links))
     ctx.renderer = BodyRenderer(site.corpus.schema.mention_re, site.resolve, prefix="../",
                                 wikilink_order=order, resolve_file=site.resolve_file,
                                 resolve_link=site.resolve_link, embed=partial(page_links.embedded, ctx),

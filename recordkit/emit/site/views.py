@@ -453,10 +453,24 @@ def shown_body(body: str, code: list | None = None) -> str:
 _COMMENT_IN_SENTENCE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 
 
-def _first_mentions(rec, text: str) -> dict:
+def _first_mentions(rec, text: str, places: bool = False) -> dict:
     """target -> (line, col) of the first mention of each id in ``rec``'s
-    body (``rec.mentions``, worked out without keeping them on the record)."""
+    body (``rec.mentions``, worked out without keeping them on the record).
+    ``places``: the links are ids (the research defaults), so where the
+    loader found each mention (``rec.mention_places()``) is where a scan
+    finds it (as :func:`recordkit.sql.rows.mention_rows` reads them): no
+    scan of the body when the loader kept them."""
     ms = rec.known_mentions()
+    if ms is None and places:
+        got = rec.mention_places()
+        if got is not None:
+            lines, cols, _ = got
+            first = rec.body_line
+            out: dict = {}
+            for t, n, col in zip(rec.mention_targets, lines, cols):
+                if t not in out:
+                    out[t] = (first + n, col)
+            return out
     if ms is None:
         from ...corpus.mentions import scan_mentions
         pattern = rec.mention_re
@@ -481,10 +495,11 @@ _NEWLINE = re.compile("\n")
 SENTENCE_WINDOW = 2000
 
 
-def _mention_offsets(rec, text: str, raw: bytes | None) -> dict:
+def _mention_offsets(rec, text: str, raw: bytes | None, places: bool = False) -> dict:
     """target -> where its first mention in ``rec``'s body begins: an
-    offset in ``raw`` (the file's bytes) when given, else in ``text``."""
-    first = _first_mentions(rec, text)
+    offset in ``raw`` (the file's bytes) when given, else in ``text``
+    (``places``: see :func:`_first_mentions`)."""
+    first = _first_mentions(rec, text, places)
     starts = [0, *(m.end() for m in _NEWLINE.finditer(text))] if first else []
     out = {}
     for t, (line, col) in first.items():
@@ -537,20 +552,21 @@ def _body_start(rec, raw: bytes | None) -> int:
 
 
 def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None,
-                     label_first: bool = False) -> str | None:
+                     label_first: bool = False, places: bool = False) -> str | None:
     """The sentence of ``rec``'s body in which ``target`` is first
     mentioned, as plain text (at most ``limit`` characters around the
     mention, and at most ``SENTENCE_WINDOW`` on a side of it).
     ``lines_cache``: a dict kept across calls (record id -> where the first
     mention of each target is; small, unlike the texts, which are not kept:
     a record not decoded yet is read from its bytes around the mention).
-    ``label_first``: see :func:`.markdown.plain_text`."""
+    ``label_first``: see :func:`.markdown.plain_text`; ``places``: see
+    :func:`_first_mentions`."""
     if lines_cache is None:
         lines_cache = {}
     raw = rec.source.undecoded()
     cached = lines_cache.get(rec.id)
     if cached is None or (cached[1] and raw is None):
-        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw), raw is not None,
+        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw, places), raw is not None,
                                         _body_start(rec, raw))
     offsets, is_bytes, floor = cached
     pos = offsets.get(target)

@@ -113,3 +113,42 @@ def test_a_sentence_never_reaches_into_the_front_matter():
         for as_bytes in (False, True):
             s = views.mention_sentence(_FmRec("NOTE-1", front, body, as_bytes), "NOTE-2")
             assert "SECRET" not in s and "title" not in s and s.startswith(body.split()[0]), (s, as_bytes)
+
+
+def test_sentence_from_the_loaders_places_is_the_scans(tmp_path):
+    """Where links are ids, a backlink's sentence finds its mention where
+    the loader found it (``Record.mention_places()``) instead of scanning
+    the body again: the same sentence for every target of every record
+    (front matter of several lengths, code, a wikilink, a comment, text
+    beyond ASCII, a target named twice)."""
+    from recordkit.corpus.loader import load
+    from recordkit.corpus.resolve import is_research_default
+    bodies = [
+        "Intro.\n\nWe read NOTE-002 here — é. Then NOTE-003 again.\n\n```\nNOTE-004 in code\n```\n\nNOTE-004 out of it.\n",
+        "# Head\n\n<!-- NOTE-005 hidden -->\nA [[NOTE-005]] link, and `NOTE-002` code, then NOTE-002 bare. NOTE-005 twice.\n",
+        "- item NOTE-003\n- δ NOTE-001: last.\n",
+    ]
+    (tmp_path / "note").mkdir()
+    for i, body in enumerate(bodies, 1):
+        extra = "".join(f"k{j}: v\n" for j in range(i))
+        (tmp_path / "note" / f"NOTE-00{i}.md").write_text(f"---\nid: NOTE-00{i}\ntitle: T{i}\nkind: NOTE\n{extra}---\n{body}",
+                                              encoding="utf-8")
+    for i in (4, 5):
+        (tmp_path / "note" / f"NOTE-00{i}.md").write_text(f"---\nid: NOTE-00{i}\ntitle: T{i}\nkind: NOTE\n---\nPlain.\n",
+                                              encoding="utf-8")
+    corpus = load(tmp_path)
+    assert is_research_default(corpus.schema.links)
+    checked = 0
+    for rec in corpus.records.values():
+        if not rec.mention_targets:
+            continue
+        assert rec.mention_places() is not None
+        # the first mention of each target at the same line and column
+        text = views.transient_text(rec)
+        assert views._first_mentions(rec, text, places=True) == views._first_mentions(rec, text)
+        for t in dict.fromkeys(rec.mention_targets):
+            got = views.mention_sentence(rec, t, places=True)
+            assert got == views.mention_sentence(rec, t), (rec.id, t)
+            assert got and t in got
+            checked += 1
+    assert checked >= 6

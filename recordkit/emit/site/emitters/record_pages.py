@@ -284,7 +284,7 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
     for m in v["mentioned_by"]:
         s = known[m["id"]] if m["id"] in known else \
             mention_sentence(site.corpus.records[m["id"]], rec.id, lines_cache=lines_cache,
-                             label_first=ctx.label_first)
+                             label_first=ctx.label_first, places=ctx.mention_places)
         parts = None
         if s:
             k = s.find(rec.id)
