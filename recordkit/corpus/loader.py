@@ -193,7 +193,7 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None, add: bool =
     return c
 
 
-def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | None:
+def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
     """``with_texts(prev, texts)`` for files ``prev`` has (``path -> new
     text``) at the cost of those files, not of the whole record: what a
     language server does after each keystroke.  Only the files edited are
@@ -211,8 +211,7 @@ def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | Non
     given (:meth:`~recordkit.corpus.source.Source.parsed_from`: a record
     restored from the store of parsed records reads its text from the
     file when first asked, the new one when the file changed on disk,
-    and knows then that it was not parsed from it).  ``reparse``: parse
-    every file given all the same."""
+    and knows then that it was not parsed from it)."""
     from .resolve import is_research_default, link_keys
     default = is_research_default(prev.schema.links)
     edits = []
@@ -220,7 +219,7 @@ def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | Non
         old = prev.by_path(path)
         if text is None or old is None or old.path != path:
             return None
-        if not reparse and old.source.parsed_from(text):
+        if old.source.parsed_from(text):
             continue
         new, diags = parse_text(text, old.path, old.relpath, prev.schema)
         same_keys = link_keys(old) == link_keys(new)
