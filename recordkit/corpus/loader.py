@@ -173,7 +173,10 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None, add: bool =
         edited = rec.path in texts
         if edited and texts[rec.path] is None:
             continue
-        if rec.path in moves or edited and texts[rec.path] != rec.text:   # (a text only read when edited)
+        # (a text only read when edited; a record restored from the store of
+        # parsed records whose file changed since reads the new text, and
+        # knows it was not parsed from it: parsed again)
+        if rec.path in moves or edited and not rec.source.parsed_from(texts[rec.path]):
             path, relpath = moves.get(rec.path, (rec.path, rec.relpath))
             new, diags = parse_text(texts[rec.path] if edited else rec.text, path, relpath, base.schema)
             c.diagnostics.extend(diags)
@@ -190,7 +193,7 @@ def with_texts(base: Corpus, texts: dict, moves: dict | None = None, add: bool =
     return c
 
 
-def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | None:
+def with_edits(prev: Corpus, texts: dict) -> Corpus | None:
     """``with_texts(prev, texts)`` for files ``prev`` has (``path -> new
     text``) at the cost of those files, not of the whole record: what a
     language server does after each keystroke.  Only the files edited are
@@ -204,10 +207,11 @@ def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | Non
     match the file by (its id, title or aliases, :func:`link_keys`).  The
     caller then asks :func:`with_texts`.  Equal to it otherwise (the same
     files in the same order, the same records, links and findings).
-    ``reparse``: parse every file given, even one whose text is the one
-    its record holds (a file changed on disk: a record restored from the
-    store of parsed records reads its text from the file when first
-    asked, the new one then, so the texts cannot tell)."""
+    A file is parsed again unless its record was parsed from the text
+    given (:meth:`~recordkit.corpus.source.Source.parsed_from`: a record
+    restored from the store of parsed records reads its text from the
+    file when first asked, the new one when the file changed on disk,
+    and knows then that it was not parsed from it)."""
     from .resolve import is_research_default, link_keys
     default = is_research_default(prev.schema.links)
     edits = []
@@ -215,7 +219,7 @@ def with_edits(prev: Corpus, texts: dict, reparse: bool = False) -> Corpus | Non
         old = prev.by_path(path)
         if text is None or old is None or old.path != path:
             return None
-        if not reparse and text == old.text:
+        if old.source.parsed_from(text):
             continue
         new, diags = parse_text(text, old.path, old.relpath, prev.schema)
         same_keys = link_keys(old) == link_keys(new)

@@ -104,6 +104,15 @@ class Source:
         got = self.peek()
         return (needle in got) if isinstance(got, bytes) else (needle.decode("ascii") in got)
 
+    def parsed_from(self, text: str) -> bool:
+        """Whether the record was parsed from ``text``: what a copy of the
+        corpus with a file's new text (:func:`recordkit.corpus.loader.with_texts`)
+        asks to know whether to parse it again.  The text held is ``text``
+        (and, for a source that reads its file when asked, the file still
+        held the bytes its record was parsed from when it read them:
+        :class:`~recordkit.corpus.store.store.FileSource`)."""
+        return self.text() == text
+
     def held(self) -> bytes | str | None:
         """The text or the bytes held, None when nothing is (no reading)."""
         t = self._text

@@ -201,6 +201,10 @@ def apply_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle
     rec = corpus.records[record_id]
     remove_stale_temps({rec.path.parent, Path(os.path.realpath(rec.path)).parent})
     for _ in range(retries + 1):
+        if not rec.source.parsed_from(rec.text):
+            # restored from the store of parsed records, its file changed
+            # since the load: its text is the new one, its parse the old
+            corpus, lc, rec = _read_again(corpus, rec, rec.text, record_id)
         new, chosen = plan_promotion(corpus, record_id, by=by, lc=lc)
         try:
             atomic_write(rec.path, new, expect=rec.digest or text_digest(rec.text))
@@ -212,14 +216,19 @@ def apply_promotion(corpus, record_id: str, by: str | None = None, lc: Lifecycle
                 text = exc.current.decode("utf-8")
             except UnicodeDecodeError:
                 raise PromotionRefused([f"{rec.relpath} changed while promoting and is no longer UTF-8 text"])
-            corpus = with_texts(corpus, {rec.path: text})
-            lc = None
-            again = corpus.records.get(record_id)
-            if again is None or again.path != rec.path:
-                raise PromotionRefused([f"{rec.relpath} changed while promoting and no longer holds {record_id}"])
-            rec = again
+            corpus, lc, rec = _read_again(corpus, rec, text, record_id)
     raise PromotionRefused([f"{rec.relpath} kept changing while promoting {record_id} "
                             f"({retries + 1} tries); left as it is, try again"])
+
+
+def _read_again(corpus, rec, text: str, record_id: str):
+    """``(corpus, lifecycle, record)`` with the file of ``rec`` read from
+    ``text``, what it holds now; refused when it no longer holds ``record_id``."""
+    corpus = with_texts(corpus, {rec.path: text})
+    again = corpus.records.get(record_id)
+    if again is None or again.path != rec.path:
+        raise PromotionRefused([f"{rec.relpath} changed while promoting and no longer holds {record_id}"])
+    return corpus, None, again
 
 
 def _verify(corpus, rec, new: str, by: str) -> None:

@@ -347,12 +347,11 @@ class Workspace:
         if not texts:
             return False
         from ..corpus.loader import with_edits
-        # every file named is parsed again: its record, restored from the
-        # store, would read its text from the file, the new one, and so
-        # compare equal.  What with_edits cannot do (a file deleted, a
-        # vault's link keys changed) is one load through the store, which
-        # knows the changed files by their stat (with_texts compares texts)
-        new = with_edits(base, texts, reparse=True)
+        # a record restored from the store reads the new text from its file
+        # and knows it was not parsed from it (Source.parsed_from): parsed
+        # again.  What with_edits cannot do (a file deleted, a vault's link
+        # keys changed) is one load through the store
+        new = with_edits(base, texts)
         if new is None:
             self.load()
             return True

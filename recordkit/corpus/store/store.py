@@ -65,21 +65,30 @@ BUCKETS = 64
 
 class FileSource(Source):
     """The content of a record restored from the store: nothing until asked,
-    then read from its file (whose stat is what the store saw)."""
-    __slots__ = ("path",)
+    then read from its file (whose stat is what the store saw).  The file
+    may have changed since (an editor saved it after the load, a command
+    wrote it): its text is then the new one, not the one its record was
+    parsed from, and ``changed`` says so (the stat is not the stored one
+    and the bytes do not hash to the stored digest), so that
+    :meth:`parsed_from` is False and a copy of the corpus with that text
+    parses it again rather than keeping the old parse."""
+    __slots__ = ("path", "changed")
 
     def __init__(self, path: Path, digest: str | None = None, stat: tuple | None = None):
         Source.__init__(self, None, None, digest, stat)
         self.path = path
+        self.changed = False
 
     def _decode(self) -> str:
         raw = self._raw
         if raw is None:
-            try:
-                raw = _read_all(self.path)
-            except OSError:
-                raw = b""
+            raw, same = _read_checked(self.path, self.stat, self.digest)
+            if not same:
+                self.changed = True
         return raw.decode("utf-8", "replace")
+
+    def parsed_from(self, text: str) -> bool:
+        return self.text() == text and not self.changed
 
     def release(self) -> None:
         """Let go of the content: it is read from the file again when asked."""
@@ -97,18 +106,36 @@ class FileSource(Source):
         return body_bytes(raw, offset)
 
 
-def _read_all(path) -> bytes:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+def _read_checked(path, stat, digest) -> tuple[bytes, bool]:
+    """The file's bytes (``b""`` when it cannot be read), and whether they
+    are the ones its record was parsed from: its stat signature is still
+    ``stat`` before and after the read, or else its bytes hash to
+    ``digest`` (a stat changed by a ``touch``, the content not)."""
     try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return b"", False
+    try:
+        before = _key(os.fstat(fd))
         chunks = []
         while True:
             b = os.read(fd, 1 << 20)
             if not b:
                 break
             chunks.append(b)
+        after = _key(os.fstat(fd))
+    except OSError:
+        return b"", False
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    raw = b"".join(chunks)
+    if stat is not None and before == after == tuple(stat):
+        return raw, True
+    return raw, digest is not None and hashlib.sha256(raw).hexdigest()[:32] == digest
+
+
+def _key(st) -> tuple:
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 def _read_if_unchanged(path, stat) -> bytes | None:
