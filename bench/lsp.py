@@ -339,7 +339,7 @@ async def soak(count: int, seconds: float, n_open: int = 20, rate: float = 10.0)
 
     def bucket(t: float) -> dict[str, list]:
         return minutes.setdefault(int((t - t_start) // 60), {"hover": [], "completion": [], "diag": [],
-                                                             "edits": [], "lost": []})
+                                                             "edits": [], "lost": [], "errors": []})
 
     pending: dict[str, tuple[float, int]] = {}   # uri -> (edit time, pushes before)
 
@@ -380,11 +380,15 @@ async def soak(count: int, seconds: float, n_open: int = 20, rate: float = 10.0)
             path, pos, _ = chosen[k % len(chosen)]
             doc = types.TextDocumentIdentifier(uris[k % len(chosen)])
             t0 = time.perf_counter()
-            await asyncio.wait_for(c.text_document_hover_async(types.HoverParams(doc, pos)), 30)
-            t1 = time.perf_counter()
-            bucket(t0)["hover"].append(t1 - t0)
-            await asyncio.wait_for(c.text_document_completion_async(types.CompletionParams(doc, pos)), 30)
-            bucket(t1)["completion"].append(time.perf_counter() - t1)
+            for kind, send in (("hover", lambda: c.text_document_hover_async(types.HoverParams(doc, pos))),
+                               ("completion", lambda: c.text_document_completion_async(
+                                   types.CompletionParams(doc, pos)))):
+                t1 = time.perf_counter()
+                try:
+                    await asyncio.wait_for(send(), 30)
+                    bucket(t1)[kind].append(time.perf_counter() - t1)
+                except Exception as exc:     # counted and shown, the soak goes on
+                    bucket(t1)["errors"].append(f"{kind}: {str(exc)[:120]}")
             k += 1
             await asyncio.sleep(max(0.0, 0.2 - (time.perf_counter() - t0)))
 
@@ -393,13 +397,16 @@ async def soak(count: int, seconds: float, n_open: int = 20, rate: float = 10.0)
     await asyncio.sleep(2)
     watcher.cancel()
     print(f"{'minute':<7}{'edits':>6}{'hover p95':>11}{'compl p95':>11}{'diag p50':>10}{'diag p95':>10}"
-          f"{'pushes':>8}{'lost':>6}  (ms; targets: hover/completion p95 ≤ 150, diagnostics flat)")
+          f"{'pushes':>8}{'lost':>6}{'errors':>7}  (ms; targets: hover/completion p95 ≤ 150, diagnostics flat)")
     for m in sorted(minutes):
         b = minutes[m]
         ms = {k: [t * 1000 for t in v] for k, v in b.items() if k in ("hover", "completion", "diag")}
         f = (lambda v, q: f"{pct(v, q):10.1f}" if v else f"{'-':>10}")
         print(f"{m + 1:<7}{len(b['edits']):>6}{f(ms['hover'], .95):>11}{f(ms['completion'], .95):>11}"
-              f"{f(ms['diag'], .5)}{f(ms['diag'], .95)}{len(ms['diag']):>8}{len(b['lost']):>6}")
+              f"{f(ms['diag'], .5)}{f(ms['diag'], .95)}{len(ms['diag']):>8}{len(b['lost']):>6}{len(b['errors']):>7}")
+    errors = [e for b in minutes.values() for e in b["errors"]]
+    for e in sorted(set(errors)):
+        print(f"  error x{errors.count(e)}: {e}")
     rss = {}
     for row in Path(f"/proc/{s.pid()}/status").read_text().splitlines():
         if row.startswith(("VmRSS:", "VmHWM:")):
