@@ -9,8 +9,8 @@ client's message is then handed to pygls unchanged (:class:`Replay`), so
 pygls runs its own ``initialize`` on the same params — its client
 capabilities, position encoding, workspace folders and recordkit's
 handler are exactly what they would have been — and pygls's reply to it
-is the one message not sent (:class:`DropReply`: the client has its
-answer already).
+is the one message not sent (:class:`Output`: the client has its
+answer already; it also keeps two threads' messages from interleaving).
 
 :func:`initialize_result` is a plain function of the client's params and
 ``capabilities.json``, the capabilities pygls computes for the server as
@@ -25,6 +25,8 @@ equals pygls's own; after a feature is added, rewrite the file with
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from pathlib import Path
 
 #: the position encodings pygls knows, in no order (the client's order decides)
@@ -117,29 +119,44 @@ class Replay:
         return self.stream.read(n)
 
 
-class DropReply:
-    """``stream`` (stdout) without pygls's reply to request ``reply_id``
-    (each write is one framed message)."""
+class Output:
+    """stdout as pygls writes to it: one framed message per ``write``, from
+    the event loop and from pygls's thread pool (the features' handlers)
+    at once.  A message above the pipe's capacity (64 KiB: a completion
+    list at 10,000 records) is written in pieces, and without the lock
+    another thread's message landed between them (seen in the soak:
+    the client read a broken message and stopped).  Also leaves out
+    pygls's reply to request ``reply_id`` (answered already)."""
 
-    def __init__(self, stream, reply_id):
+    def __init__(self, stream, reply_id=None):
         self.stream = stream
         self.reply_id = reply_id
-        self.pending = True
+        self.pending = reply_id is not None
+        self.lock = threading.Lock()
 
     def write(self, data: bytes) -> None:
-        if self.pending:
-            body = data.split(b"\r\n\r\n", 1)[-1]
-            try:
-                message = json.loads(body)
-            except ValueError:
-                message = None
-            if isinstance(message, dict) and "method" not in message and message.get("id") == self.reply_id:
-                self.pending = False
+        with self.lock:
+            if self.pending and self.dropped(data):
                 return
-        self.stream.write(data)
+            self.stream.write(data)
+            self.stream.flush()
+
+    def dropped(self, data: bytes) -> bool:
+        body = data.split(b"\r\n\r\n", 1)[-1]
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return False
+        if not (isinstance(message, dict) and "method" not in message and message.get("id") == self.reply_id):
+            return False
+        self.pending = False
+        if "error" in message:      # the client was answered already: say it where it shows
+            print(f"recordkit lsp: initialize failed in the server: {message['error']}", file=sys.stderr)
+        return True
 
     def flush(self) -> None:
-        self.stream.flush()
+        with self.lock:
+            self.stream.flush()
 
     def close(self) -> None:
         self.stream.close()
@@ -151,11 +168,11 @@ def answer_initialize(stdin, stdout):
     that does not parse) is left to pygls untouched."""
     raw, message = read_message(stdin)
     if not message or message.get("method") != "initialize" or "id" not in message:
-        return Replay(raw, stdin), stdout
+        return Replay(raw, stdin), Output(stdout)
     result = initialize_result(message.get("params") or {})
     stdout.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": result}))
     stdout.flush()
-    return Replay(raw, stdin), DropReply(stdout, message["id"])
+    return Replay(raw, stdin), Output(stdout, message["id"])
 
 
 def served_result(params: dict) -> dict:
@@ -196,7 +213,6 @@ def write_template() -> None:
 
 
 if __name__ == "__main__":
-    import sys
     if sys.argv[1:] == ["--write"]:
         write_template()
         print(f"wrote {template_path()}")
