@@ -11,6 +11,12 @@ hover, definition, references on the record with the most in-links, and
 rename ("not served" when the server does not offer the method); the
 server's peak RSS.  Run it at 1,000 and 10,000 records for the growth
 ratio; figures go in bench/README.md.
+
+    python bench/lsp.py --count 10000 --soak [SECONDS]
+
+The soak instead (default 600 s): 10 edits/s over 20 open records with
+hover and completion interleaved; per minute hover/completion p95 and
+own-file diagnostics p50/p95, the server's RSS at the end.
 """
 from __future__ import annotations
 
@@ -297,6 +303,118 @@ async def checkout(s: Session, records: Path, u: str, n: int = 2000) -> tuple[li
     return [time.perf_counter() - t0], pulls
 
 
+async def soak(count: int, seconds: float, n_open: int = 20, rate: float = 10.0) -> None:
+    """The soak: ``rate`` edits a second spread over ``n_open`` open records
+    (round robin, a character typed then deleted at the start of each
+    record's last body line) for ``seconds``, with a hover and a completion
+    on a relation target of an open record every 0.2 s in a second task.
+    Prints per minute: hover and completion p95, own-file diagnostics after
+    the debounce (p50/p95), edits sent and pushes seen; the server's RSS at
+    the end (current and peak)."""
+    records = synthetic(count)
+    folder = workspace_for(records, count)
+    import recordkit
+    corpus = recordkit.load(records)
+    chosen = []
+    for rec in sorted((r for r in corpus.files if r.ok and r.id.startswith("THEORY-")), key=lambda r: r.id):
+        target = next((t.id for ts in rec.relations.values() for t in ts if t.id in corpus.records), None)
+        if target is None:
+            continue
+        rows = rec.path.read_text(encoding="utf-8").split("\n")
+        pos = next((types.Position(i, row.index(target) + 1) for i, row in enumerate(rows)
+                    if target in row and not row.startswith("id:")), None)
+        if pos is not None and len(rows) > 3 and rows[-2].strip():
+            chosen.append((rec.path, pos, len(rows) - 2))
+        if len(chosen) == n_open:
+            break
+    del corpus
+    s = Session(folder, settings={"debounce": DEBOUNCE_MS})
+    await s.start()
+    await s.ready()
+    uris = [s.open(p) for p, _, _ in chosen]
+    for u in uris:
+        await s.pushed(u, 0)
+    t_start = time.perf_counter()
+    minutes: dict[int, dict[str, list]] = {}
+
+    def bucket(t: float) -> dict[str, list]:
+        return minutes.setdefault(int((t - t_start) // 60), {"hover": [], "completion": [], "diag": [],
+                                                             "edits": [], "lost": [], "errors": []})
+
+    pending: dict[str, tuple[float, int]] = {}   # uri -> (edit time, pushes before)
+
+    async def edits() -> None:
+        versions = {u: 1 for u in uris}
+        k = 0
+        while True:
+            due = t_start + k / rate
+            now = time.perf_counter()
+            if due - t_start >= seconds:
+                return
+            if due > now:
+                await asyncio.sleep(due - now)
+            i = k % len(uris)
+            u = uris[i]
+            if u in pending:         # the last edit's diagnostics never came (2 s later)
+                bucket(pending.pop(u)[0])["lost"].append(1)
+            versions[u] += 1
+            typed = versions[u] % 2 == 0
+            t0 = time.perf_counter()
+            pending[u] = (t0, s.pushes.get(u, 0))
+            s.change(u, versions[u], chosen[i][2], 0, 0 if typed else 1, "x" if typed else "")
+            bucket(t0)["edits"].append(1)
+            k += 1
+
+    async def watch_pushes() -> None:
+        while True:
+            for u, (t0, before) in list(pending.items()):
+                if s.pushes.get(u, 0) > before:
+                    bucket(t0)["diag"].append(s.push_times[u] - t0 - DEBOUNCE_MS / 1000)
+                    pending.pop(u, None)
+            await asyncio.sleep(0.001)
+
+    async def requests() -> None:
+        c = s.client
+        k = 0
+        while time.perf_counter() - t_start < seconds:
+            path, pos, _ = chosen[k % len(chosen)]
+            doc = types.TextDocumentIdentifier(uris[k % len(chosen)])
+            t0 = time.perf_counter()
+            for kind, send in (("hover", lambda: c.text_document_hover_async(types.HoverParams(doc, pos))),
+                               ("completion", lambda: c.text_document_completion_async(
+                                   types.CompletionParams(doc, pos)))):
+                t1 = time.perf_counter()
+                try:
+                    await asyncio.wait_for(send(), 30)
+                    bucket(t1)[kind].append(time.perf_counter() - t1)
+                except Exception as exc:     # counted and shown, the soak goes on
+                    bucket(t1)["errors"].append(f"{kind}: {str(exc)[:120]}")
+            k += 1
+            await asyncio.sleep(max(0.0, 0.2 - (time.perf_counter() - t0)))
+
+    watcher = asyncio.ensure_future(watch_pushes())
+    await asyncio.gather(edits(), requests())
+    await asyncio.sleep(2)
+    watcher.cancel()
+    print(f"{'minute':<7}{'edits':>6}{'hover p95':>11}{'compl p95':>11}{'diag p50':>10}{'diag p95':>10}"
+          f"{'pushes':>8}{'lost':>6}{'errors':>7}  (ms; targets: hover/completion p95 ≤ 150, diagnostics flat)")
+    for m in sorted(minutes):
+        b = minutes[m]
+        ms = {k: [t * 1000 for t in v] for k, v in b.items() if k in ("hover", "completion", "diag")}
+        f = (lambda v, q: f"{pct(v, q):10.1f}" if v else f"{'-':>10}")
+        print(f"{m + 1:<7}{len(b['edits']):>6}{f(ms['hover'], .95):>11}{f(ms['completion'], .95):>11}"
+              f"{f(ms['diag'], .5)}{f(ms['diag'], .95)}{len(ms['diag']):>8}{len(b['lost']):>6}{len(b['errors']):>7}")
+    errors = [e for b in minutes.values() for e in b["errors"]]
+    for e in sorted(set(errors)):
+        print(f"  error x{errors.count(e)}: {e}")
+    rss = {}
+    for row in Path(f"/proc/{s.pid()}/status").read_text().splitlines():
+        if row.startswith(("VmRSS:", "VmHWM:")):
+            rss[row.split(":")[0]] = int(row.split()[1]) / 1024
+    print(f"server RSS at the end {rss.get('VmRSS', float('nan')):.0f} MB (peak {rss.get('VmHWM', float('nan')):.0f} MB)")
+    await s.stop()
+
+
 def import_floor(n: int = 5) -> dict:
     """Seconds to start Python and import what answering ``initialize``
     cannot do without (pygls' server and lsprotocol's types), the floor
@@ -321,10 +439,18 @@ def main() -> None:
     ap.add_argument("--count", type=int, action="append", help="record sizes (default: 1000 and 10000)")
     ap.add_argument("--repeat", type=int, default=50, help="requests per figure (default 50)")
     ap.add_argument("--starts", type=int, default=6, help="server starts for initialize/ready (default 6)")
+    ap.add_argument("--soak", type=float, nargs="?", const=600.0, default=None, metavar="SECONDS",
+                    help="only the soak: 10 edits/s over 20 open records for SECONDS (default 600)")
     args = ap.parse_args()
     compile_package()
     print(time.strftime("run at %Y-%m-%d %H:%M:%S"), f"on {os.cpu_count()} cores, Python {sys.version.split()[0]}",
           "load average %.2f %.2f %.2f" % os.getloadavg())
+    if args.soak is not None:
+        for count in args.count or [10000]:
+            print(f"\nsoak: {count} records, {args.soak:.0f} s")
+            asyncio.run(soak(count, args.soak))
+            print(time.strftime("done %H:%M:%S,"), "load average %.2f %.2f %.2f" % os.getloadavg())
+        return
     print("\nthe floor under initialize (spawn to exit)")
     for k, v in import_floor().items():
         print(line(k, v))

@@ -23,6 +23,11 @@ def command(stdio, port, log_file):
     """
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    if port is None:
+        # answered before pygls is imported; pygls still sees the client's initialize
+        from ..lsp.handshake import answer_initialize
+        stdin, stdout = answer_initialize(stdin, stdout)
     from ..lsp.preload import preload
     ahead = preload(Path.cwd())           # (forks: before the server starts any thread)
     from ..lsp.server import make_server
@@ -30,4 +35,4 @@ def command(stdio, port, log_file):
     if port is not None:
         server.start_tcp("127.0.0.1", port)
     else:
-        server.start_io(sys.stdin.buffer, sys.stdout.buffer)
+        server.start_io(stdin, stdout)
