@@ -466,13 +466,19 @@ class SiteServer:
         host, port = self.httpd.server_address[:2]
         self.log(f"serving http://{host}:{port}/ (Ctrl-C to stop)")
         threading.Thread(target=self._builder, daemon=True).start()
-        threading.Thread(target=self._watch, daemon=True).start()
+        watcher = threading.Thread(target=self._watch, daemon=True)
+        watcher.start()
         try:
             self.httpd.serve_forever(poll_interval=0.2)
         finally:
             self.stop.set()
             self.cancel.set()
             self.httpd.server_close()
+            # the watcher leaves watchfiles' native loop within its step (50 ms)
+            # once stop is set; a daemon thread still inside it when the
+            # interpreter exits is unwound by force, and watchfiles 0.21 aborts
+            # the process then ("FATAL: exception not rethrown", status -6)
+            watcher.join(timeout=2)
             with self.build_lock:
                 self._save_state()
 
