@@ -16,7 +16,8 @@ def _pos(text: str, needle: str, shift: int = 1) -> lsp.Position:
     return lsp.Position(line=text.count("\n", 0, i), character=i - (text.rfind("\n", 0, i) + 1))
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+# VS Code's profile in the quick run; Neovim's and Emacs' with the slow tests
+@pytest.mark.parametrize("profile", [p if p == "visual-studio-code" else pytest.param(p, marks=pytest.mark.slow) for p in PROFILES])
 async def test_every_feature_answers_on_the_record(profile, tmp_path_factory):
     root = copy_records(tmp_path_factory.mktemp("rec") / "r")
     path = root / "records" / "theory" / "THEORY-798.md"

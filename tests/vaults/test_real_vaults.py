@@ -25,6 +25,9 @@ from conftest import run_cli
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "emit" / "site"))
 from site_fixtures import crawl  # noqa: E402
 
+# 16 builds and inits (about 15 s of a core): in CI's newest step, not again in the lowest
+pytestmark = pytest.mark.slow
+
 VAULTS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
 
 #: fixture -> (record root, preset, what init --infer must say it found,

@@ -76,7 +76,7 @@ def test_a_sentence_longer_than_the_window_is_cut_and_says_so():
 def test_a_paragraph_naming_thousands_of_records_builds_in_linear_time(tmp_path):
     root = tmp_path / "records"
     (root / "note").mkdir(parents=True)
-    n = 8000
+    n = 4000
     for i in range(2, n + 2):
         body = "x\n"
         if i == 2:      # one paragraph, a line for each record it names
@@ -88,9 +88,9 @@ def test_a_paragraph_naming_thousands_of_records_builds_in_linear_time(tmp_path)
                           str(tmp_path / "site"), "-q"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     took = child_cpu() - t0
     assert out.returncode == 0, out.stderr
-    assert took < 20, took       # 4.5 s; the paragraph walk took 48 s
-    page = (tmp_path / "site" / "note" / "NOTE-06000.html").read_text(encoding="utf-8")
-    assert "NOTE-05999 and NOTE-06000 and NOTE-06001" in re.sub(r"<[^>]+>", "", page)
+    assert took < 10, took       # 8,000 records: 4.5 s; the paragraph walk took 48 s (quadratic: ~12 s at 4,000)
+    page = (tmp_path / "site" / "note" / "NOTE-03000.html").read_text(encoding="utf-8")
+    assert "NOTE-02999 and NOTE-03000 and NOTE-03001" in re.sub(r"<[^>]+>", "", page)
 
 
 class _FmRec(_Rec):
