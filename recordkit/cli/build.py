@@ -44,6 +44,10 @@ def command(ctx, out, dates, jobs, force, quiet):
         for path, what in report.unusable_templates:
             click.echo(terminal_safe(f"note: {path} is {what}, not a file: not read, the package's template or "
                                      f"asset of that name is used"), err=True)
+        for line in report.url_warnings[:20]:
+            click.echo(terminal_safe(f"warning: {line}"), err=True)
+        if len(report.url_warnings) > 20:
+            click.echo(f"warning: and {len(report.url_warnings) - 20} more URL warnings", err=True)
         if report.unreadable:
             n = report.unreadable
             click.echo(f"note: {n} file{'s' if n != 1 else ''} of the record could not be read and "

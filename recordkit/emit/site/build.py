@@ -25,12 +25,13 @@ from pathlib import Path
 from ...runtime import batch, can_fork, in_helper, release_free_memory, spread
 from . import changes
 from .context import BuildCancelled, BuildContext, BuildReport, TemplateFailed, keep_compiled_templates, open_context
-from .emitters import assets, graph, lists, previews, record_pages, search
+from .emitters import assets, explorer, graph, lists, previews, record_pages, search
 from .emitters.search import save_resident_state
 from .load import gather, load_record
 from .options import SiteOptions, site_options
 from .privacy import publication
 from .state import BuildState
+from .urls import site_pages
 from .views import make_site
 from .writer import Manifest, SiteWriter
 from ...graph import of as graph_of
@@ -81,11 +82,12 @@ def _build_site(config, out, *, corpus, options, cancel, resident, state: BuildS
     pub = publication(corpus, opts)
     # 3. views
     site = make_site(data, pub.ids, opts.title)
+    site.pages = site_pages(corpus, pub.ids, opts)
     timings["gather"] = time.perf_counter() - t
     report = BuildReport(out_dir, records=len(pub.ids), excluded=len(pub.excluded),
                          excluded_reasons=pub.reasons(), not_walked=list(getattr(config, "walk_notes", ())),
                          load_diagnostics=len(corpus.diagnostics),
-                         unreadable=sum(1 for r in corpus.files if not r.ok))
+                         unreadable=sum(1 for r in corpus.files if not r.ok), url_warnings=site.pages.warnings)
     writer = SiteWriter(out_dir, old)
     ctx = open_context(site, opts, writer, report, timings, state, cancel, resident)
     # 4. changes
@@ -195,6 +197,7 @@ def _others(ctx: BuildContext) -> None:
         lists.emit(ctx)
         release_free_memory()     # the list pages' rows, before the graph page's index
     graph.emit(ctx)
+    explorer.emit(ctx)
     release_free_memory()
     ctx.others_done = True
     if not ctx.lists_elsewhere:

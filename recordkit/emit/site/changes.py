@@ -62,6 +62,8 @@ def build_salt(ctx: BuildContext) -> str:
     site, opts = ctx.site, ctx.opts
     return "|".join((RENDER_VERSION, code_fingerprint(), ctx.fingerprint, str(ctx.buckets), opts.title,
                      str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
+                     # where pages are, and whether they show the explorer (urls.py)
+                     site.pages.style if site.pages else "", str(bool(site.pages and site.pages.explorer)),
                      str(len(site.ids)),       # every page's footer shows the count
                      repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                      # the schema whole: a relation's label, a kind's description, a status's
@@ -143,7 +145,8 @@ def _signatures(ctx: BuildContext, ch: Changes) -> tuple:
     for rid in site.ids:
         rec = records[rid]
         o = omemo.get(rid)
-        if o is not None and o[0] == rec.digest and o[1] == rec.relpath and (
+        url = site.url(rid)
+        if o is not None and o[0] == rec.digest and o[1] == (rec.relpath, url) and (
                 not o[2] or all((records[x].digest if x in records else None) == d for x, d in o[2])):
             m = memo.get(rid)
             if m is not None:
@@ -156,7 +159,7 @@ def _signatures(ctx: BuildContext, ch: Changes) -> tuple:
         if m is None or m[0] != fm or m[1] != rec.relpath:
             m = memo[rid] = _edge_entry(succ[rid], pub, fm, rec.relpath)
         links += m[5]
-        parts = [rec.digest, rec.relpath, m[2]]
+        parts = [rec.digest, rec.relpath, m[2], url]
         st = data.standings.get(rid)
         stand = None
         named = ()
@@ -181,10 +184,10 @@ def _signatures(ctx: BuildContext, ch: Changes) -> tuple:
         outs[rid] = m[4]
         # what other pages show of a record (its face: id, title, kind,
         # status) and its out-edges, to tell an edit of its text alone
-        faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}".encode("utf-8", "surrogatepass"),
+        faces[rid] = blake(f"{rec.title}\x00{rec.kind}\x00{rec.status}\x00{url}".encode("utf-8", "surrogatepass"),
                            digest_size=8).hexdigest()
         if keep_own and not cids:
-            omemo[rid] = (rec.digest, rec.relpath,
+            omemo[rid] = (rec.digest, (rec.relpath, url),
                           tuple((x, records[x].digest if x in records else None) for x in named),
                           own[rid], gsig[rid], faces[rid])
     ch.graph_sig = gsig

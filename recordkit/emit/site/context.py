@@ -54,6 +54,8 @@ class BuildReport:
     #: is no file (a named pipe, a device, a dangling link): not read, the
     #: package's template or asset of its name used instead
     unusable_templates: list = field(default_factory=list)
+    #: pages that could not have the URL their style gives them, aliases with no redirect (urls.py)
+    url_warnings: list = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "

@@ -8,7 +8,7 @@ from pathlib import Path
 from ...config import ConfigError, where
 
 KEYS = {"out", "title", "exclude", "exclude_statuses", "templates", "toc_min_headings", "dates",
-        "recent", "feed_entries"}
+        "recent", "feed_entries", "urls", "explorer"}
 
 
 @dataclass
@@ -26,6 +26,8 @@ class SiteOptions:
     jobs: int | None = None              # processes for rendering (default: every core, up to 4)
     progress: bool = False               # a progress bar on stderr
     force: bool = False                  # write into a non-empty folder that is not a recordkit site
+    urls: str = "auto"                   # where pages are: recordkit, quartz, obsidian-publish (urls.py)
+    explorer: bool | None = None         # the folder tree on every page (None: where ids are paths)
 
 
 def site_options(config, **overrides) -> SiteOptions:
@@ -75,6 +77,7 @@ def site_options(config, **overrides) -> SiteOptions:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{at(key)}: site.{key} must be a non-negative integer")
             setattr(opts, key, v)
+    _url_keys(opts, table, at)
     if "dates" in table:
         if table["dates"] not in ("fields", "git"):
             raise ConfigError(f"{at('dates')}: site.dates must be \"fields\" or \"git\"")
@@ -90,3 +93,18 @@ def site_options(config, **overrides) -> SiteOptions:
         if not opts.site_url.endswith("/"):
             opts.site_url += "/"
     return opts
+
+
+def _url_keys(opts: SiteOptions, table: dict, at) -> None:
+    """``urls`` (docs/site.md, "URLs") and ``explorer`` ("The explorer")."""
+    from .urls import SETTINGS
+    if "urls" in table:
+        if table["urls"] not in SETTINGS:
+            raise ConfigError(f"{at('urls')}: site.urls must be one of "
+                              f"{', '.join(repr(s) for s in SETTINGS)}, not {table['urls']!r}")
+        opts.urls = table["urls"]
+    if "explorer" in table:
+        if not (isinstance(table["explorer"], bool) or table["explorer"] == "auto"):
+            raise ConfigError(f"{at('explorer')}: site.explorer must be true, false or \"auto\", "
+                              f"not {table['explorer']!r}")
+        opts.explorer = None if table["explorer"] == "auto" else table["explorer"]

@@ -10,7 +10,6 @@ import shutil
 
 from .changes import page_key
 from .context import BuildContext
-from .views import record_url
 from .writer import digest, same_size
 
 #: rows of a query block's table on a page
@@ -42,8 +41,8 @@ def prepare(ctx: BuildContext) -> None:
     for rid in q:
         key = digest((page_key(ctx, rid) + "|query|" + everything).encode("utf-8", "surrogatepass"))
         ctx.query_keys[rid] = key
-        old = old_files.get(record_url(rid, records[rid].kind))
-        if not (old and old.get("key") == key and same_size(ctx.writer.out / record_url(rid, records[rid].kind),
+        old = old_files.get(site.page_path(rid))
+        if not (old and old.get("key") == key and same_size(ctx.writer.out / site.page_path(rid),
                                                              old.get("size"))):
             need = True
     if need:
@@ -104,7 +103,7 @@ def _query_html(ctx: BuildContext, br, code_html: str) -> str:
         text = str(v)
         target = site.resolve(text) if text in site.corpus.records else None
         if target and target[0] == "link":
-            return (f'<a class="rk-ref k-{esc(target[2] or "")}" href="../{esc(target[1])}" '
+            return (f'<a class="rk-ref k-{esc(target[2] or "")}" href="{esc(ctx.renderer.prefix + target[1])}" '
                     f'data-id="{esc(text)}">{esc(text)}</a>')
         return esc(site.scrub(text))
     head = "".join(f"<th>{esc(c)}</th>" for c in res.columns)

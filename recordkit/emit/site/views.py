@@ -82,6 +82,17 @@ class Site:
     kinds: dict = field(default_factory=dict)       # kind -> {color, description, count, statuses}
     relation_labels: dict = field(default_factory=dict)
     mention_label: str = "Mentioned by"
+    #: where each page is (:class:`.urls.PageUrls`); None: ``KIND/ID.html``
+    pages: object = None
+
+    def url(self, rid: str) -> str:
+        """The link to the page of the published record ``rid``, relative
+        to the site's root: the one place a page's URL is read (urls.py)."""
+        return record_url(rid, self.corpus.records[rid].kind) if self.pages is None else self.pages.url(rid)
+
+    def page_path(self, rid: str) -> str:
+        """The file of the page of ``rid``, relative to the site's root."""
+        return record_url(rid, self.corpus.records[rid].kind) if self.pages is None else self.pages.path(rid)
 
     @property
     def corpus(self):
@@ -97,8 +108,7 @@ class Site:
             if got is not None:
                 rid = got
         if rid in self.published:
-            rec = self.corpus.records[rid]
-            return ("link", record_url(rid, rec.kind), rec.kind, rid)
+            return ("link", self.url(rid), self.corpus.records[rid].kind, rid)
         if rid in self.corpus.records:
             return ("hidden",)
         return ("dangling",)
@@ -135,7 +145,7 @@ class Site:
         ``TITLE_SHOWN`` characters (its own page shows it whole; a title of
         100 KB was copied into each of the pages that named it)."""
         rec = self.corpus.records[rid]
-        return {"id": rid, "title": _clip(rec.title, TITLE_SHOWN), "kind": rec.kind, "url": record_url(rid, rec.kind),
+        return {"id": rid, "title": _clip(rec.title, TITLE_SHOWN), "kind": rec.kind, "url": self.url(rid),
                 "status": rec.status}
 
 
@@ -320,7 +330,7 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
                            for m in set(rec.mention_targets))
     return {
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
-        "url": record_url(rid, rec.kind), "color": site.kinds.get(rec.kind, {}).get("color"),
+        "url": site.url(rid), "color": site.kinds.get(rec.kind, {}).get("color"),
         # a record with no kind (a vault's index page) has no kind page to link to
         "kind_url": kind_url(rec.kind) if rec.kind in site.kinds else None, "minutes": reading_minutes(body),
         "date": record_date(site, rec), "created": _created(site, rec),

@@ -12,7 +12,7 @@ import re
 from ...graph_page import SCRIPT_PARTS, TEMPLATE
 from ...templates import read_text
 from ..context import BuildContext
-from ..views import record_url, scrubbed
+from ..views import scrubbed
 from ..writer import digest
 
 
@@ -28,7 +28,7 @@ def emit(ctx: BuildContext) -> None:
         return
     from ....views.index import build_index
     from ...graph_page import render_graph_parts
-    urls = {rid: record_url(rid, site.corpus.records[rid].kind) for rid in site.ids}
+    urls = {rid: site.url(rid) for rid in site.ids}
     index = build_index(site.corpus, site_urls=urls, title=ctx.opts.title, results=site.data.results)
     _published_only(index, site.published)
     index["nodes"] = scrubbed(site, index["nodes"])

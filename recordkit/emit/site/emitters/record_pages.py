@@ -24,7 +24,9 @@ from ..context import BuildCancelled, BuildContext, Progress, template_failed
 from ..load import check_entry
 from ..markdown import plain_text
 from ..search import bucket_of, json_js, merge_postings
-from ..views import first_paragraph, mention_sentence, record_url, record_view, transient_body
+from ..urls import root_of
+from .explorer import explorer_of
+from ..views import first_paragraph, mention_sentence, record_view, transient_body
 from ..writer import digest, same_size, write_atomic
 from . import search
 
@@ -84,7 +86,7 @@ def partial(ctx: BuildContext, ch: Changes) -> list | None:
     stat = os.stat
     for rid in site.ids:
         if rid not in cands and rid not in query_keys and rid not in in_dirty:
-            rel = record_url(rid, records[rid].kind)
+            rel = site.page_path(rid)
             old = old_files.get(rel)
             if old and old.get("key"):
                 try:
@@ -176,7 +178,7 @@ def render_part(ctx: BuildContext, part, progress):
             raise BuildCancelled()
         rec = records[rid]
         body = None      # decoded when needed, and not kept on the record
-        rel = record_url(rid, rec.kind)
+        rel = site.page_path(rid)
         old = old_files.get(rel)
         v = None
         if candidates is not None and rid not in candidates and rid not in query_keys and old \
@@ -269,6 +271,8 @@ def finish(ctx: BuildContext, results: list) -> list:
 
 def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None) -> str:
     site = ctx.site
+    # a page's links are relative to it: its depth is its URL's (urls.py)
+    root = ctx.renderer.prefix = root_of(site.page_path(rec.id))
     rendered = ctx.renderer.render(rec.body if body is None else body, rec.relpath)
     body = rendered.html
     if rec.id in ctx.query_keys:
@@ -292,8 +296,8 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
         mentions.append(dict(m, sentence=parts))
     toc = rendered.headings if len(rendered.headings) >= ctx.opts.toc_min_headings else None
     try:
-        return template.render(ctx.common, root="../", r=v, body=Markup(body), toc=toc, mentions=mentions,
-                               description=v["title"][:200])
+        return template.render(ctx.common, root=root, r=v, body=Markup(body), toc=toc, mentions=mentions,
+                               description=v["title"][:200], explorer=explorer_of(ctx, rec))
     except Exception as exc:
         raise template_failed(exc, v["url"]) from None
 

@@ -21,7 +21,7 @@ from ..context import BuildContext
 from ..markdown import plain_text
 from ..search import decode_postings, doc_terms, encode_postings, merge_postings, search_index_js
 from ..state import BuildState
-from ..views import record_url, transient_body
+from ..views import transient_body
 from ..writer import digest, write_atomic
 
 #: Documents per search run (the unit of the search index's cache)
@@ -240,7 +240,7 @@ def save_resident_state(state: BuildState) -> None:
 def docs(ctx: BuildContext) -> list:
     records = ctx.site.corpus.records
     return [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
-             "url": record_url(r, records[r].kind)} for r in ctx.site.ids]
+             "url": ctx.site.url(r)} for r in ctx.site.ids]
 
 
 def shard_docs(ctx: BuildContext) -> dict:

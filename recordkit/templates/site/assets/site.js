@@ -488,6 +488,49 @@
     window.addEventListener("resize", function () { clearTimeout(pending); pending = setTimeout(mark, 100); });
   }
 
+  /* -- explorer: the vault's folders (assets/explorer.js, one file for
+     every page), each a <details> that opens and closes; the page's own
+     folders open, the page marked aria-current="page" -------------------- */
+  var explorerTree = null;
+  RK.explorer = function (tree) { explorerTree = tree; };
+  function setupExplorer() {
+    var nav = doc.getElementById("rk-explorer");
+    if (!nav) return;
+    var here = nav.getAttribute("data-page") || "";
+    loadScript("assets/explorer.js", function (err) {
+      if (err || !explorerTree) return;
+      function link(name, url) {
+        var a = el("a", null, name);
+        a.href = ROOT + url;
+        if (url === here) a.setAttribute("aria-current", "page");
+        return a;
+      }
+      function list(entries) {
+        var ul = el("ul", "rk-tree"), found = false;
+        for (var i = 0; i < entries.length; i++) {
+          var e = entries[i], li = el("li");
+          if (e.length > 2) {
+            var d = el("details"), s = el("summary");
+            s.appendChild(link(e[0], e[1]));
+            d.appendChild(s);
+            var sub = list(e[2]);
+            d.appendChild(sub.ul);
+            if (sub.found || e[1] === here) { d.open = true; found = true; }
+            li.appendChild(d);
+          } else {
+            li.appendChild(link(e[0], e[1]));
+            if (e[1] === here) found = true;
+          }
+          ul.appendChild(li);
+        }
+        return { ul: ul, found: found };
+      }
+      var tree = list(explorerTree);
+      nav.appendChild(tree.ul);
+      nav.classList.add("rk-explorer-tree");
+    });
+  }
+
   function start() {
     setupAnchors();
     setupScrollers();
@@ -495,6 +538,7 @@
     setupSearch();
     setupPreviews();
     setupGraph();
+    setupExplorer();
   }
   if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start);
   else start();
