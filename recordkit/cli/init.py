@@ -77,7 +77,7 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
             click.echo(line)
     else:
         schema_text = inferring.starter_yaml(preset)
-    toml_text = inferring.toml_text(root_text, schema_file)
+    toml_text = inferring.toml_text(root_text, schema_file, site=_site_keys(folder))
     if dry_run:
         click.echo(f"--- {schema_file}\n{schema_text}--- recordkit.toml\n{toml_text}", nl=False)
         return
@@ -99,6 +99,19 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
                 pass
         raise
     click.echo(f"Wrote {schema_file} and recordkit.toml (root = {root_text}); next: recordkit lint", err=True)
+
+
+def _site_keys(folder: Path) -> dict:
+    """The ``[site]`` keys the notes' own tool asks for: Quartz's URLs in a
+    vault Quartz publishes (docs/site.md, "URLs"), so that the links to
+    its pages keep working."""
+    from ..corpus.toolsettings import quartz_config_file
+    found = quartz_config_file(folder.resolve())
+    if found:
+        click.echo(f"found {path_text(os.path.relpath(found))} (Quartz): the site's pages are where Quartz puts them "
+                   f"(site.urls = \"quartz\")")
+        return {"urls": "quartz"}
+    return {}
 
 
 def detect_tool(folder: Path) -> tuple[str, str] | None:

@@ -198,3 +198,14 @@ def walk_skipped_count(root, folder: str) -> int:
     for _dir, _dirs, files in os.walk(os.path.join(str(root), folder)):
         n += sum(1 for f in files if f.endswith(".md"))
     return n
+
+
+def quartz_config_file(root) -> str | None:
+    """The ``quartz.config.ts`` of the vault at ``root`` (in it, or in the
+    folder above it: Quartz's ``content/`` layout), or None: the mark of a
+    vault Quartz publishes, whatever its settings say."""
+    root = Path(root)
+    for folder in (root, root.parent):
+        if (folder / "quartz.config.ts").is_file():
+            return str(folder / "quartz.config.ts")
+    return None

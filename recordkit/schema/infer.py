@@ -872,14 +872,17 @@ def _flow(v) -> str:
     return _q(v)
 
 
-def toml_text(root: str, schema_file: str | None, preset: str | None = None) -> str:
-    """The ``recordkit.toml`` that points at the record and its schema."""
+def toml_text(root: str, schema_file: str | None, preset: str | None = None, site: dict | None = None) -> str:
+    """The ``recordkit.toml`` that points at the record and its schema;
+    ``site``: the keys of its ``[site]`` table (strings)."""
     lines = ["# recordkit configuration (docs/configuration.md), written by `recordkit init`", ""]
     lines.append(f"root = {_toml_str(root)}")
     if schema_file:
         lines.append(f"schema = {_toml_str(schema_file)}")
     elif preset:
         lines.append(f"schema = {_toml_str('preset:' + preset)}")
+    if site:
+        lines += ["", "[site]"] + [f"{k} = {_toml_str(v)}" for k, v in site.items()]
     return "\n".join(lines) + "\n"
 
 

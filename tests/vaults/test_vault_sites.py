@@ -19,18 +19,23 @@ from site_fixtures import crawl  # noqa: E402
 
 
 def _pages(folder: Path) -> dict:
-    """root-relative path of each record's file -> (id, its page's URL)."""
+    """root-relative path of each record's file -> (id, its page's URL, its
+    page's file), where the site's URL style puts them (a Quartz vault's
+    pages where Quartz puts them)."""
+    from recordkit.common.order import id_sort_key
     from recordkit.config import load_config
     from recordkit.corpus import load
-    from recordkit.emit.site.views import record_url
+    from recordkit.emit.site.options import site_options
+    from recordkit.emit.site.urls import site_pages
     cfg = load_config(folder)
     corpus = load(cfg.root, config=cfg)
     root = Path(cfg.root).resolve()
     base = root.relative_to(folder.resolve()).as_posix()
+    pages = site_pages(corpus, sorted(corpus.records, key=id_sort_key), site_options(cfg))
     out = {}
     for rid, rec in corpus.records.items():
         rel = rec.relpath if base in ("", ".") else f"{base}/{rec.relpath}"
-        out[rel] = (rid, record_url(rid, rec.kind))
+        out[rel] = (rid, pages.url(rid), pages.path(rid))
     return out
 
 
@@ -48,11 +53,12 @@ def test_every_native_link_is_a_link_between_pages(tmp_path, name):
     for e in body_edges:
         if e["source"] not in pages or e["target"] not in pages:
             continue
-        src_url = pages[e["source"]][1]
-        tid, turl = pages[e["target"]]
-        html = (site / src_url).read_text(encoding="utf-8")
+        from recordkit.emit.site.urls import root_of
+        src_path = pages[e["source"]][2]
+        tid, turl, _ = pages[e["target"]]
+        html = (site / src_path).read_text(encoding="utf-8")
         body = html[html.find('class="rk-body"'):html.find('class="rk-aside"')]
-        href = "../" + turl
+        href = root_of(src_path) + turl
         # a heading or block link keeps its anchor (``#slug``, ``#^id``); the
         # crawl below checks that the anchor exists on the target page
         if not re.search(rf'<a class="rk-ref[^"]*"[^>]* href="{re.escape(href)}(#[^"]*)?" data-id="{re.escape(tid)}"', body):

@@ -417,6 +417,10 @@ class SiteServer:
                         fs = fs / "index.html"
                     code = 200
                     opened = _open_served(server.out, fs)
+                    if opened is None and fs.suffix != ".html":
+                        # a Quartz or Obsidian Publish URL has no ".html" (docs/site.md, "URLs")
+                        opened = _open_served(server.out, fs.with_name(fs.name + ".html"))
+                        fs = fs.with_name(fs.name + ".html") if opened is not None else fs
                     if opened is None:
                         fs, code = server.out / "404.html", 404
                         opened = _open_served(server.out, fs)

@@ -56,8 +56,8 @@ def resolve_style(setting: str, root) -> tuple[str, str]:
     """(style, why) for the ``site.urls`` ``setting`` of the record at ``root``."""
     if setting != "auto":
         return setting, f"site.urls = \"{setting}\""
-    from ...corpus.toolsettings import read_settings
-    found = read_settings(root).quartz_config
+    from ...corpus.toolsettings import quartz_config_file
+    found = quartz_config_file(root)
     if found:
         return "quartz", f"{found} (Quartz)"
     if (Path(root) / "publish.css").is_file():
@@ -164,7 +164,10 @@ def page_urls(corpus, ids: list, style: str, why: str = "", folders: bool = Fals
         for rid in ids:
             rec = records[rid]
             want = _note_path(rec, style)
-            paths[rid] = _claim(want, rid, taken, out.warnings, f"the page of {rid}")
+            # the top's index.md is Quartz's home page: the site's home page
+            # is at its URL (index.html), its own page beside it, unsaid
+            said = out.warnings if want != "index.html" else []
+            paths[rid] = _claim(want, rid, taken, said, f"the page of {rid}")
     if folders:
         out.explorer = True
         _folder_pages(out, corpus, ids, taken)
