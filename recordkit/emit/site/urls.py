@@ -269,7 +269,10 @@ def _aliases(out: PageUrls, corpus, ids: list, taken: dict) -> None:
 
 def _alias_path(name: str, rec, style: str) -> str | None:
     if style == "recordkit":
-        return record_url(name, rec.kind)
+        # an old id (a plain file name) had a page, which now leads to the
+        # record's; a name a page was never at (a title) has none
+        got = record_url(name, rec.kind)
+        return got if got.endswith("/" + name + ".html") else None
     if name.startswith(("./", "../")):       # Quartz: relative to the note's folder
         base = rec.relpath.split("/")[:-1]
         for part in name.split("/"):

@@ -252,3 +252,24 @@ def test_bad_settings_are_said_with_their_place(tmp_path):
     code, out = cli(folder, "build", "-o", str(tmp_path / "site"))
     assert code != 0 and "site.urls must be one of" in out and "recordkit.toml" in out
     assert "Traceback" not in out
+
+
+@pytest.mark.browser
+def test_the_explorer_in_a_browser_opens_the_pages_folders_and_marks_the_page(quartz):
+    from browser import Tab, launch_chromium
+    site, _ = quartz
+    with launch_chromium() as b, Tab(b) as t:
+        p = t.page
+        p.goto((site / "Notes" / "Numbers" / "Note-2.html").as_uri())
+        p.wait_for_selector("#rk-explorer .rk-tree")
+        current = p.locator("#rk-explorer a[aria-current='page']")
+        assert current.count() == 1 and current.inner_text() == "Note 2"
+        opened = p.eval_on_selector_all("#rk-explorer details[open] > summary", "els => els.map(e => e.innerText)")
+        assert opened == ["Notes", "Numbers"]
+        assert p.locator("#rk-explorer details:not([open]) > summary", has_text="archive").count() == 1
+        # a folder opens and closes with a click on its summary (not on its link)
+        p.locator("#rk-explorer details > summary", has_text="archive").click(position={"x": 2, "y": 5})
+        assert p.locator("#rk-explorer details[open] > summary", has_text="archive").count() == 1
+        p.locator("#rk-explorer a", has_text="Zebra").click()
+        p.wait_for_url("**/archive/Zebra.html")
+        assert t.errors == []
