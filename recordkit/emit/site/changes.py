@@ -271,7 +271,8 @@ def page_key(ctx: BuildContext, rid: str, lines_cache: dict | None = None) -> st
     # the build (the title, kind and status tuple made again for each of
     # a page's links was a tenth of the key's cost)
     face = ctx.changes.faces.__getitem__
-    parts = [rec.digest]
+    # (its file's place: the explorer shows its folders, urls.py its URL)
+    parts = [rec.digest, rec.relpath]
     for dst, kd in g._succ[rid].items():
         if dst in pub:
             for d in kd.values():

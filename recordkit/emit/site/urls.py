@@ -40,7 +40,7 @@ SETTINGS = ("auto",) + STYLES
 #: the site's own pages and folders at its top (a note may not take them)
 RESERVED_FILES = frozenset({"index.html", "graph.html", "404.html", "tags.html", "ready.html", "failing.html",
                             "folders.html", "feed.xml", "sitemap.xml"})
-RESERVED_DIRS = frozenset({"assets", "kind", "status", "tag", "folder"})
+RESERVED_DIRS = frozenset({"assets", "kind", "status", "tag"})
 #: the page of a vault's whole tree (the explorer's top), in the
 #: styles whose top-level ``index.html`` is the home page
 ROOT_FOLDER_PAGE = "folders.html"
@@ -185,6 +185,7 @@ def _note_path(rec, style: str) -> str:
 
 
 def _reserved(path: str) -> bool:
+    """Whether ``path`` is one of the site's own pages, or in one of its folders."""
     top = path.split("/", 1)
     return path.casefold() in RESERVED_FILES if len(top) == 1 else top[0].casefold() in RESERVED_DIRS
 
@@ -196,9 +197,9 @@ def _claim(want: str, owner: str, taken: dict, warnings: list, what: str) -> str
         taken[want.casefold()] = owner
         return want
     stem = want[:-len(".html")]
-    if _reserved(want) and "/" in want:
-        stem = "_" + stem            # a note under a folder of the site's own (tag/, assets/)
     n = 2
+    if _reserved(want) and "/" in want:
+        stem, n = "_" + stem, 1      # a note under a folder of the site's own (tag/, assets/)
     while True:
         got = f"{stem}-{n}.html" if n > 1 else f"{stem}.html"
         if not _reserved(got) and got.casefold() not in taken:

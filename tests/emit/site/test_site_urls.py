@@ -211,7 +211,7 @@ def test_folder_pages_list_notes_and_subfolders(quartz):
     assert 'href="archive/index.html"' in top and 'href="Home.html"' in top
 
 
-def test_a_research_record_has_no_explorer(tmp_path):
+def test_a_research_record_has_no_explorer_unless_asked(tmp_path):
     (tmp_path / "records" / "lit").mkdir(parents=True)
     (tmp_path / "records" / "lit" / "LIT-001.md").write_text(
         "---\nid: LIT-001\ntitle: A paper\nstatus: queued\n---\nBody.\n", encoding="utf-8")
@@ -221,6 +221,19 @@ def test_a_research_record_has_no_explorer(tmp_path):
     page = (tmp_path / "site" / "lit" / "LIT-001.html").read_text(encoding="utf-8")
     assert "rk-explorer" not in page
     assert not (tmp_path / "site" / "assets" / "explorer.js").exists()
+    # unless asked for; a record moved to another folder shows its new folders
+    (tmp_path / "recordkit.toml").write_text('root = "records"\n[site]\nexplorer = true\n', encoding="utf-8")
+    code, out = cli(tmp_path, "build", "-o", str(tmp_path / "site"))
+    assert code == 0, out
+    page = (tmp_path / "site" / "lit" / "LIT-001.html").read_text(encoding="utf-8")
+    assert 'href="../folder/lit.html">lit</a>' in page
+    (tmp_path / "records" / "lit" / "old").mkdir()
+    (tmp_path / "records" / "lit" / "LIT-001.md").rename(tmp_path / "records" / "lit" / "old" / "LIT-001.md")
+    code, out = cli(tmp_path, "build", "-o", str(tmp_path / "site"))
+    assert code == 0, out
+    page = (tmp_path / "site" / "lit" / "LIT-001.html").read_text(encoding="utf-8")
+    assert 'href="../folder/lit-old-' in page
+    assert crawl(tmp_path / "site")["broken"] == []
 
 
 def test_switching_styles_and_editing_rebuild_every_link(tmp_path):
@@ -273,3 +286,22 @@ def test_the_explorer_in_a_browser_opens_the_pages_folders_and_marks_the_page(qu
         p.locator("#rk-explorer a", has_text="Zebra").click()
         p.wait_for_url("**/archive/Zebra.html")
         assert t.errors == []
+
+
+def test_two_notes_at_one_url_both_get_a_page_and_a_warning(tmp_path):
+    for rel, text in {"a b.md": "one [[a-b]]\n", "a-b.md": "two [[a b]]\n", "A B.md": "three\n",
+                      "tag/x.md": "under the site's tag folder\n", "graph.md": "a note called graph\n"}.items():
+        (tmp_path / "v" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "v" / rel).write_text(text, encoding="utf-8")
+    (tmp_path / "v" / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n[site]\nurls = "quartz"\n',
+                                                   encoding="utf-8")
+    code, out = cli(tmp_path / "v", "build", "-o", str(tmp_path / "site"))
+    assert code == 0, out
+    site = tmp_path / "site"
+    texts = sorted((site / n).read_text(encoding="utf-8").count(w) > 0 and w
+                   for n, w in (("A-B.html", "three"), ("a-b-2.html", "one"), ("a-b-3.html", "two")))
+    assert texts == ["one", "three", "two"]
+    assert "under the site" in (site / "_tag" / "x.html").read_text(encoding="utf-8")
+    assert "a note called graph" in (site / "graph-2.html").read_text(encoding="utf-8")
+    assert "warning: the page of a b would be a-b.html, where the page of A B is: it is at a-b-2.html" in out
+    assert crawl(site)["broken"] == []
