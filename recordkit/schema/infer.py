@@ -331,7 +331,7 @@ def _links_beyond(found: dict, preset: dict) -> dict:
 
 
 def _notes(n: int) -> str:
-    return f"{n} note(s)"
+    return f"{n} note" if n == 1 else f"{n} notes"
 
 
 def _stem(relpath: str) -> str:
@@ -872,19 +872,25 @@ def _flow(v) -> str:
     return _q(v)
 
 
-def toml_text(root: str, schema_file: str | None, preset: str | None = None) -> str:
-    """The ``recordkit.toml`` that points at the record and its schema."""
+def toml_text(root: str, schema_file: str | None, preset: str | None = None, title: str | None = None) -> str:
+    """The ``recordkit.toml`` that points at the record and its schema;
+    ``title``: the site's title (``[site] title``), when given."""
     lines = ["# recordkit configuration (docs/configuration.md), written by `recordkit init`", ""]
     lines.append(f"root = {_toml_str(root)}")
     if schema_file:
         lines.append(f"schema = {_toml_str(schema_file)}")
     elif preset:
         lines.append(f"schema = {_toml_str('preset:' + preset)}")
+    if title:
+        lines += ["", "[site]", "# the published site's name (recordkit build): its header, home page and tab",
+                  f"title = {_toml_str(title)}"]
     return "\n".join(lines) + "\n"
 
 
 def _toml_str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # (a control character as TOML's \\uXXXX: a folder may be named with one)
+    return '"' + re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\u{ord(m.group()):04X}",
+                        s.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def starter_yaml(preset: str | None) -> str:

@@ -61,7 +61,9 @@ def site_options(config, **overrides) -> SiteOptions:
 
     if "title" in table and not isinstance(table["title"], str):
         raise ConfigError(f"{at('title')}: site.title must be a string")
-    opts = SiteOptions(title=table.get("title", config.site_title),
+    title = table["title"] if "title" in table else \
+        config.site_title if "site_title" in config.raw else folder_title(config)
+    opts = SiteOptions(title=title,
                        site_url=config.site_url or None,
                        out=path("out", "site"),
                        exclude=strings("exclude"), exclude_statuses=strings("exclude_statuses"),
@@ -90,3 +92,18 @@ def site_options(config, **overrides) -> SiteOptions:
         if not opts.site_url.endswith("/"):
             opts.site_url += "/"
     return opts
+
+
+def folder_title(config) -> str:
+    """The site's title when the configuration names none: the name of the
+    project's folder, that is the record root's, or the folder of the
+    configuration file when the root is inside it (``content/`` of a
+    Quartz site, ``docs/decisions/`` of a MADR log, ``records/``: the
+    project is named by its folder, not by where it keeps its notes)."""
+    try:
+        root = Path(config.root).resolve()
+        base = Path(config.base).resolve() if config.file is not None else None
+    except (OSError, RuntimeError):
+        return "recordkit"
+    folder = base if base is not None and (root == base or base in root.parents) else root
+    return folder.name or "recordkit"

@@ -24,6 +24,7 @@ from ..context import BuildCancelled, BuildContext, Progress, template_failed
 from ..load import check_entry
 from ..markdown import plain_text
 from ..search import bucket_of, json_js, merge_postings
+from ..titles import title_text, without_repeated_h1
 from ..views import first_paragraph, mention_sentence, record_url, record_view, transient_body
 from ..writer import digest, same_size, write_atomic
 from . import search
@@ -229,7 +230,7 @@ def render_part(ctx: BuildContext, part, progress):
                 v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
             key = json_js(rid)
             for kind, value in (("t", " ".join(text.split())),
-                                ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
+                                ("p", [v["kind"], v["status"] or "", title_text(v["title"]), v["url"],
                                        first_paragraph(body, label_first=ctx.label_first)])):
                 data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
                 frag_index.append((bk, kind, frag_file.tell(), len(data)))
@@ -270,7 +271,8 @@ def finish(ctx: BuildContext, results: list) -> list:
 def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None) -> str:
     site = ctx.site
     rendered = ctx.renderer.render(rec.body if body is None else body, rec.relpath)
-    body = rendered.html
+    # a body opening with its title as a # heading: the page's own heading says it once
+    body, heading_id = without_repeated_h1(rendered.html, v["title"])
     if rec.id in ctx.query_keys:
         body = queries.fill(ctx, rec, body)
     if rendered.checks:
@@ -293,7 +295,7 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
     toc = rendered.headings if len(rendered.headings) >= ctx.opts.toc_min_headings else None
     try:
         return template.render(ctx.common, root="../", r=v, body=Markup(body), toc=toc, mentions=mentions,
-                               description=v["title"][:200])
+                               description=title_text(v["title"])[:200], heading_id=heading_id)
     except Exception as exc:
         raise template_failed(exc, v["url"]) from None
 
