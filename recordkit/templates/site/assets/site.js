@@ -449,10 +449,15 @@
       title.textContent = nd.show_id === false ? nd.title : nd.id + ": " + nd.title;
       link.appendChild(title);
       link.appendChild(c);
-      var side = i === 0 ? "middle" : p[0] < W / 3 ? "start" : p[0] > (2 * W) / 3 ? "end" : "middle";
+      var reach = (p[0] - cx) / (W / 2 - 18);
+      var side = i === 0 || Math.abs(reach) < 0.75 ? "middle" : reach < 0 ? "start" : "end";
       var dx = side === "start" ? -6 : side === "end" ? 6 : 0;
-      var label = svg("text", { x: p[0] + dx, y: p[1] + (i === 0 ? 20 : 15), "text-anchor": side });
-      label.textContent = nd.label || nd.id;
+      /* above a node of the upper half, below one of the lower half: the
+         labels of neighbours side by side are not on one line */
+      var dy = i === 0 ? 20 : p[1] < cy - 1 ? -10 : 15;
+      var label = svg("text", { x: p[0] + dx, y: p[1] + dy, "text-anchor": side });
+      var words = nd.label || nd.id, most = n > 8 ? 16 : 22;
+      label.textContent = words.length > most ? words.slice(0, most - 1).replace(/[\s,;:-]+$/, "") + "…" : words;
       link.appendChild(label);
       root.appendChild(link);
     });
