@@ -18,12 +18,17 @@ import re
 
 _CALLOUT = re.compile(r"\[![A-Za-z][\w-]*\][+-]?[ \t]*")
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
-_HIGHLIGHT = re.compile(r"==(?=[^\s=])(.+?)(?<=[^\s=])==")
+#: a highlight's marks: "==" that opens (before a character) or closes
+#: (after one) a highlight; "a == b" stays
+_HIGHLIGHT = re.compile(r"(?<=[^\s=])==(?!=)|(?<!=)==(?=[^\s=])")
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 #: display math (``$$…$$``), then inline math (``$…$``: no space inside
-#: either end, no digit after the closing ``$``, as Obsidian and pandoc read it)
-_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?=[^\s$])([^$\n]+?)(?<=[^\s\\])\$(?![\d$])", re.S)
+#: either end, no digit after the closing ``$``, as Obsidian and pandoc read it).
+#: Every pattern here takes a bounded length after its opening mark (or
+#: stops at the next one), so a long paragraph of marks that never close
+#: costs linear time (a preview reads a paragraph of any length)
+_MATH = re.compile(r"\$\$([^$]{1,2000}?)\$\$|(?<![\\$])\$(?=[^\s$])([^$\n]{1,300}?)(?<=[^\s\\])\$(?![\d$])")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _COMMAND = re.compile(r"\\([A-Za-z]+)|\\(.)")
@@ -86,7 +91,7 @@ def snippet_source(text: str) -> str:
     if "%%" in text:
         text = _COMMENT.sub("", text)
     if "==" in text:
-        text = _HIGHLIGHT.sub(r"\1", text)
+        text = _HIGHLIGHT.sub("", text)
     if "[^" in text:
         text = _FOOTNOTE.sub("", text)
     if "<" in text:

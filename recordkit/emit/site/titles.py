@@ -24,11 +24,14 @@ _CODE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 _EMPH = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|"
                    r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])|~~(?=\S)(.+?)(?<=\S)~~")
 _MARKS = frozenset("`*_~")
+#: a title longer than this is shown as written (escaped), its marks not
+#: read: no title is, and each pattern's cost grows with the square of it
+INLINE_MAX = 300
 _TAG = re.compile(r"<[^>]*>")
 
 
 def _marked(text: str) -> bool:
-    return not _MARKS.isdisjoint(text)
+    return len(text) <= INLINE_MAX and not _MARKS.isdisjoint(text)
 
 
 def _emphasis(text: str) -> str:
