@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from browser import Tab, launch_chromium
+from browser import ARTIFACTS, Tab, launch_chromium
 from recordkit.cli import main
 
 pytestmark = pytest.mark.browser
@@ -102,6 +102,9 @@ def test_no_two_header_controls_overlap(site, browser, width):
         assert _overlaps(boxes) == []
         # all of it within the screen's width
         assert max(b["x"] + b["width"] for _, b in boxes) <= width + 0.5
+        assert p.evaluate("document.documentElement.scrollWidth") <= width + 1
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)      # (for review: tests/artifacts/, not kept in git)
+        p.screenshot(path=str(ARTIFACTS / f"vault-hub-{len(boxes) - 4}-kinds-{width}.png"), full_page=True)
         assert t.errors == []
 
 
