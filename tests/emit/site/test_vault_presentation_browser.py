@@ -108,6 +108,7 @@ def test_no_two_header_controls_overlap(site, browser, width):
         assert t.errors == []
 
 
+@pytest.mark.parametrize("site", [HEADERS[2]], indirect=True, ids=["3-kinds"])
 def test_local_graph_labels_stay_inside_the_drawing(site, browser):
     with Tab(browser, width=1280, height=900) as t:
         p = t.page
