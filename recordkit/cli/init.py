@@ -77,7 +77,11 @@ def command(ctx, folder, infer, preset, schema_file, dry_run):
             click.echo(line)
     else:
         schema_text = inferring.starter_yaml(preset)
-    toml_text = inferring.toml_text(root_text, schema_file, site=_site_keys(folder))
+    site = _site_keys(folder)
+    title = _site_title(folder, here)
+    if title:
+        site = {"title": title, **site}
+    toml_text = inferring.toml_text(root_text, schema_file, site=site)
     if dry_run:
         click.echo(f"--- {schema_file}\n{schema_text}--- recordkit.toml\n{toml_text}", nl=False)
         return
@@ -112,6 +116,20 @@ def _site_keys(folder: Path) -> dict:
                    f"(site.urls = \"quartz\")")
         return {"urls": "quartz"}
     return {}
+
+
+def _site_title(folder: Path, here: Path) -> str | None:
+    """The site's title init writes: the name of the folder recordkit.toml
+    is written in, or of the record's folder when that is elsewhere (what
+    ``build`` takes when no title is set: emit.site.options.folder_title);
+    None for a name that is no text (not UTF-8)."""
+    root, here = folder.resolve(), here.resolve()
+    name = (here if root == here or here in root.parents else root).name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return name or None
 
 
 def detect_tool(folder: Path) -> tuple[str, str] | None:

@@ -116,6 +116,9 @@ def _environment(user_dir: str | None, site_dir: str | None = None, listing: tup
     env.filters["tojson_script"] = script_json
     from .site.views import slug
     env.filters["slug"] = slug
+    from .site.titles import title_html, title_text
+    env.filters["title_html"] = title_html
+    env.filters["title_text"] = title_text
     return env
 
 

@@ -331,7 +331,7 @@ def _links_beyond(found: dict, preset: dict) -> dict:
 
 
 def _notes(n: int) -> str:
-    return f"{n} note(s)"
+    return f"{n} note" if n == 1 else f"{n} notes"
 
 
 def _stem(relpath: str) -> str:
@@ -874,7 +874,8 @@ def _flow(v) -> str:
 
 def toml_text(root: str, schema_file: str | None, preset: str | None = None, site: dict | None = None) -> str:
     """The ``recordkit.toml`` that points at the record and its schema;
-    ``site``: the keys of its ``[site]`` table (strings)."""
+    ``site``: the keys of its ``[site]`` table (strings; ``title``, the
+    site's name, first)."""
     lines = ["# recordkit configuration (docs/configuration.md), written by `recordkit init`", ""]
     lines.append(f"root = {_toml_str(root)}")
     if schema_file:
@@ -882,12 +883,18 @@ def toml_text(root: str, schema_file: str | None, preset: str | None = None, sit
     elif preset:
         lines.append(f"schema = {_toml_str('preset:' + preset)}")
     if site:
-        lines += ["", "[site]"] + [f"{k} = {_toml_str(v)}" for k, v in site.items()]
+        lines += ["", "[site]"]
+        for k, v in site.items():
+            if k == "title":
+                lines.append("# the published site's name (recordkit build): its header, home page and tab")
+            lines.append(f"{k} = {_toml_str(v)}")
     return "\n".join(lines) + "\n"
 
 
 def _toml_str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # (a control character as TOML's \\uXXXX: a folder may be named with one)
+    return '"' + re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\u{ord(m.group()):04X}",
+                        s.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def starter_yaml(preset: str | None) -> str:

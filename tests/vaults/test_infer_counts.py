@@ -40,7 +40,7 @@ def _vault(tmp_path: Path) -> Path:
 
 
 def _said_counts(stdout: str) -> dict:
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (\S+): (\d+) note\(s\)", stdout, re.M)}
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (\S+): (\d+) notes?\b", stdout, re.M)}
 
 
 def test_init_infer_counts_the_notes_of_each_kind_as_lint_reads_them(tmp_path):

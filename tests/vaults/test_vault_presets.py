@@ -62,7 +62,7 @@ def test_init_infer_recognises_a_madr_log_with_capitals(tmp_path):
     proc = run_cli("init", "--infer", "docs/decisions", cwd=folder)
     assert proc.returncode == 0, proc.stderr
     assert "preset:madr" in proc.stdout and "MADR" in proc.stdout
-    assert "ADR: 10 note(s)" in proc.stdout, proc.stdout
+    assert "ADR: 10 notes" in proc.stdout, proc.stdout
     code, diags = _lint(folder)
     assert code == 0, [d for d in diags if d["severity"] == "error"]
     assert not any(d["code"] == "RK105" for d in diags)

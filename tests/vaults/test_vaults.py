@@ -240,7 +240,7 @@ def test_infer_finds_each_vaults_shape(tmp_path):
     assert "first part of dotted file names" in said["dendron"] and "label-first" in said["dendron"]
     assert "date, in epoch milliseconds" in said["dendron"]
     # 15 decisions, 0001 without front matter (it was "14": only notes with front matter were counted)
-    assert "id_pattern ^(?P<number>[0-9]{4})-" in said["madr"] and "ADR: 15 note(s)" in said["madr"]
+    assert "id_pattern ^(?P<number>[0-9]{4})-" in said["madr"] and "ADR: 15 notes" in said["madr"]
     assert "pages: README.md (an index or a template" in said["madr"]
     assert "pages:" not in said["obsidian"] + said["foam"] + said["dendron"]
     assert "unique: pattern:number (no two notes" in said["madr"] and "unique: field:id (" in said["dendron"]

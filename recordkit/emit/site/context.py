@@ -17,6 +17,7 @@ import jinja2
 from ...corpus.resolve import is_research_default
 from ..templates import environment, site_fingerprint, templates_listing, unusable_files
 from . import page_links
+from .home import count_noun, counted
 from .markdown import BodyRenderer
 from .options import SiteOptions
 from .search import bucket_count
@@ -189,6 +190,7 @@ def open_context(site: Site, opts: SiteOptions, writer: SiteWriter, report: Buil
         env = envs[ekey] = environment(user_templates, opts.templates)
     report.unusable_templates = unusable_files(opts.templates, user_templates)
     order = site.corpus.schema.links.wikilink_order
+    noun = count_noun(site)
     buckets = bucket_count(len(site.ids))
     ctx = BuildContext(site, opts, writer, report, state, env, user_templates,
                        site_fingerprint(opts.templates, user_templates), timings, cancel, resident, buckets,
@@ -201,7 +203,9 @@ def open_context(site: Site, opts: SiteOptions, writer: SiteWriter, report: Buil
                                 has_anchor=partial(page_links.has_anchor, ctx),
                                 line_breaks=site.corpus.schema.line_breaks)
     ctx.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": buckets,
-                  "counts": {"records": len(site.ids), "links": None},   # links: see changes.find_candidates
+                  # links: see changes.find_candidates; noun, text: "note"/"record", "1 note", "8 records"
+                  "counts": {"records": len(site.ids), "links": None, "noun": noun,
+                             "text": counted(len(site.ids), noun)},
                   "feed": bool(opts.site_url), "generated": None}
     return ctx
 

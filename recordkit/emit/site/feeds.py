@@ -5,6 +5,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape as _escape, quoteattr as _quoteattr
 
 from ...common.text import xml_safe
+from .titles import title_text
 
 
 def escape(text: str) -> str:
@@ -36,7 +37,7 @@ def atom_feed(site, views: dict, base: str, limit: int = 50) -> str:
     for v in dated:
         url = base + v["url"]
         out += ["<entry>",
-                f"<title>{escape(v['id'] + ': ' + v['title'])}</title>",
+                f"<title>{escape((v['id'] + ': ' if v.get('show_id', True) else '') + title_text(v['title']))}</title>",
                 f"<id>{escape(url)}</id>",
                 f'<link rel="alternate" href={quoteattr(url)}/>',
                 f"<updated>{_stamp(v['date'])}</updated>",

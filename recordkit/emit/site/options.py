@@ -63,7 +63,9 @@ def site_options(config, **overrides) -> SiteOptions:
 
     if "title" in table and not isinstance(table["title"], str):
         raise ConfigError(f"{at('title')}: site.title must be a string")
-    opts = SiteOptions(title=table.get("title", config.site_title),
+    title = table["title"] if "title" in table else \
+        config.site_title if "site_title" in config.raw else folder_title(config)
+    opts = SiteOptions(title=title,
                        site_url=config.site_url or None,
                        out=path("out", "site"),
                        exclude=strings("exclude"), exclude_statuses=strings("exclude_statuses"),
@@ -108,3 +110,18 @@ def _url_keys(opts: SiteOptions, table: dict, at) -> None:
             raise ConfigError(f"{at('explorer')}: site.explorer must be true, false or \"auto\", "
                               f"not {table['explorer']!r}")
         opts.explorer = None if table["explorer"] == "auto" else table["explorer"]
+
+
+def folder_title(config) -> str:
+    """The site's title when the configuration names none: the name of the
+    project's folder, that is the record root's, or the folder of the
+    configuration file when the root is inside it (``content/`` of a
+    Quartz site, ``docs/decisions/`` of a MADR log, ``records/``: the
+    project is named by its folder, not by where it keeps its notes)."""
+    try:
+        root = Path(config.root).resolve()
+        base = Path(config.base).resolve() if config.file is not None else None
+    except (OSError, RuntimeError):
+        return "recordkit"
+    folder = base if base is not None and (root == base or base in root.parents) else root
+    return folder.name or "recordkit"

@@ -357,7 +357,9 @@ def search_index_js(docs: list[dict], postings: dict) -> list[bytes]:
     # the file as UTF-8 pieces, one a key (the text of one json.dumps of
     # the object): no string of the whole index is made (at 10,000 records
     # 6 MB, twice that as a str once a title holds a character above U+00FF)
-    docs_js = _js([[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] for d in docs])
+    # (a sixth element, 1: the record is named by its title alone)
+    docs_js = _js([[d["id"], d["title"], d["kind"], d["status"] or "", d["url"]] + ([1] if d.get("bare") else [])
+                   for d in docs])
     return [b'RK.searchIndex({"docs":', docs_js.encode("utf-8", "surrogatepass"),
             b',"terms":', _js(keep).encode("utf-8", "surrogatepass"),
             b',"postings":', _postings_js([postings[w] for w in keep]),

@@ -18,6 +18,8 @@ from ...common.text import to_plain
 from ...views.record import record_facts
 from .load import FAILING, SiteData, check_entry
 from .markdown import plain_text
+from .snippets import snippet_source
+from .titles import graph_label, id_fields, shows_id, title_text
 from ...graph import of as graph_of
 
 #: fields shown elsewhere on the page, or never
@@ -93,6 +95,9 @@ class Site:
     def page_path(self, rid: str) -> str:
         """The file of the page of ``rid``, relative to the site's root."""
         return record_url(rid, self.corpus.records[rid].kind) if self.pages is None else self.pages.path(rid)
+    #: the fields ids are read from, and whether only from them (see titles.shows_id)
+    id_fields: tuple = ()
+    only_id_fields: bool = False
 
     @property
     def corpus(self):
@@ -146,7 +151,7 @@ class Site:
         100 KB was copied into each of the pages that named it)."""
         rec = self.corpus.records[rid]
         return {"id": rid, "title": _clip(rec.title, TITLE_SHOWN), "kind": rec.kind, "url": self.url(rid),
-                "status": rec.status}
+                "status": rec.status, "show_id": shows_id(self.id_fields, self.only_id_fields, rec)}
 
 
 def make_site(data: SiteData, ids: list[str], title: str) -> Site:
@@ -168,6 +173,8 @@ def make_site(data: SiteData, ids: list[str], title: str) -> Site:
                             "statuses": counts[kind], "url": kind_url(kind)}
     site.relation_labels = {n: r.label for n, r in schema.relations.items()}
     site.mention_label = schema.mention_label
+    site.id_fields = id_fields(schema)
+    site.only_id_fields = len(site.id_fields) == len(schema.id_from)
     return site
 
 
@@ -242,7 +249,7 @@ def first_paragraph(body: str, limit: int = 320, label_first: bool = False) -> s
         p = para.strip()
         if not p or p.startswith(("#", "|", "```", "~~~", "<!--")) or re.match(r"^\s*[-*+]\s|^\s*\d+\.\s", p):
             continue
-        text = " ".join(plain_text(p, label_first).split())
+        text = " ".join(plain_text(snippet_source(p), label_first).split())
         if len(text) > limit:
             text = text[:limit].rsplit(" ", 1)[0] + "…"
         return text
@@ -263,9 +270,10 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
     schema = corpus.schema
     pub = site.published
     note = rec.get("status_note")
-    props = [{"label": "Status", "kind": "status", "status": rec.status,
-              "note": linked_text(site, note) if isinstance(note, str) and note.strip() else None,
-              "url": status_url(rec.status) if rec.status else None}]
+    note = linked_text(site, note) if isinstance(note, str) and note.strip() else None
+    # (no Status row where there is no status to show: most notes of a vault)
+    props = [{"label": "Status", "kind": "status", "status": rec.status, "note": note,
+              "url": status_url(rec.status) if rec.status else None}] if rec.status or note else []
     if rec.tags:
         props.append({"label": "Tags", "kind": "tags", "items": [{"text": t, "url": tag_url(t)} for t in rec.tags]})
     facts = record_facts(corpus, rid, visible=pub.__contains__)
@@ -316,10 +324,10 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
     mentions = [dict(site.ref(src), digest=corpus.records[src].digest) for src in facts.mentioned_by]
     neighbours = facts.neighbours
     # the local graph: this record, its neighbours, the typed edges between them
-    nodes = [dict(site.ref(rid), title=_clip(rec.title, 90))]
+    nodes = [graph_node(site.ref(rid), rec.title)]
     edges = []
     for nid in sorted(neighbours, key=lambda x: (-len(neighbours[x]), id_sort_key(x)))[:60]:
-        nodes.append(dict(site.ref(nid), title=_clip(corpus.records[nid].title, 90)))
+        nodes.append(graph_node(site.ref(nid), corpus.records[nid].title))
         seen = set()
         for s, t, rel, origin in neighbours[nid]:
             if (s, t, rel) not in seen:
@@ -330,6 +338,7 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
                            for m in set(rec.mention_targets))
     return {
         "id": rid, "kind": rec.kind, "title": rec.title, "status": rec.status, "tags": rec.tags,
+        "show_id": nodes[0]["show_id"],
         "url": site.url(rid), "color": site.kinds.get(rec.kind, {}).get("color"),
         # a record with no kind (a vault's index page) has no kind page to link to
         "kind_url": kind_url(rec.kind) if rec.kind in site.kinds else None, "minutes": reading_minutes(body),
@@ -381,6 +390,15 @@ def scrubbed(site: Site, value):
     if isinstance(value, list):
         return [scrubbed(site, v) for v in value]
     return value
+
+
+def graph_node(ref: dict, title: str) -> dict:
+    """A node of a page's local graph: its title as plain text (the whole
+    of it, up to 90 characters, for the node's tooltip) and its short
+    label (:func:`.titles.graph_label`)."""
+    node = dict(ref, title=_clip(title_text(title), 90))
+    node["label"] = graph_label(ref["id"], node["title"], ref["show_id"])
+    return node
 
 
 def _clip(text: str, n: int) -> str:
@@ -632,7 +650,7 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
         sentence = _COMMENT_IN_SENTENCE.sub("", sentence)
     open_before = s0 == 0 and start_cut
     open_after = em is None and end_cut
-    sentence = " ".join(plain_text(sentence, label_first).split())
+    sentence = " ".join(plain_text(snippet_source(sentence), label_first).split())
     if len(sentence) > limit:
         k = sentence.find(target)
         a = max(0, k - limit // 2)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from ..context import BuildContext, template_failed
+from ..home import home_id, home_signature, home_view
 from ..load import check_entry
 from ..views import kind_url, listings, status_url, tag_url
 from ..writer import digest
@@ -35,6 +36,8 @@ def emit(ctx: BuildContext) -> None:
         [(cid, check_entry(data, cid), data.cited_by[cid], cid in data.duplicates) for cid in sorted(data.cited_by)]),
         repr((ctx.opts.recent, ctx.opts.feed_entries, ctx.opts.site_url, LISTS_VERSION))))
     graph = graph_of(site.corpus)
+    home = home_id(site)
+    rest += "\x00" + home_signature(site, home, graph)
     memo = ctx.state.lists.get(graph)
     # (the rows carry no tags: which records each tag page lists is signed apart)
     records = site.corpus.records
@@ -50,7 +53,7 @@ def emit(ctx: BuildContext) -> None:
     if _kept(ctx, sig):
         return
     before = dict(w.new.files)
-    _lists(ctx, L)
+    _lists(ctx, L, home)
     if ctx.opts.site_url:
         feed.emit(ctx)
     w.new.meta["lists"] = [sig, sorted(rel for rel, e in w.new.files.items() if before.get(rel) is not e)]
@@ -94,13 +97,14 @@ def page(ctx: BuildContext, rel: str, template: str, **data) -> None:
     ctx.writer.put(rel, html_text, key=key)
 
 
-def _lists(ctx: BuildContext, L: dict | None = None) -> None:
+def _lists(ctx: BuildContext, L: dict | None = None, home: str | None = None) -> None:
     site = ctx.site
     if L is None:
         L = listings(site)
     ctx.rows = L["rows"]
     page(ctx, "index.html", "index.html.j2", recent=L["recent"][: ctx.opts.recent],
-         ready_count=len(L["ready"]), failing_count=len(L["failing"]), tag_count=len(L["by_tag"]))
+         ready_count=len(L["ready"]), failing_count=len(L["failing"]), tag_count=len(L["by_tag"]),
+         home=home_view(ctx, home))
     for kind, rows in L["by_kind"].items():
         k = site.kinds.get(kind)
         if k is None:   # records with no kind: listed on the index, by status and by tag

@@ -26,6 +26,7 @@ from ..markdown import plain_text
 from ..search import bucket_of, json_js, merge_postings
 from ..urls import root_of
 from .explorer import explorer_of
+from ..titles import title_text, without_repeated_h1
 from ..views import first_paragraph, mention_sentence, record_view, transient_body
 from ..writer import digest, same_size, write_atomic
 from . import search
@@ -231,7 +232,7 @@ def render_part(ctx: BuildContext, part, progress):
                 v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
             key = json_js(rid)
             for kind, value in (("t", " ".join(text.split())),
-                                ("p", [v["kind"], v["status"] or "", v["title"], v["url"],
+                                ("p", [v["kind"], v["status"] or "", title_text(v["title"]), v["url"],
                                        first_paragraph(body, label_first=ctx.label_first)])):
                 data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
                 frag_index.append((bk, kind, frag_file.tell(), len(data)))
@@ -274,7 +275,8 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
     # a page's links are relative to it: its depth is its URL's (urls.py)
     root = ctx.renderer.prefix = root_of(site.page_path(rec.id))
     rendered = ctx.renderer.render(rec.body if body is None else body, rec.relpath)
-    body = rendered.html
+    # a body opening with its title as a # heading: the page's own heading says it once
+    body, heading_id = without_repeated_h1(rendered.html, v["title"])
     if rec.id in ctx.query_keys:
         body = queries.fill(ctx, rec, body)
     if rendered.checks:
@@ -297,7 +299,8 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
     toc = rendered.headings if len(rendered.headings) >= ctx.opts.toc_min_headings else None
     try:
         return template.render(ctx.common, root=root, r=v, body=Markup(body), toc=toc, mentions=mentions,
-                               description=v["title"][:200], explorer=explorer_of(ctx, rec))
+                               description=title_text(v["title"])[:200], explorer=explorer_of(ctx, rec),
+                               heading_id=heading_id)
     except Exception as exc:
         raise template_failed(exc, v["url"]) from None
 

@@ -21,6 +21,7 @@ from ..context import BuildContext
 from ..markdown import plain_text
 from ..search import decode_postings, doc_terms, encode_postings, merge_postings, search_index_js
 from ..state import BuildState
+from ..titles import shows_id, title_text
 from ..views import transient_body
 from ..writer import digest, write_atomic
 
@@ -238,9 +239,15 @@ def save_resident_state(state: BuildState) -> None:
 
 
 def docs(ctx: BuildContext) -> list:
-    records = ctx.site.corpus.records
-    return [{"id": r, "title": records[r].title, "kind": records[r].kind, "status": records[r].status,
-             "url": ctx.site.url(r)} for r in ctx.site.ids]
+    """Each published record as the search shows it: its title as plain
+    text, and ``bare`` where the pages name it by its title alone (a path
+    or file-name id: see :func:`..titles.shows_id`)."""
+    site = ctx.site
+    records = site.corpus.records
+    fields, only = site.id_fields, site.only_id_fields
+    return [{"id": r, "title": title_text(records[r].title), "kind": records[r].kind, "status": records[r].status,
+             "url": site.url(r), "bare": not shows_id(fields, only, records[r])}
+            for r in site.ids]
 
 
 def shard_docs(ctx: BuildContext) -> dict:

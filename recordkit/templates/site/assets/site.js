@@ -244,13 +244,14 @@
            option follows the link (see onPick); the arrow keys and Enter
            work from the search field as before */
         var li = el("li"); li.setAttribute("role", "option"); li.id = "rk-hit-" + k;
-        li.setAttribute("aria-label", d[0] + ": " + d[1]);
+        var name = d[5] ? d[1] : d[0] + ": " + d[1];     /* d[5]: named by its title alone */
+        li.setAttribute("aria-label", name);
         li.setAttribute("data-id", d[0]);
         var a = el("a"); a.href = ROOT + d[4]; a.setAttribute("data-id", d[0]);
         a.inert = true; a.setAttribute("inert", "");
         var head = el("span", "rk-hit-title k-" + d[2]);
         head.appendChild(el("span", "rk-dot"));
-        highlight(head, d[0] + ": " + d[1], qs);
+        highlight(head, name, qs);
         a.appendChild(head);
         var sn = el("span", "rk-hit-snip");
         a.appendChild(sn);
@@ -424,7 +425,7 @@
     /* a named group, not an image: an image's content is hidden from a
        screen reader, and these are links (each named by its <title>) */
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "group",
-      "aria-label": "Graph of " + center.id + " and its " + n + (n === 1 ? " neighbour" : " neighbours") });
+      "aria-label": "Graph of " + (center.show_id === false ? center.title : center.id) + " and its " + n + (n === 1 ? " neighbour" : " neighbours") });
     var styles = getComputedStyle(html);
     edges.forEach(function (e) {
       var a = pos[e.s], b = pos[e.t];
@@ -441,12 +442,22 @@
       link.setAttribute("data-id", nd.id);
       var color = styles.getPropertyValue("--k-" + nd.kind).trim() || styles.getPropertyValue("--k-other").trim();
       var c = svg("circle", { cx: p[0], cy: p[1], r: i === 0 ? 9 : 6, fill: color });
+      /* the whole title is the tooltip; the label is short (cut with "…"
+         at the build), and a node near a side is labelled towards the
+         middle, so that no label runs out of the drawing */
       var title = svg("title", {});
-      title.textContent = nd.id + ": " + nd.title;
+      title.textContent = nd.show_id === false ? nd.title : nd.id + ": " + nd.title;
       link.appendChild(title);
       link.appendChild(c);
-      var label = svg("text", { x: p[0], y: p[1] + (i === 0 ? 20 : 15), "text-anchor": "middle" });
-      label.textContent = nd.id;
+      var reach = (p[0] - cx) / (W / 2 - 18);
+      var side = i === 0 || Math.abs(reach) < 0.75 ? "middle" : reach < 0 ? "start" : "end";
+      var dx = side === "start" ? -6 : side === "end" ? 6 : 0;
+      /* above a node of the upper half, below one of the lower half: the
+         labels of neighbours side by side are not on one line */
+      var dy = i === 0 ? 20 : p[1] < cy - 1 ? -10 : 15;
+      var label = svg("text", { x: p[0] + dx, y: p[1] + dy, "text-anchor": side });
+      var words = nd.label || nd.id, most = n > 8 ? 16 : 22;
+      label.textContent = words.length > most ? words.slice(0, most - 1).replace(/[\s,;:-]+$/, "") + "…" : words;
       link.appendChild(label);
       root.appendChild(link);
     });
