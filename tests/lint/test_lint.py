@@ -305,16 +305,26 @@ def test_pre_commit_hook_fails_on_dangling_relation_then_passes(tmp_path):
     for a in (["init", "-q"], ["add", "."], ["commit", "-qm", "snapshot"]):
         subprocess.run(["git", *a], cwd=hook_repo, check=True, capture_output=True, env=env)
 
-    def try_repo():
-        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "recordkit-lint", "--all-files"],
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, check=True, capture_output=True, text=True,
+                         env=env).stdout.strip()
+    # as a user runs it: a .pre-commit-config.yaml naming the hook's repository
+    # and revision (pre-commit builds the hook's environment once, in
+    # PRE_COMMIT_HOME, and both runs below use it; try-repo would build it in
+    # a fresh store each time)
+    write(repo, ".pre-commit-config.yaml",
+          f"repos:\n- repo: {json.dumps(str(hook_repo))}\n  rev: {rev}\n  hooks:\n  - id: recordkit-lint\n")
+    git("add", ".")
+
+    def run_hook():
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "recordkit-lint", "--all-files"],
                               cwd=repo, capture_output=True, text=True, env=env, timeout=600)
 
-    first = try_repo()
+    first = run_hook()
     assert first.returncode == 1, first.stdout + first.stderr
     assert "RK301" in first.stdout and "LIT-002" in first.stdout
     write(repo, "records/note/NOTE-001.md", "---\nid: NOTE-001\ntitle: n\nstatus: draft\npaper: LIT-001\n---\nText.\n")
     git("add", ".")
-    second = try_repo()
+    second = run_hook()
     assert second.returncode == 0, second.stdout + second.stderr
 
 
