@@ -741,7 +741,10 @@ def test_promote_apply_needs_by_without_a_record_requirement(make_record):
 
 @pytest.mark.slow
 def test_standings_scale(tmp_path):
-    """10,000 records: standings in well under the time it takes to load them."""
+    """3,000 records: standings in less time than it takes to load them (a
+    cost per record, measured against the load on the same machine; one
+    that grew with the square of the record would take many times the
+    load here)."""
     import sys
     import time
     from conftest import REPO
@@ -750,11 +753,13 @@ def test_standings_scale(tmp_path):
         from generate import generate
     except ImportError:
         pytest.skip("bench/generate.py is not there")
-    generate(tmp_path / "records", 10_000, seed=0, defects=0.0)
+    generate(tmp_path / "records", 3_000, seed=0, defects=0.0)
+    t = time.perf_counter()
     corpus = recordkit.load(tmp_path / "records")
+    loading = time.perf_counter() - t
     graph_of(corpus)
     t = time.perf_counter()
     st = lc.standings(corpus, results={})
     elapsed = time.perf_counter() - t
-    assert len(st) == 10_000
-    assert elapsed < 5, elapsed
+    assert len(st) == 3_000
+    assert elapsed < max(loading, 0.5), (elapsed, loading)
