@@ -73,7 +73,21 @@ def address_ranges(body: str, code: list) -> list[tuple[int, int]]:
 # ``#tag`` as Obsidian and Foam read one in a body: after a line's start or a
 # blank, letters, digits, ``_``, ``-`` and ``/`` (nesting), at least one of
 # them no digit (``#123`` is none), not a heading's ``# `` nor ``##``
-_BODY_TAG_RE = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.M)
+BODY_TAG_RE = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.M)
+_BODY_TAG_RE = BODY_TAG_RE
+
+
+def tag_matches(text: str):
+    """``(start, end, tag)`` of each ``#tag`` of ``text`` as
+    :data:`BODY_TAG_RE` finds it (``start`` at its ``#``, ``end`` after the
+    tag, which leaves out a ``/`` or ``-`` it ends with): the one grammar
+    the record's tags (:func:`body_tags`, the lint) and the site's tag
+    links share.  A place not to look in (code, a link's address) is the
+    caller's to skip."""
+    for m in BODY_TAG_RE.finditer(text):
+        tag = m.group(1).rstrip("/-")
+        if tag and any(not c.isdigit() for c in tag if c not in "/-"):
+            yield m.start(), m.start(1) + len(tag), tag
 
 
 def body_tags(body: str, code: list | None = None) -> list[str]:
@@ -86,11 +100,10 @@ def body_tags(body: str, code: list | None = None) -> list[str]:
         code = code_ranges(body)
     skips = with_addresses(body, code)
     out: list = []
-    for m in _BODY_TAG_RE.finditer(body):
-        if skips and in_ranges(skips, m.start()):
+    for start, _, tag in tag_matches(body):
+        if skips and in_ranges(skips, start):
             continue
-        tag = m.group(1).rstrip("/-")
-        if tag and tag not in out and any(not c.isdigit() for c in tag if c not in "/-"):
+        if tag not in out:
             out.append(tag)
     return out
 
