@@ -194,3 +194,15 @@ def test_previews_and_backlinks_show_a_tag_as_text(site):
     back = beta[beta.index('<section class="rk-backlinks"'):]
     back = back[:back.index("</section>")]
     assert "#PROJECT in capitals" in back and "rk-tag" not in back
+
+
+def test_init_infer_counts_a_tag_once_whatever_its_case(tmp_path):
+    """``init --infer`` on an Obsidian vault: ``Maths``, ``#maths`` and
+    ``#MATHS`` are one distinct tag (three uses)."""
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / "One.md").write_text("---\ntags: [Maths]\n---\nAbout #maths, see [[Two]].\n", encoding="utf-8")
+    (tmp_path / "Two.md").write_text("Shouting #MATHS here.\n", encoding="utf-8")
+    res = _invoke(["init", "--infer", "--dry-run", "."], tmp_path)
+    assert res.exit_code == 0, res.output
+    assert "preset:obsidian" in res.output, res.output
+    assert "1 distinct tag (3 uses, 2 in the text)" in res.output, res.output
