@@ -8,7 +8,7 @@ a tag, an embed): a body without costs the walk nothing more.
 """
 from __future__ import annotations
 
-from ..links import BODY_TAG_RE, body_tags, tag_matches
+from ..links import body_tags, tag_matches
 
 
 def body_tag_names(body: str) -> frozenset | None:
@@ -17,7 +17,7 @@ def body_tag_names(body: str) -> frozenset | None:
     addresses), or None when it has none.  The walk links a ``#tag`` it
     reads only when it is one of them: an escaped ``\\#tag`` or an
     entity reads as ``#tag`` in the engine's text, and is none."""
-    if "#" not in body or BODY_TAG_RE.search(body) is None:
+    if "#" not in body or next(tag_matches(body), None) is None:
         return None
     names = body_tags(body)
     return frozenset(names) if names else None
