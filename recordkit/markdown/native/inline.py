@@ -101,7 +101,8 @@ def embed_in_flow(w, out: list, para: list, stack: list, meta: dict, env: dict):
             out[-1] = out[-1].rstrip(" ")
         out.append("</p>\n")
     out.append(shown)
-    again = ["p", len(out), None, 0, None, None, "after-embed"]
+    # (a block id alone after the box, ``![[a]] ^b1``, names the box)
+    again = ["p", len(out), ["embed", len(out) - 1], 0, None, None, "after-embed"]
     out.append("<p>")
     stack[-1] = again
     return again
