@@ -88,9 +88,10 @@ def tag_matches(text: str):
         start = m.start()
         if start and not text[start - 1].isspace():
             continue            # (a#b, **b**#c, [#x], \#y: no tag)
-        tag = m.group(1).rstrip("/-")
-        if tag and any(not c.isdigit() for c in tag if c not in "/-"):
-            yield start, m.start(1) + len(tag), tag
+        tag = m.group(1)
+        if tag[-1] in "/-":
+            tag = tag.rstrip("/-")      # (what is left holds the pattern's letter: never empty, never digits only)
+        yield start, start + 1 + len(tag), tag
 
 
 def body_tags(body: str, code: list | None = None) -> list[str]:
