@@ -14,11 +14,16 @@ What recordkit adds to CommonMark:
 * ``[[ID#Heading]]`` and ``[[ID#^block]]`` link to that anchor of the
   page; a ``^block`` id ending a paragraph or list item (Obsidian's) is
   the block's ``id``, not text;
-* an embed ``![[ID]]`` (or ``![[ID#Heading]]``, ``![[ID#^block]]``) alone in its paragraph
-  shows the embedded record's body (or that heading's section, or block) in a box
+* an embed ``![[ID]]`` (or ``![[ID#Heading]]``, ``![[ID#^block]]``, a
+  section of the body itself ``![[#Heading]]``), alone in its paragraph or
+  in its flow (the paragraph closed around the box), in a list item or a
+  callout, shows the embedded record's body (or that heading's section, or block) in a box
   under a link to it, when the builder gives an ``embed`` function (one
-  level deep: an embed inside an embedded body is a link); anywhere else,
-  or of a record kept out, it is a mention like the others;
+  level deep: an embed inside an embedded body is a link); inside emphasis,
+  a link, a heading or a table cell, or of a record kept out, it is a
+  mention like the others;
+* a body's ``#tag`` (when the schema reads them: ``tags.inline``) is a link
+  to the tag's page;
 * a ``python check`` fenced block carries a placeholder that the page
   replaces with the check's verdict (so the body's HTML does not depend on
   check results);
