@@ -63,6 +63,12 @@ def tagged(text: str, out: list, names: frozenset, hooks, env: dict, escape) -> 
     return "".join(out_parts), text[last:]
 
 
+def tagged_text(text: str, out: list, names: frozenset, hooks, env: dict, escape) -> str:
+    """``text`` as HTML, its tags rendered (:func:`tagged`)."""
+    got = tagged(text, out, names, hooks, env, escape) if "#" in text else None
+    return escape(text) if got is None else got[0] + escape(got[1])
+
+
 def _open_inline(html: str) -> bool:
     """Whether an emphasis, strong, strike or mark opened in ``html`` is
     still open (a paragraph cannot close there)."""

@@ -18,7 +18,7 @@ import pyromark
 from ..anchors import BLOCK_ID, Anchors, safe_url, slugify, wikilink_fragment
 from ..blocks import without_comments
 from ..links import wikilink_target
-from .inline import body_tag_names, drop_empty_tail, embed_in_flow, tagged
+from .inline import body_tag_names, drop_empty_tail, embed_in_flow, tagged, tagged_text
 
 _O = pyromark.Options
 #: what pulldown-cmark reads beyond CommonMark (GFM's alerts are not asked
@@ -263,11 +263,17 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                     if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
                         continue
                     if s > last:
-                        ap(escape(text[last:s]))
+                        ap(escape(text[last:s]) if tag_names is None else
+                           tagged_text(text[last:s], out, tag_names, hooks, env, escape))
                     rid = m.group()
                     ap(hooks.mention(rid, None, None, False, rid, env))
                     last = m.end()
                 if last:
+                    if tag_names is not None and last < len(text) and "#" in text:
+                        got = tagged(text[last:], out, tag_names, hooks, env, escape)
+                        if got is not None:
+                            ap(got[0])
+                            text, last = got[1], 0
                     if para is not None:
                         para[3] += 2
                         if last < len(text):

@@ -206,3 +206,21 @@ def test_init_infer_counts_a_tag_once_whatever_its_case(tmp_path):
     assert res.exit_code == 0, res.output
     assert "preset:obsidian" in res.output, res.output
     assert "1 distinct tag (3 uses, 2 in the text)" in res.output, res.output
+
+
+def test_a_tag_beside_an_id_mention_is_a_link_too(tmp_path):
+    """A research record whose schema reads inline tags: in a run of text
+    that holds a bare id mention, the tags before and after it link to
+    their page as elsewhere (``LIT-001#x`` is no tag)."""
+    from conftest import write_mini_record
+    base = write_mini_record(tmp_path)
+    (base / "schema.yaml").write_text("tags:\n  inline: true\n", encoding="utf-8")
+    (base / "recordkit.toml").write_text('root = "records"\nchecks = "checks"\nschema = "schema.yaml"\n')
+    (base / "records" / "note" / "NOTE-009.md").write_text("---\nid: NOTE-009\ntitle: Tags and mentions\nstatus: draft\n---\n\n"
+                     "Before #alpha then LIT-001 and #beta, not LIT-001#gamma.\n", encoding="utf-8")
+    res = _invoke(["build", "-q", "-o", "out"], base)
+    assert res.exit_code == 0, res.output
+    body = _body(_read(base / "out", "note/NOTE-009.html"))
+    assert '<a class="rk-tag" href="../tag/alpha.html">#alpha</a> then <a class="rk-ref' in body
+    assert 'and <a class="rk-tag" href="../tag/beta.html">#beta</a>, not' in body
+    assert "#gamma." in body and ">#gamma<" not in body
