@@ -71,9 +71,27 @@ def address_ranges(body: str, code: list) -> list[tuple[int, int]]:
 
 
 # ``#tag`` as Obsidian and Foam read one in a body: after a line's start or a
-# blank, letters, digits, ``_``, ``-`` and ``/`` (nesting), at least one of
-# them no digit (``#123`` is none), not a heading's ``# `` nor ``##``
-_BODY_TAG_RE = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.M)
+# blank (:func:`tag_matches` asks the character before: a look-behind here
+# made every search try each place of the text, 5x slower), letters,
+# digits, ``_``, ``-`` and ``/`` (nesting), at least one of them no digit
+# (``#123`` is none), not a heading's ``# `` nor ``##``
+BODY_TAG_RE = re.compile(r"#([\w/-]*[^\W\d][\w/-]*)")
+
+
+def tag_matches(text: str):
+    """``(start, end, tag)`` of each ``#tag`` of ``text`` (``start`` at its
+    ``#``, after the text's start or a blank; ``end`` after the tag, which
+    leaves out a ``/`` or ``-`` it ends with): the one grammar the record's
+    tags (:func:`body_tags`, the lint) and the site's tag links share.  A
+    place not to look in (code, a link's address) is the caller's to skip."""
+    for m in BODY_TAG_RE.finditer(text):
+        start = m.start()
+        if start and not text[start - 1].isspace():
+            continue            # (a#b, **b**#c, [#x], \#y: no tag)
+        tag = m.group(1)
+        if tag[-1] in "/-":
+            tag = tag.rstrip("/-")      # (what is left holds the pattern's letter: never empty, never digits only)
+        yield start, start + 1 + len(tag), tag
 
 
 def body_tags(body: str, code: list | None = None) -> list[str]:
@@ -86,11 +104,10 @@ def body_tags(body: str, code: list | None = None) -> list[str]:
         code = code_ranges(body)
     skips = with_addresses(body, code)
     out: list = []
-    for m in _BODY_TAG_RE.finditer(body):
-        if skips and in_ranges(skips, m.start()):
+    for start, _, tag in tag_matches(body):
+        if skips and in_ranges(skips, start):
             continue
-        tag = m.group(1).rstrip("/-")
-        if tag and tag not in out and any(not c.isdigit() for c in tag if c not in "/-"):
+        if tag not in out:
             out.append(tag)
     return out
 

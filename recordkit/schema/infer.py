@@ -116,6 +116,8 @@ class Inference:
     tag_pattern: str | None = None
     tag_note: str = ""
     tag_inline: bool = False          # the bodies hold #tags (Obsidian's, Foam's)
+    #: the preset reads ``Tag`` and ``tag`` as one tag (``tags.case_sensitive: false``)
+    tags_fold: bool = False
     preset: str | None = None
     #: the preset's own ``links`` settings (LINK_KEYS): the schema written
     #: says only where the notes differ from them
@@ -269,7 +271,8 @@ def infer(samples, preset: str | None = None, body_tags=None) -> Inference:
     ``body_tags``: body -> its ``#tags`` (:func:`recordkit.corpus.mentions.body_tags`),
     to read the tags written in the text; None: only ``tags`` fields."""
     preset_links, preset_kinds = _preset_reading(preset)
-    inf = Inference(preset=preset, preset_links=preset_links, preset_kinds=preset_kinds)
+    inf = Inference(preset=preset, preset_links=preset_links, preset_kinds=preset_kinds,
+                    tags_fold=_preset_folds_tags(preset))
     samples = list(samples)
     inf.files = len(samples)
     metas = []
@@ -304,6 +307,14 @@ def _preset_reading(preset: str | None) -> tuple[dict, dict]:
     schema = load_schema(f"preset:{preset}")
     links = {key: list(v) if isinstance(v := getattr(schema.links, key), tuple) else v for key in LINK_KEYS}
     return links, {name: (list(k.statuses), k.open_statuses) for name, k in schema.kinds.items()}
+
+
+def _preset_folds_tags(preset: str | None) -> bool:
+    """Whether ``preset:NAME`` reads ``Tag`` and ``tag`` as one tag."""
+    if not preset:
+        return False
+    from .layers import load_schema
+    return not load_schema(f"preset:{preset}").tags_case_sensitive
 
 
 def _links_beyond(found: dict, preset: dict) -> dict:
@@ -825,17 +836,18 @@ def _infer_tags(inf: Inference, metas, samples=(), body_tags=None) -> None:
         if all(rx.match(t) for t in clean):
             inf.tag_pattern = pattern
             slips = len(tags) - len(clean)
-            inf.tag_note = _tag_count(tags, inline) + \
+            inf.tag_note = _tag_count(tags, inline, inf.tags_fold) + \
                 f", {name}" + (f" ({slips} with a space or bracket: RK206 shows them)" if slips else "")
             return
     inf.tag_pattern = TAG_PATTERNS[-2][1]
-    inf.tag_note = f"{_tag_count(tags, inline)} of several shapes: any word characters, nested with /"
+    inf.tag_note = f"{_tag_count(tags, inline, inf.tags_fold)} of several shapes: any word characters, nested with /"
 
 
-def _tag_count(tags: list, inline: list) -> str:
+def _tag_count(tags: list, inline: list, fold: bool = False) -> str:
     """``31 distinct tags (696 uses, 120 in the text)``: the tags a vault
-    has, not how often they are written."""
-    distinct = len(set(tags))
+    has, not how often they are written (``Tag`` and ``tag`` one when the
+    preset reads them as one: ``fold``)."""
+    distinct = len({t.casefold() for t in tags} if fold else set(tags))
     uses = f"{len(tags)} uses" + (f", {len(inline)} in the text" if inline else "")
     return f"{distinct} distinct tag{'' if distinct == 1 else 's'} ({uses})"
 

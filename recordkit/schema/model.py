@@ -130,6 +130,10 @@ class Schema:
     tag_re: re.Pattern = field(init=False, repr=False)
     #: ``tags.inline``: a body's ``#tags`` are its record's tags too
     inline_tags: bool = field(init=False, repr=False, default=False)
+    #: ``tags.case_sensitive: false``: ``#Tag`` and ``#tag`` are one tag (Obsidian's)
+    tags_case_sensitive: bool = field(init=False, repr=False, default=True)
+    #: ``tags.nested: true``: ``a/b`` is a tag under ``a`` (its page lists ``a/b``'s records too)
+    nested_tags: bool = field(init=False, repr=False, default=False)
     #: ``comments: [percent]``: Obsidian's ``%% … %%`` are comments
     percent_comments: bool = field(init=False, repr=False, default=False)
     #: ``line_breaks: true``: a single line break in a body is a line break
@@ -180,6 +184,7 @@ class Schema:
         self.unique = validate.unique(raw.get("unique"), self.id_re)
         self.tag_re = validate.tag_pattern(raw.get("tags"))
         self.inline_tags = validate.inline_tags(raw.get("tags"))
+        self.tags_case_sensitive, self.nested_tags = validate.tag_reading(raw.get("tags"))
         self.percent_comments = validate.comments(raw.get("comments"))
         self.line_breaks = validate.line_breaks(raw)
         self.skip_dirs = validate.skip_dirs(raw)

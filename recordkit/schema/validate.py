@@ -456,16 +456,20 @@ def unique(value, id_re) -> tuple:
     return tuple(out)
 
 
+_TAG_KEYS = ("pattern", "inline", "case_sensitive", "nested")
+
+
 def tag_pattern(value) -> re.Pattern:
     if value is None:
         return re.compile(DEFAULT_TAG_PATTERN)
     if not isinstance(value, dict):
-        raise SchemaError(f"tags must be a mapping (pattern, inline), not {_show(value)}")
-    extra = sorted(str(k) for k in value if k not in ("pattern", "inline"))
+        raise SchemaError(f"tags must be a mapping ({', '.join(_TAG_KEYS)}), not {_show(value)}")
+    extra = sorted(str(k) for k in value if k not in _TAG_KEYS)
     if extra:
-        raise SchemaError(f"tags: unknown key(s) {', '.join(extra)} (known: pattern, inline)")
-    if not isinstance(value.get("inline", False), bool):
-        raise SchemaError(f"tags.inline must be true or false, not {_show(value.get('inline'))}")
+        raise SchemaError(f"tags: unknown key(s) {', '.join(extra)} (known: {', '.join(_TAG_KEYS)})")
+    for key in _TAG_KEYS[1:]:
+        if not isinstance(value.get(key, False), bool):
+            raise SchemaError(f"tags.{key} must be true or false, not {_show(value.get(key))}")
     return _regex("tags.pattern", value.get("pattern", DEFAULT_TAG_PATTERN))
 
 
@@ -473,6 +477,15 @@ def inline_tags(value) -> bool:
     """``tags.inline``: whether ``#tag`` in a body is a tag of its note (as
     Obsidian and Foam read one)."""
     return bool(value.get("inline")) if isinstance(value, dict) else False
+
+
+def tag_reading(value) -> tuple[bool, bool]:
+    """``(tags.case_sensitive, tags.nested)``: whether ``Tag`` and ``tag``
+    are two tags (true unless the schema says false: Obsidian's are one),
+    and whether ``a/b`` is a tag under ``a`` (false unless said)."""
+    if not isinstance(value, dict):
+        return True, False
+    return value.get("case_sensitive", True) is not False, value.get("nested", False) is True
 
 
 def comments(value) -> bool:

@@ -14,11 +14,16 @@ What recordkit adds to CommonMark:
 * ``[[ID#Heading]]`` and ``[[ID#^block]]`` link to that anchor of the
   page; a ``^block`` id ending a paragraph or list item (Obsidian's) is
   the block's ``id``, not text;
-* an embed ``![[ID]]`` (or ``![[ID#Heading]]``, ``![[ID#^block]]``) alone in its paragraph
-  shows the embedded record's body (or that heading's section, or block) in a box
+* an embed ``![[ID]]`` (or ``![[ID#Heading]]``, ``![[ID#^block]]``, a
+  section of the body itself ``![[#Heading]]``), alone in its paragraph or
+  in its flow (the paragraph closed around the box), in a list item or a
+  callout, shows the embedded record's body (or that heading's section, or block) in a box
   under a link to it, when the builder gives an ``embed`` function (one
-  level deep: an embed inside an embedded body is a link); anywhere else,
-  or of a record kept out, it is a mention like the others;
+  level deep: an embed inside an embedded body is a link); inside emphasis,
+  a link, a heading or a table cell, or of a record kept out, it is a
+  mention like the others;
+* a body's ``#tag`` (when the schema reads them: ``tags.inline``) is a link
+  to the tag's page;
 * a ``python check`` fenced block carries a placeholder that the page
   replaces with the check's verdict (so the body's HTML does not depend on
   check results);
@@ -136,6 +141,21 @@ class _SiteHooks(Hooks):
 
     def __init__(self, renderer: "BodyRenderer"):
         self.r = renderer
+        self.tags = renderer.tag_url is not None
+
+    def tag(self, name, env):
+        """A body's ``#tag``: a link to the tag's page (the one its
+        front-matter spelling goes to: ``tag_url`` says which)."""
+        return (f'<a class="rk-tag" href="{escapeHtml(self.r.prefix + self.r.tag_url(name))}">'
+                f'#{escapeHtml(name)}</a>')
+
+    def embed_inline(self, meta, env):
+        """An embed of a note in a paragraph's flow (or in a list item, a
+        callout, on a line after another) is shown as one alone is; an
+        attachment's embed is left to :meth:`mention` and :meth:`embed`."""
+        if is_attachment(meta["id"]) or is_pattern(meta["id"]):
+            return None
+        return self.embed(meta, env)
 
     def mention(self, rid, label, heading, embed, raw, env):
         r = self.r
@@ -184,13 +204,16 @@ class _SiteHooks(Hooks):
         heading it does not have): then None."""
         r = self.r
         rid = meta["id"]
+        if not rid and meta.get("heading"):     # ![[#Heading]]: a part of this body
+            from .own_embed import own_part
+            return own_part(r, meta["heading"], env, EMBED_BUDGET)
         target = r.resolve(rid) if not is_attachment(rid) else ("attachment",)
         if r.embed is None or r._embedding or target[0] != "link":
             return None
         rid = target[3] if len(target) > 3 else rid
         shown = r.embed(rid, meta.get("heading"))
-        if shown is None or shown[2] == env.get("rk_from"):
-            return None         # (a record embedding itself: a link)
+        if shown is None or shown[2] == env.get("rk_from") and not meta.get("heading"):
+            return None         # (a record embedding the whole of itself: a link)
         # a page shows at most EMBED_BUDGET characters of embedded text:
         # the embeds past it are links (a note embedding a 200 KB note
         # 2,000 times made a 375 MB page)
@@ -295,8 +318,12 @@ class BodyRenderer:
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
                  resolve_link: Callable | None = None, extensionless: bool = False,
-                 embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False):
+                 embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False,
+                 tag_url: Callable | None = None):
         self.resolve = resolve
+        #: ``tag_url(tag)``: the root-relative URL of a tag's page; given,
+        #: a body's ``#tags`` link there (the schema's ``tags.inline``)
+        self.tag_url = tag_url
         #: ``has_anchor(id, fragment)``: whether the page of ``id`` has the
         #: heading or block ``fragment`` names; a link to one it lacks goes
         #: to the page's top (as Obsidian opens the note), never to a broken

@@ -20,6 +20,7 @@ from .load import FAILING, SiteData, check_entry
 from .markdown import plain_text
 from .snippets import snippet_source
 from .titles import graph_label, id_fields, shows_id, title_text
+from .tag_index import group_by_tag, own_tags, tag_key
 from ...graph import of as graph_of
 
 #: fields shown elsewhere on the page, or never
@@ -117,6 +118,15 @@ class Site:
         if rid in self.corpus.records:
             return ("hidden",)
         return ("dangling",)
+
+    @property
+    def fold_tags(self) -> bool:
+        """``Tag`` and ``tag`` are one tag (the schema's ``tags.case_sensitive: false``)."""
+        return not getattr(self.corpus.schema, "tags_case_sensitive", True)
+
+    def tag_url(self, tag: str) -> str:
+        """The page of ``tag``: one for all its spellings (:mod:`.tag_index`)."""
+        return tag_url(tag_key(tag, self.fold_tags))
 
     def resolve_file(self, path: str, from_path: str | None) -> str | None:
         """The id of the record a Markdown link to the ``.md`` file ``path``
@@ -275,7 +285,8 @@ def record_view(site: Site, rid: str, body: str | None = None) -> dict:
     props = [{"label": "Status", "kind": "status", "status": rec.status, "note": note,
               "url": status_url(rec.status) if rec.status else None}] if rec.status or note else []
     if rec.tags:
-        props.append({"label": "Tags", "kind": "tags", "items": [{"text": t, "url": tag_url(t)} for t in rec.tags]})
+        props.append({"label": "Tags", "kind": "tags",
+                      "items": [{"text": t, "url": site.tag_url(t)} for t in own_tags(rec.tags, site.fold_tags)]})
     facts = record_facts(corpus, rid, visible=pub.__contains__)
     for rel, links in facts.relations.items():
         items = []
@@ -675,7 +686,6 @@ def listings(site: Site) -> dict:
     failing-checks pages, and the home page."""
     by_kind: dict = {}
     by_status: dict = {}
-    by_tag: dict = {}
     rows = {}
     for rid in site.ids:
         r = row(site, rid)
@@ -683,8 +693,8 @@ def listings(site: Site) -> dict:
         by_kind.setdefault(r["kind"], []).append(r)
         if r["status"]:
             by_status.setdefault(r["status"], []).append(r)
-        for t in site.corpus.records[rid].tags:
-            by_tag.setdefault(t, []).append(r)
+    by_tag = group_by_tag(site.corpus.records, site.ids, rows, site.fold_tags,
+                          getattr(site.corpus.schema, "nested_tags", False))
     ready = [rows[r] for r in site.ids if rows[r]["standing"] == "ready"]
     failing = []
     data = site.data

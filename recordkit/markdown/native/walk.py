@@ -18,6 +18,7 @@ import pyromark
 from ..anchors import BLOCK_ID, Anchors, safe_url, slugify, wikilink_fragment
 from ..blocks import without_comments
 from ..links import wikilink_target
+from .inline import body_tag_names, drop_empty_tail, embed_in_flow, tagged, tagged_text
 
 _O = pyromark.Options
 #: what pulldown-cmark reads beyond CommonMark (GFM's alerts are not asked
@@ -100,6 +101,9 @@ class Hooks:
     plain HTML and know no record (what :func:`anchors` uses); the site
     gives its own, which resolves ids, links and embeds."""
 
+    #: a body's ``#tags`` are rendered by :meth:`tag` (else they are text)
+    tags = False
+
     def mention(self, rid: str, label: str | None, heading: str | None, embed: bool, raw: str,
                 env: dict) -> str:
         """A wikilink, an embed shown inline or a bare id mention (``raw``:
@@ -110,6 +114,16 @@ class Hooks:
         """An embed alone in its paragraph as a block, or None (then it is
         a mention in a paragraph of its own)."""
         return None
+
+    def embed_inline(self, meta: dict, env: dict) -> str | None:
+        """An embed in a paragraph's flow, in a list item or after another
+        as a block (the walk closes the paragraph around it), or None (a
+        mention)."""
+        return None
+
+    def tag(self, name: str, env: dict) -> str:
+        """A ``#tag`` of the body (when :attr:`tags`)."""
+        return escape("#" + name)
 
     def link(self, href: str, title: str, env: dict) -> tuple[str, str]:
         """The opening and closing tags of a Markdown link to a safe ``href``."""
@@ -193,6 +207,7 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
     fn_order: dict = {}         # footnote label -> [number, references]
     fn_defs: dict = {}
     saved = None                # the body's output while a footnote definition is written
+    tag_names = body_tag_names(body) if hooks.tags else None
     events = _events(body, options=OPTIONS)
     for ev in (events if "==" not in body else _marked(events)):
         if ev.__class__ is str:
@@ -248,11 +263,17 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                     if s and (text[s - 1].isalnum() or text[s - 1] in "_-"):
                         continue
                     if s > last:
-                        ap(escape(text[last:s]))
+                        ap(escape(text[last:s]) if tag_names is None else
+                           tagged_text(text[last:s], out, tag_names, hooks, env, escape))
                     rid = m.group()
                     ap(hooks.mention(rid, None, None, False, rid, env))
                     last = m.end()
                 if last:
+                    if tag_names is not None and last < len(text) and "#" in text:
+                        got = tagged(text[last:], out, tag_names, hooks, env, escape)
+                        if got is not None:
+                            ap(got[0])
+                            text, last = got[1], 0
                     if para is not None:
                         para[3] += 2
                         if last < len(text):
@@ -274,6 +295,13 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 if text.strip():
                     para[3] += 1
                 para[4] = (text, len(out))
+            if tag_names is not None and not depth and htext is None and "#" in text:
+                got = tagged(text, out, tag_names, hooks, env, escape)
+                if got is not None:
+                    ap(got[0])
+                    text = got[1]
+                    if para is not None:
+                        para[4] = (text, len(out))
             ap(escape(text))
             continue
         start = ev.get("Start")
@@ -405,6 +433,11 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                         continue
                     if htext is not None and piece[1] is not None:
                         htext.append(piece[1])
+                    elif piece[2] is not None and para is not None and not depth:
+                        got = embed_in_flow(w, out, para, stack, piece[2], env)
+                        if got is not None:
+                            para = got
+                            continue
                     if para is not None:
                         para[3] += 1
                         para[4] = None
@@ -424,6 +457,9 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 if frame[0] == "callout":
                     _end_callout_title(out, frame, stack, closing=True)
                     after = frame
+                    continue
+                if len(frame) == 7 and drop_empty_tail(out, frame):
+                    after = None
                     continue
                 ap("</p>\n")
                 after = _end_para(w, out, frame, stack, env, keep_ids, seen_ids, blocks)

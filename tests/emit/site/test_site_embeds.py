@@ -21,7 +21,7 @@ status: draft
 
 ![[LIT-849]]
 
-Inline, ![[LIT-849]] stays a link.
+Inline, ![[LIT-849]] is shown in the flow too.
 
 ![[THEORY-798#What is asserted]]
 
@@ -82,7 +82,7 @@ def test_an_embed_alone_in_its_paragraph_shows_the_record(tmp_path):
                         extra={"note/NOTE-901.md": HOST, "note/NOTE-902.md": NESTED, "note/NOTE-903.md": HIDDEN})
     page = _build(base, base / "out")
     blocks = re.findall(r'<div class="rk-embed-block" data-id="([^"]+)">', page)
-    assert blocks == ["LIT-849", "THEORY-798", "NOTE-902"]
+    assert blocks == ["LIT-849", "LIT-849", "THEORY-798", "NOTE-902"]
     lit = (base / "records" / "lit" / "LIT-849.md").read_text(encoding="utf-8")
     assert "OpenReview forum SrC-nwieGJ" in lit and "OpenReview forum SrC-nwieGJ" in page
     # the section only: the heading asked for, not the one after it
@@ -93,8 +93,11 @@ def test_an_embed_alone_in_its_paragraph_shows_the_record(tmp_path):
     # embedded headings keep no ids, and are not in the page's contents
     assert '<h2 id="embedded">Embedded</h2>' in page
     assert "<h2>A heading of its own</h2>" in page and 'href="#a-heading-of-its-own"' not in page
-    # inline, a missing heading, a nested embed: links
-    assert 'Inline, <a class="rk-ref rk-embed k-LIT" href="../lit/LIT-849.html"' in page
+    # inline, as Obsidian shows it: the paragraph closed around the box (a
+    # <div> cannot be in a <p>)
+    assert '<p>Inline,</p>\n<div class="rk-embed-block" data-id="LIT-849">' in page
+    assert "<p>is shown in the flow too.</p>" in page
+    # a missing heading, a nested embed: links
     # (to the page's top: the page has no such heading to land on)
     assert '<p><a class="rk-ref rk-embed k-THEORY" href="../theory/THEORY-798.html" ' \
            'data-id="THEORY-798">THEORY-798</a></p>' in page

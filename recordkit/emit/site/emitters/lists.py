@@ -15,7 +15,7 @@ import os
 from ..context import BuildContext, template_failed
 from ..home import home_id, home_signature, home_view
 from ..load import check_entry
-from ..views import kind_url, listings, status_url, tag_url
+from ..views import kind_url, listings, status_url
 from ..writer import digest
 from . import feed
 from ....graph import of as graph_of
@@ -120,10 +120,10 @@ def _lists(ctx: BuildContext, L: dict | None = None, home: str | None = None) ->
              rows=rows, groups=list(groups.items()), show_standing=any(r["standing"] for r in rows),
              empty="")
     tags = []
-    for tag, rows in sorted(L["by_tag"].items()):
-        page(ctx, tag_url(tag), "list.html.j2", heading=f"Tag: {tag}", kind=None, intro=None, rows=rows,
+    for tag, rows in sorted(L["by_tag"].items(), key=lambda item: (item[0].casefold(), item[0])):
+        page(ctx, site.tag_url(tag), "list.html.j2", heading=f"Tag: {tag}", kind=None, intro=None, rows=rows,
              groups=None, show_standing=False, empty="")
-        tags.append({"name": tag, "url": tag_url(tag), "count": len(rows)})
+        tags.append({"name": tag, "url": site.tag_url(tag), "count": len(rows)})
     page(ctx, "tags.html", "tags.html.j2", tags=tags)
     page(ctx, "ready.html", "list.html.j2", heading="Ready to promote", kind=None,
          intro="Proposed theories whose every promote_when requirement holds: "
