@@ -44,6 +44,9 @@ def command(ctx, out, dates, jobs, force, quiet):
         for path, what in report.unusable_templates:
             click.echo(terminal_safe(f"note: {path} is {what}, not a file: not read, the package's template or "
                                      f"asset of that name is used"), err=True)
+        for path, line, col, target, why in report.attachments_refused:
+            click.echo(terminal_safe(f"warning: {path}:{line}:{col}: attachment {target} not published: {why}"),
+                       err=True)
         if report.unreadable:
             n = report.unreadable
             click.echo(f"note: {n} file{'s' if n != 1 else ''} of the record could not be read and "
