@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -212,8 +213,7 @@ class AttachmentFinder:
             st = os.stat(real)
         except OSError:
             return MISSING
-        import stat as _stat
-        if not _stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(st.st_mode):
             return Found(refused="not a regular file")
         if st.st_size > self.max_size:
             return Found(refused=f"larger than the attachment cap ({st.st_size:,} bytes > {self.max_size:,})")

@@ -53,6 +53,10 @@ def _is_note(path: str) -> bool:
     return suffix(path.split("#", 1)[0]) in ("md", "markdown")
 
 
+def _hidden_part(path: str) -> bool:
+    return any(p[:1] == "." and p not in (".", "..") for p in unquote(path).split("/"))
+
+
 def scan(body: str, order: str = "target-first", code: list | None = None) -> list[tuple]:
     """(offset, target, kind) of each attachment link in ``body`` outside
     code; ``kind``: "embed" (``![[x.png]]``), "wiki" (``[[x.pdf]]``),
@@ -82,8 +86,8 @@ def scan(body: str, order: str = "target-first", code: list | None = None) -> li
             path = dest.split("#", 1)[0].split("?", 1)[0]
             if m.group(1):
                 out.append((m.start(), dest, "image"))
-            elif has_extension(unquote(path).rstrip("/")) and not _is_note(path):
-                out.append((m.start(), dest, "link"))
+            elif (has_extension(unquote(path).rstrip("/")) and not _is_note(path)) or _hidden_part(path):
+                out.append((m.start(), dest, "link"))     # (a hidden path: refused, and said so)
     out.sort()
     return out
 

@@ -27,7 +27,7 @@ XML = "http://www.w3.org/XML/1998/namespace"
 
 #: drawing elements kept (in the SVG namespace)
 ELEMENTS = frozenset("""
-svg g defs symbol use title desc path rect circle ellipse line polyline polygon text tspan textPath
+svg g a defs symbol use title desc path rect circle ellipse line polyline polygon text tspan textPath
 linearGradient radialGradient stop clipPath mask pattern marker image switch view
 filter feBlend feColorMatrix feComponentTransfer feComposite feConvolveMatrix feDiffuseLighting
 feDisplacementMap feDistantLight feDropShadow feFlood feFuncA feFuncB feFuncG feFuncR feGaussianBlur
