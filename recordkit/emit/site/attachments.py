@@ -189,7 +189,7 @@ def emit(ctx) -> None:
     p = ctx.attachments
     if p is None:
         return
-    from .svgclean import sanitize
+    from .svgclean import EMPTY, sanitize
     root = p.finder.root
     for rel, got in sorted(p.files.items()):
         out = f"{FOLDER}/{rel}"
@@ -202,9 +202,7 @@ def emit(ctx) -> None:
         except OSError:
             continue
         if suffix(rel) == "svg":
-            data = sanitize(data)
-            if data is None:
-                continue
+            data = sanitize(data) or EMPTY
         ctx.writer.put(out, data, key)
 
 

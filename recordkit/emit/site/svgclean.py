@@ -10,8 +10,8 @@ presentation attributes; ``<script>``, ``<foreignObject>`` (HTML inside),
 namespace are dropped, as is every ``on*`` handler, every ``href`` that is
 not a fragment of the file itself (``#id``) or an inline raster image, and
 every attribute value with ``javascript:`` or a ``url(...)`` that is not
-``url(#id)``.  What cannot be parsed is refused (None): the attachment is
-then named as text, never copied.
+``url(#id)``.  What cannot be parsed is refused (None): its copy is then
+:data:`EMPTY`, a drawing of nothing.
 
 (nh3/ammonia, the HTML sanitizer, was not used: it parses HTML, lower-cases
 SVG's camel-case names (``viewBox``) and drops namespaced attributes.)
@@ -70,11 +70,17 @@ def _clean_attributes(el: ET.Element) -> None:
             del el.attrib[key]
 
 
+#: what stands for an SVG that cannot be read safely: an empty drawing
+#: (the page's ``<img>`` still finds a file)
+EMPTY = (b'<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1">'
+         b'<title>not shown: this SVG could not be read safely</title></svg>')
+
+
 def sanitize(data: bytes) -> bytes | None:
     """``data`` (an SVG file's bytes) with nothing that runs or loads, or
     None when it is no SVG this can read safely."""
-    head = data[:4096].lower()
-    if b"<!doctype" in head or b"<!entity" in data.lower():
+    low = data.lower()
+    if b"<!doctype" in low or b"<!entity" in low:
         return None
     try:
         root = ET.fromstring(data)

@@ -46,7 +46,7 @@ Inline ![[fig.png]] in a sentence, then ![[deepfig.png|300]] and ![[fig.png|320x
 
 See [the license](LICENSE.txt) and [[paper.pdf]].
 
-![[drawing.svg]]
+![[drawing.svg]] ![[laughs.svg]]
 
 ![[fig.png]] ^fig1
 
@@ -83,6 +83,10 @@ def _vault(base: Path) -> Path:
     (v / "data.zip").write_bytes(b"PK\x05\x06" + b"\x00" * 18)
     (v / "LICENSE.txt").write_text("MIT\n")
     (v / "drawing.svg").write_text(EVIL_SVG)
+    (v / "laughs.svg").write_text('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">'
+                                  '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+                                  '<svg xmlns="http://www.w3.org/2000/svg"><text>&b;</text>'
+                                  '<script>alert(1)</script></svg>')
     (v / ".git" / "config").write_text("[core]\n")
     (v / "big.png").write_bytes(PNG + b"\x00" * 5000)
     (base / "secret.png").write_bytes(b"SECRET-BYTES")
@@ -156,7 +160,7 @@ def test_a_block_id_on_an_image_line_names_its_block(built):
 def test_what_is_copied_is_exactly_what_published_pages_name(built):
     assert _files(built["out"]) == {
         "attachments/fig.png", "sub/deep/deepfig.png", "my fig.png", "notes/beside.png", "clip.mp4", "song.mp3",
-        "paper.pdf", "data.zip", "LICENSE.txt", "drawing.svg"}
+        "paper.pdf", "data.zip", "LICENSE.txt", "drawing.svg", "laughs.svg"}
     # (private.png: only an unpublished page names it; incode.png: only code does)
 
 
@@ -189,6 +193,9 @@ def test_an_svg_copy_runs_no_script(built):
     for bad in ("<script", "onload", "onclick", "javascript:", "evil.example", "foreignobject"):
         assert bad not in low, (bad, svg)
     assert "<rect" in svg and 'viewBox="0 0 10 10"' in svg
+    # a document type (entities: "billion laughs") is not read: an empty drawing
+    laughs = (built["out"] / "files" / "laughs.svg").read_text(encoding="utf-8")
+    assert "aaaa" not in laughs and "script" not in laughs and "ENTITY" not in laughs and "<svg" in laughs
 
 
 def test_the_site_has_no_broken_link_and_allows_same_origin_media_only(built):
