@@ -66,6 +66,11 @@ def test_every_native_link_is_a_link_between_pages(tmp_path, name):
     for page in found["pages"]:
         text = page.read_text(encoding="utf-8")
         assert not re.search(r'(?:href|src)="(?!(?:\.\./)*files/)[^"]*\.(png|jpg|pdf|svg)"', text), page
+    if name == "obsidian":      # its one figure, embedded by name, lives in its attachment folder
+        shown = "".join(p.read_text(encoding="utf-8") for p in found["pages"])
+        assert '<img class="rk-image" src="../files/attachments/spindle-figure.png"' in shown
+        assert (site / "files" / "attachments" / "spindle-figure.png").read_bytes() == (
+            folder / "attachments" / "spindle-figure.png").read_bytes()
 
 
 def test_label_first_wikilinks_read_as_their_label_in_texts_and_sentences(tmp_path):
