@@ -236,7 +236,18 @@ def test_incremental_builds_keep_copy_and_remove_attachments(tmp_path):
     note = v / "notes" / "Figures.md"
     note.write_text(note.read_text(encoding="utf-8").replace("![[data.zip]]", "![[data.zip]] ![[private.png]]"),
                     encoding="utf-8")
+    # a page naming a file not there yet, then there: rendered again
+    (v / "notes" / "Later.md").write_text("Soon: ![[later.png]]\n", encoding="utf-8")
     build(v, out)
+    later = next(p for p in out.rglob("*.html") if "later" in p.name.lower())
+    assert 'title="attachment not found">later.png<' in later.read_text(encoding="utf-8")
+    (v / "sub" / "later.png").write_bytes(PNG)
+    build(v, out)
+    assert '<img class="rk-image" src="../files/sub/later.png"' in later.read_text(encoding="utf-8")
+    # the incremental site is the cold build's, page for page
+    build(v, tmp_path / "cold")
+    for page in (later, _page(out)):
+        assert page.read_bytes() == (tmp_path / "cold" / page.relative_to(out)).read_bytes(), page
     assert kept.read_bytes() == PNG + b"\x00"
     assert not wav.exists()
     assert (out / "files" / "attachments" / "private.png").read_bytes() == PNG
