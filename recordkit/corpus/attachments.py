@@ -24,7 +24,6 @@ larger than the cap.  Nothing here reads a file's content.
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass, field
@@ -32,13 +31,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..common.walk import walk as _walk_tree
+from .toolsettings import _read_json
 
 #: the largest attachment copied when no cap is configured (50 MB)
 DEFAULT_MAX_ATTACHMENT = 50 * 1024 * 1024
 #: folders never searched by name (besides hidden ones)
 _NOT_SEARCHED = frozenset({"node_modules"})
-#: a settings file larger than this is no settings file
-_MAX_SETTINGS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -60,13 +58,7 @@ def attachment_folder(root) -> str | None:
     (``attachmentFolderPath`` of ``.obsidian/app.json``): ``/`` (the root)
     or unset is None; ``./`` or ``./sub`` stays relative (the note's own
     folder)."""
-    p = Path(root) / ".obsidian" / "app.json"
-    try:
-        if not p.is_file() or p.stat().st_size > _MAX_SETTINGS:
-            return None
-        data = json.loads(p.read_text("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-        return None
+    data = _read_json(Path(root) / ".obsidian" / "app.json")
     v = data.get("attachmentFolderPath") if isinstance(data, dict) else None
     if not isinstance(v, str):
         return None
