@@ -142,12 +142,11 @@ class _SiteHooks(Hooks):
         r = self.r
         xvault = xvault_parts(rid)      # [[dendron://vault/note]]: shown as the note's name
         text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
-        if is_attachment(rid) or (r.attachments is not None and has_extension(rid)
-                                  and r.attachments.lookup(rid, env.get("rk_from")) is not None
-                                  and r.resolve(rid)[0] != "link"):
+        if "." in rid:
             # a figure or file of the vault: copied into the site (.attachments)
-            return attachments.render_embed(r.attachments.lookup(rid, env.get("rk_from")) if r.attachments
-                                            else None, r.prefix, rid, label, embed=embed)
+            got = r.attachments.lookup(rid, env.get("rk_from")) if r.attachments is not None else None
+            if is_attachment(rid) or (got is not None and has_extension(rid) and r.resolve(rid)[0] != "link"):
+                return attachments.render_embed(got, r.prefix, rid, label, embed=embed)
         if is_pattern(rid):
             # Dendron's ![[journal.2020.*]]: every note of a level, no one page
             return f'<span class="rk-pattern" title="the notes {escapeHtml(rid)}">{text}</span>'
