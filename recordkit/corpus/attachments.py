@@ -8,16 +8,17 @@ link's target as Obsidian does (``getFirstLinkpathDest``) and Quartz after
 it:
 
 1. a path relative to the linking note's folder (``./fig.png``,
-   ``../media/fig.png``, ``fig.png`` beside the note);
-2. a path from the root (``media/fig.png``);
-3. the vault's attachment folder (``attachmentFolderPath`` of
+   ``../media/fig.png``, ``fig.png`` beside the note) and a path from the
+   root (``media/fig.png``): for a wikilink the root's first (Obsidian's
+   exact path), for a Markdown link the note's (CommonMark's);
+2. the vault's attachment folder (``attachmentFolderPath`` of
    ``.obsidian/app.json``; ``./sub`` is a folder of the note's own);
-4. the name (or the path's tail) alone: the file of that name in the
-   note's folder, else the one with the shortest path (then the first in
-   path order).
+3. the name (or the path's tail) alone: the file of that name in the
+   note's folder, else the one with the shortest path string (then the
+   first in path order), the tie-break observed of Obsidian 1.13.
 
 A target found is then refused when it is unsafe to copy into a site
-(:data:`REFUSALS`): a path out of the root (``..``, an absolute path, a
+(:attr:`Found.refused` says why): a path out of the root (``..``, an absolute path, a
 symbolic link to a file outside), a hidden file or folder (``.git/``,
 ``.obsidian/``, ``.env``), something that is no regular file, or a file
 larger than the cap.  Nothing here reads a file's content.
@@ -101,17 +102,18 @@ class AttachmentFinder:
         return cls(root, max_size, attachment_folder(root), tuple(skip))
 
     # -- resolution ------------------------------------------------------
-    def find(self, target: str, from_path: str | None) -> Found:
+    def find(self, target: str, from_path: str | None, wiki: bool = False) -> Found:
         """The file ``target`` (a link's path as written, maybe
         ``%20``-encoded) names, linked from the note at ``from_path``
-        (root-relative)."""
-        key = (target, from_path)
+        (root-relative); ``wiki``: a wikilink or embed (a path from the
+        root is tried before one from the note's folder)."""
+        key = (target, from_path, wiki)
         got = self.found.get(key)
         if got is None:
-            got = self.found[key] = self._find(target, from_path)
+            got = self.found[key] = self._find(target, from_path, wiki)
         return got
 
-    def _find(self, target: str, from_path: str | None) -> Found:
+    def _find(self, target: str, from_path: str | None, wiki: bool) -> Found:
         t = target.strip()
         if t.startswith("<") and t.endswith(">"):
             t = t[1:-1].strip()
@@ -123,12 +125,12 @@ class AttachmentFinder:
             return Found(refused="an absolute path: outside the record root")
         here = (from_path or "").split("/")[:-1]
         for name in ([t, unquote(t)] if "%" in t else [t]):
-            got = self._find_as(name, here)
+            got = self._find_as(name, here, wiki)
             if got is not MISSING:
                 return got
         return MISSING
 
-    def _find_as(self, t: str, here: list) -> Found:
+    def _find_as(self, t: str, here: list, wiki: bool) -> Found:
         parts = t.split("/")
         tries = []
         rel = _clean(here + parts)
@@ -137,7 +139,9 @@ class AttachmentFinder:
         tries.append(rel)
         top = _clean(parts)
         if top is not None and top != rel:
-            tries.append(top)
+            # Obsidian: an exact path from the root wins over one beside the
+            # note (a Markdown link reads from the note first, as CommonMark does)
+            tries.insert(0 if wiki and not t.startswith(("./", "../")) else 1, top)
         if self.folder is not None and "/" not in t:
             f = self.folder
             base = here + f[2:].split("/") if f.startswith("./") or f == "." else f.split("/")
@@ -164,7 +168,7 @@ class AttachmentFinder:
         if not found:
             return MISSING
         own = [p for p in found if p.rsplit("/", 1)[0] == here or ("/" not in p and not here)]
-        best = own[0] if own else min(found, key=lambda p: (p.count("/"), len(p), p))
+        best = own[0] if own else min(found, key=lambda p: (len(p), p))     # (the shortest path string)
         return self._at(best)
 
     def _index(self) -> dict:

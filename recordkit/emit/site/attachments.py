@@ -110,7 +110,7 @@ def key_of(target: str) -> str:
 @dataclass
 class Plan:
     finder: AttachmentFinder
-    #: (from relpath, target key) -> Found
+    #: (from relpath, target key, whether a wikilink) -> Found
     table: dict = field(default_factory=dict)
     #: root-relative path -> Found, of every file to copy
     files: dict = field(default_factory=dict)
@@ -119,10 +119,11 @@ class Plan:
     #: (relpath, line, col, target, why) of each link refused
     refused: list = field(default_factory=list)
 
-    def lookup(self, target: str, from_path: str | None) -> Found | None:
+    def lookup(self, target: str, from_path: str | None, wiki: bool = False) -> Found | None:
         """What the planned link ``target`` of the note at ``from_path``
-        found (None: no such link was planned)."""
-        return self.table.get((from_path, key_of(target)))
+        found (None: no such link was planned); ``wiki``: a wikilink or an
+        embed (else a Markdown image or link)."""
+        return self.table.get((from_path, key_of(target), wiki))
 
 
 def _max_size(ctx) -> int:
@@ -165,11 +166,12 @@ def plan(ctx) -> Plan:
         pos = None
         for offset, target, kind in found:
             key = key_of(target)
-            got = p.finder.find(target, rec.relpath)
+            wiki = kind in ("embed", "wiki")
+            got = p.finder.find(target, rec.relpath, wiki)
             if got.path is not None and suffix(got.path) in PAGES:
                 got = Found(refused="a web page or script, which would run on the site")
-            p.table[(rec.relpath, key)] = got
-            sig.append((key, got.path, got.refused))
+            p.table[(rec.relpath, key, wiki)] = got
+            sig.append((key, wiki, got.path, got.refused))
             if got.path is not None:
                 p.files[got.path] = got
             elif got.refused is not None:

@@ -144,7 +144,7 @@ class _SiteHooks(Hooks):
         text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
         if "." in rid:
             # a figure or file of the vault: copied into the site (.attachments)
-            got = r.attachments.lookup(rid, env.get("rk_from")) if r.attachments is not None else None
+            got = r.attachments.lookup(rid, env.get("rk_from"), True) if r.attachments is not None else None
             if is_attachment(rid) or (got is not None and has_extension(rid) and r.resolve(rid)[0] != "link"):
                 return attachments.render_embed(got, r.prefix, rid, label, embed=embed)
         if is_pattern(rid):

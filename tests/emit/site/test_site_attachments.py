@@ -277,6 +277,24 @@ def test_serve_copies_an_edited_attachment(tmp_path):
     assert copy.read_bytes() == PNG + b"edited"
 
 
+def test_ties_are_broken_as_obsidian_breaks_them(tmp_path):
+    """Several files of one name: a wikilink's exact path from the root wins
+    over the file beside the note, a Markdown link's path reads from the
+    note; by name alone, the note's own folder, then the shortest path
+    string (``a/b/`` before ``zzzz/``)."""
+    v = tmp_path / "vault"
+    for rel, mark in (("x.png", b"root"), ("notes/x.png", b"beside"), ("notes/y.png", b"own"),
+                      ("a/y.png", b"a"), ("a/b/z.png", b"ab"), ("zzzz/z.png", b"zzzz")):
+        (v / rel).parent.mkdir(parents=True, exist_ok=True)
+        (v / rel).write_bytes(PNG + mark)
+    (v / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    (v / "notes" / "Ties.md").write_text("W ![[x.png]] M ![m](x.png) Y ![[y.png]] Z ![[z.png]]\n", encoding="utf-8")
+    build(v, tmp_path / "out")
+    body = next(p for p in (tmp_path / "out").rglob("*.html") if "ties" in p.name.lower()).read_text(encoding="utf-8")
+    srcs = re.findall(r'<img class="rk-image" src="\.\./files/([^"]+)"', body)
+    assert srcs == ["x.png", "notes/x.png", "notes/y.png", "a/b/z.png"], srcs
+
+
 @pytest.mark.browser
 def test_an_image_loads_from_file_urls(built):
     from browser import Tab, launch_chromium
