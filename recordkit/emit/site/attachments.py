@@ -249,7 +249,8 @@ def media(href: str, name: str, label: str | None, title: str = "") -> str:
         return (f'<video class="rk-video" controls preload="metadata" src="{escape(href)}"{size}>'
                 f'<a href="{escape(href)}">{shown}</a></video>')
     if kind in AUDIO:
-        return f'<audio class="rk-audio" controls preload="metadata" src="{escape(href)}"><a href="{escape(href)}">{shown}</a></audio>'
+        return (f'<audio class="rk-audio" controls preload="metadata" src="{escape(href)}">'
+                f'<a href="{escape(href)}">{shown}</a></audio>')
     return f'<a class="rk-file rk-file-{escape(kind)}" href="{escape(href)}">{shown}</a>'
 
 
