@@ -48,6 +48,9 @@ def command(ctx, out, dates, jobs, force, quiet):
             click.echo(terminal_safe(f"warning: {line}"), err=True)
         if len(report.url_warnings) > 20:
             click.echo(f"warning: and {len(report.url_warnings) - 20} more URL warnings", err=True)
+        for path, line, col, target, why in report.attachments_refused:
+            click.echo(terminal_safe(f"warning: {path}:{line}:{col}: attachment {target} not published: {why}"),
+                       err=True)
         if report.unreadable:
             n = report.unreadable
             click.echo(f"note: {n} file{'s' if n != 1 else ''} of the record could not be read and "

@@ -62,10 +62,12 @@ def test_rename_refuses_a_name_obsidian_or_a_link_cannot_take(tmp_path):
     assert (base / "B.md").read_text() == "See [[Plain (new) name]].\n"
 
 
-def test_the_site_names_attachments_and_links_no_unpublished_image(tmp_path):
+def test_the_site_shows_attachments_and_names_a_missing_one(tmp_path):
     """``![[image.png|200]]`` showed "200" (its size) in place of the file's
-    name; ``![alt](attachments/image.png)`` became a link to a file the site
-    does not publish (broken).  A remote image stays a link (never loaded)."""
+    name, then only the name; now the image is copied into the site and
+    shown at its size (docs/site.md, "Attachments").  A missing file is
+    named as text (no broken link); a remote image stays a link (never
+    loaded)."""
     base = vault(tmp_path, {"Pics.md": "One ![[image.png|200]] two ![[doc.pdf]] three "
                                        "![alt text](attachments/image.png) four ![r](https://example.org/x.png).\n"})
     (base / "attachments").mkdir()
@@ -74,12 +76,13 @@ def test_the_site_names_attachments_and_links_no_unpublished_image(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = next((base / "site").rglob("Pics*.html")).read_text(encoding="utf-8")
     body = page.split('<div class="rk-body">', 1)[1].split("</div>", 1)[0]
-    assert '<span class="rk-attachment" title="attachment, not published">image.png</span>' in body, body
+    assert '<img class="rk-image" src="../files/attachments/image.png" alt="image.png" width="200"' in body, body
     assert ">200<" not in body
-    assert '<span class="rk-attachment" title="attachment, not published: attachments/image.png">image: alt text' \
-           '</span>' in body, body
-    assert 'href="attachments/image.png"' not in page
-    assert '<a class="rk-image" href="https://example.org/x.png"' in body and "<img" not in body
+    assert '<span class="rk-attachment" title="attachment not found">doc.pdf</span>' in body, body
+    assert 'src="../files/attachments/image.png" alt="alt text"' in body, body
+    assert (base / "site" / "files" / "attachments" / "image.png").read_bytes() == b"\x89PNG"
+    assert '<a class="rk-image" href="https://example.org/x.png"' in body and "example.org/x.png\"" not in body.replace(
+        'href="https://example.org/x.png"', "")
 
 
 def test_rename_and_merge_rewrite_links_in_any_property(tmp_path):

@@ -1,7 +1,8 @@
 """Each fixture vault published with its preset: every link the native
 tool resolves is a link from the source's page to the target's page,
 whatever its form (wikilink by title or alias, label-first, embed, heading
-link, relative Markdown link); attachments and unresolved links are text;
+link, relative Markdown link); attachments are the site's own copies,
+unresolved links are text;
 and no internal link of the built site is broken."""
 from __future__ import annotations
 
@@ -66,10 +67,16 @@ def test_every_native_link_is_a_link_between_pages(tmp_path, name):
     assert missing == []
     found = crawl(site)
     assert found["broken"] == []
-    # an attachment is named, never linked (the site has no copy of it)
+    # an attachment is shown or linked from the site's own copy (files/,
+    # which the crawl found), never from where it lies in the vault
     for page in found["pages"]:
         text = page.read_text(encoding="utf-8")
-        assert not re.search(r'href="[^"]*\.(png|jpg|pdf|svg)"', text), page
+        assert not re.search(r'(?:href|src)="(?!(?:\.\./)*files/)[^"]*\.(png|jpg|pdf|svg)"', text), page
+    if name == "obsidian":      # its one figure, embedded by name, lives in its attachment folder
+        shown = "".join(p.read_text(encoding="utf-8") for p in found["pages"])
+        assert '<img class="rk-image" src="../files/attachments/spindle-figure.png"' in shown
+        assert (site / "files" / "attachments" / "spindle-figure.png").read_bytes() == (
+            folder / "attachments" / "spindle-figure.png").read_bytes()
 
 
 def test_label_first_wikilinks_read_as_their_label_in_texts_and_sentences(tmp_path):

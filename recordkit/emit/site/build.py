@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ...runtime import batch, can_fork, in_helper, release_free_memory, spread
-from . import changes
+from . import attachments, changes
 from .context import BuildCancelled, BuildContext, BuildReport, TemplateFailed, keep_compiled_templates, open_context
 from .emitters import assets, explorer, graph, lists, previews, record_pages, search
 from .emitters.search import save_resident_state
@@ -90,6 +90,9 @@ def _build_site(config, out, *, corpus, options, cancel, resident, state: BuildS
                          unreadable=sum(1 for r in corpus.files if not r.ok), url_warnings=site.pages.warnings)
     writer = SiteWriter(out_dir, old)
     ctx = open_context(site, opts, writer, report, timings, state, cancel, resident)
+    # the files the published pages embed or link (found before any page renders)
+    ctx.attachments = ctx.renderer.attachments = attachments.plan(ctx)
+    report.attachments_refused = ctx.attachments.refused
     # 4. changes
     ctx.changes = ch = changes.since_last_build(ctx)
     # 5. emitters
@@ -193,6 +196,7 @@ def _others(ctx: BuildContext) -> None:
     this process does them while they render."""
     t = time.perf_counter()
     assets.emit(ctx)
+    attachments.emit(ctx)
     if not ctx.lists_elsewhere:
         lists.emit(ctx)
         release_free_memory()     # the list pages' rows, before the graph page's index

@@ -27,7 +27,7 @@ from ...graph import of as graph_of
 
 #: Bumped when the page data or the way it is rendered changes (what each
 #: version changed: docs/site.md, "Incremental builds").
-RENDER_VERSION = "13"
+RENDER_VERSION = "14"
 
 
 @dataclass
@@ -98,6 +98,10 @@ def find_candidates(ctx: BuildContext, ch: Changes) -> None:
     links count every page shows, and the signatures in the new manifest."""
     site = ctx.site
     own, outs, faces, edges = _signatures(ctx, ch)
+    if ctx.attachments is not None and ctx.attachments.signatures:
+        # what its attachment links found (a file added, moved, grown past the cap)
+        sigs = ctx.attachments.signatures
+        own = {r: own[r] + sigs[r] if r in sigs else own[r] for r in own}
     ch.faces = faces
     meta = ctx.writer.new.meta
     old_meta = ctx.writer.old.meta
@@ -308,8 +312,12 @@ def page_key(ctx: BuildContext, rid: str, lines_cache: dict | None = None) -> st
         parts.append(site.data.git_dates.get(rec.relpath))
     # a link's anchor, kept or dropped as the target has it or not
     parts.extend((x, f, page_links.has_anchor(ctx, x, f)) for x, f in page_links.fragment_links(ctx, rec))
+    if ctx.attachments is not None:      # what its attachment links found
+        parts.append(ctx.attachments.signatures.get(rid))
     for x in page_links.embeds(ctx, rec):         # the page shows its body (or a section)
         parts.append(("embed", x, records[x].title, records[x].digest))
+        if ctx.attachments is not None:
+            parts.append(ctx.attachments.signatures.get(x))
         for cid in site.data.checks_of.get(x, []):     # with its check blocks' verdicts
             parts.append(tuple(sorted(check_entry(site.data, cid).items())))
     h = hashlib.sha1(ctx.changes.salt.encode("utf-8", "surrogatepass"))

@@ -26,7 +26,7 @@ from .views import Site
 from .writer import SiteWriter
 
 #: No script but the site's own files, no inline handler, nothing from the network.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; "
        "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 
 
@@ -57,6 +57,9 @@ class BuildReport:
     unusable_templates: list = field(default_factory=list)
     #: pages that could not have the URL their style gives them, aliases with no redirect (urls.py)
     url_warnings: list = field(default_factory=list)
+    #: (path, line, col, target, why) of each attachment link of a published
+    #: page that was refused (out of the root, hidden, too large): named as text
+    attachments_refused: list = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.records} record pages ({self.rendered} rendered), {len(self.written)} files written, "
@@ -167,6 +170,8 @@ class BuildContext:
     others_done: bool = False
     #: the list pages are made beside the search index's helper (an incremental build)
     lists_elsewhere: bool = False
+    #: the attachments the published pages name (.attachments.Plan)
+    attachments: Any = None
 
     @property
     def progress(self) -> bool:

@@ -30,9 +30,11 @@ What recordkit adds to CommonMark:
 * in a ``## Claims`` section, the table's strength cells are marked.
 
 Safety: raw HTML is escaped (shown as text); only relative, ``#``,
-``http(s):`` and ``mailto:`` URLs become links; images are never loaded
-(the site makes no request of its own) but shown as links; the math
-converter's output goes through an allow-list (:mod:`.mathml`).
+``http(s):`` and ``mailto:`` URLs become links; a remote image is never
+loaded (the site makes no request of its own) but shown as a link; an
+image or file of the record is shown from the site's own copy
+(:mod:`.attachments`), or named as text; the math converter's output goes
+through an allow-list (:mod:`.mathml`).
 """
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ from ...markdown.native import Hooks, Walk, block_lines
 from ...markdown.native import anchors as body_anchors
 from ...markdown.native import escape as escapeHtml
 from ...corpus.resolve import xvault_parts
-from ...markdown.links import is_attachment, is_pattern, markdown_target, wikilink_target
+from ...markdown.links import has_extension, is_attachment, is_pattern, markdown_target, wikilink_target
+from . import attachments
 from .mathml import tex_to_mathml
 
 #: the most characters of embedded text one page shows (an embed past it
@@ -129,8 +132,6 @@ def pygments_css() -> str:
 
 
 _HEADING_ID = re.compile(r'<(h[1-6]) id="[^"<>]*">')
-#: an embed's size (``![[figure.png|200]]``, ``|200x100``), not its name
-_SIZE_RE = re.compile(r"\d+(?:x\d+)?")
 #: a URL with a scheme (``https:``, ``data:``): not a file of the vault
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -161,12 +162,11 @@ class _SiteHooks(Hooks):
         r = self.r
         xvault = xvault_parts(rid)      # [[dendron://vault/note]]: shown as the note's name
         text = escapeHtml(label.strip() if label and label.strip() else xvault[1] if xvault else rid)
-        if is_attachment(rid):
-            # a figure or file of the vault: not published, named as text
-            # (an embed's ``|200`` or ``|200x100`` is its size, not a name)
-            if label and _SIZE_RE.fullmatch(label.strip()):
-                text = escapeHtml(rid)
-            return f'<span class="rk-attachment" title="attachment, not published">{text}</span>'
+        if "." in rid:
+            # a figure or file of the vault: copied into the site (.attachments)
+            got = r.attachments.lookup(rid, env.get("rk_from"), True) if r.attachments is not None else None
+            if is_attachment(rid) or (got is not None and has_extension(rid) and r.resolve(rid)[0] != "link"):
+                return attachments.render_embed(got, r.prefix, rid, label, embed=embed)
         if is_pattern(rid):
             # Dendron's ![[journal.2020.*]]: every note of a level, no one page
             return f'<span class="rk-pattern" title="the notes {escapeHtml(rid)}">{text}</span>'
@@ -264,12 +264,12 @@ class _SiteHooks(Hooks):
         return tex_to_mathml(tex, display)
 
     def image(self, src, alt, title, env):
-        alt = alt or src
         if not _SCHEME_RE.match(src):
-            # a file of the vault (attachments/figure.png): the site does not
-            # publish it, so a link to it would go nowhere
-            return (f'<span class="rk-attachment" title="attachment, not published: {escapeHtml(src)}">'
-                    f'image: {escapeHtml(alt)}</span>')
+            # a file of the vault (attachments/figure.png): copied into the site (.attachments)
+            r = self.r
+            got = r.attachments.lookup(src, env.get("rk_from")) if r.attachments is not None else None
+            return attachments.render_embed(got, r.prefix, src, alt or None, title)
+        alt = alt or src
         return (f'<a class="rk-image" href="{escapeHtml(src)}" rel="noopener noreferrer">'
                 f'image: {escapeHtml(alt)}</a>')
 
@@ -307,6 +307,9 @@ class _SiteHooks(Hooks):
             return f'<a class="rk-ref" href="{escapeHtml(to)}"{data}>', "</a>"
         if _SAFE_SCHEME.match(href):
             return f'<a href="{escapeHtml(href)}"{t} rel="noopener noreferrer" class="rk-external">', "</a>"
+        if r.attachments is not None and not href.startswith("#") and not _SCHEME_RE.match(href):
+            # a file of the vault ([license](LICENSE.txt)): copied into the site, or text
+            return attachments.render_link(r.attachments.lookup(href, env.get("rk_from")), r.prefix, href, title)
         return f'<a href="{escapeHtml(href)}"{t}>', "</a>"
 
 
@@ -346,6 +349,8 @@ class BodyRenderer:
         #: target names, read from the linking file (a relative path,
         #: ``[[../Areas/Goal]]``); None: such links are not resolved
         self.resolve_link = resolve_link
+        #: the build's attachments (:class:`.attachments.Plan`): what a link to a file found
+        self.attachments = None
         # the native engine's one pass (recordkit.markdown.native), with
         # the site's answers to what a mention, link or embed becomes
         self.walk = Walk(id_re, wikilink_order, _SiteHooks(self), line_breaks=line_breaks)

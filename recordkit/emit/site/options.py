@@ -8,7 +8,7 @@ from pathlib import Path
 from ...config import ConfigError, where
 
 KEYS = {"out", "title", "exclude", "exclude_statuses", "templates", "toc_min_headings", "dates",
-        "recent", "feed_entries", "urls", "explorer"}
+        "recent", "feed_entries", "urls", "explorer", "attachment_max_size"}
 
 
 @dataclass
@@ -28,6 +28,7 @@ class SiteOptions:
     force: bool = False                  # write into a non-empty folder that is not a recordkit site
     urls: str = "auto"                   # where pages are: recordkit, quartz, obsidian-publish (urls.py)
     explorer: bool | None = None         # the folder tree on every page (None: where ids are paths)
+    attachment_max_size: int = 50 * 1024 * 1024   # bytes: a larger attachment is not copied
 
 
 def site_options(config, **overrides) -> SiteOptions:
@@ -73,7 +74,7 @@ def site_options(config, **overrides) -> SiteOptions:
     if opts.templates is not None and not opts.templates.is_dir():
         # (said here, where the key's line is known; the environment would say it without)
         raise ConfigError(f"{at('templates')}: site.templates {opts.templates} is not a folder")
-    for key in ("toc_min_headings", "recent", "feed_entries"):
+    for key in ("toc_min_headings", "recent", "feed_entries", "attachment_max_size"):
         if key in table:
             v = table[key]
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:

@@ -46,6 +46,9 @@ class BuildState:
     #: build left them, and whether they are written to the cache folder yet
     #: (see :func:`.emitters.search.partial`)
     search: dict = field(default_factory=dict)
+    #: record id -> (its digest, its path, its attachment links): see
+    #: :func:`.attachments.plan` (``None`` -> the wikilink order they were read in)
+    attachment_links: dict = field(default_factory=dict)
 
     #: what builds work out of a graph, by name (see :meth:`graph_memos`)
     GRAPH_MEMOS: ClassVar[tuple] = ("edges", "own", "standings", "lists")
