@@ -642,7 +642,7 @@ def test_an_id_left_in_many_code_blocks_is_noted_briefly_in_linear_time(make_rec
         encoding="utf-8")
     from conftest import child_cpu
     t0 = child_cpu()
-    proc = run_cli("--root", str(root), "rename", "NOTE-001", "NOTE-003", cwd=tmp_path)
+    proc = run_cli("--root", str(root), "rename", "NOTE-001", "NOTE-003", cwd=tmp_path, process=True)
     took = child_cpu() - t0
     assert proc.returncode == 0, proc.stderr
     assert took < 6, took           # ~1 s
