@@ -21,6 +21,7 @@ from .markdown import BodyRenderer
 from .options import SiteOptions
 from .search import bucket_count
 from .state import BuildState
+from .syntax import line_breaks
 from .views import Site
 from .writer import SiteWriter
 
@@ -197,7 +198,8 @@ def open_context(site: Site, opts: SiteOptions, writer: SiteWriter, report: Buil
                                 resolve_link=site.resolve_link, embed=partial(page_links.embedded, ctx),
                                 extensionless=site.corpus.schema.links.markdown_extensionless,
                                 has_anchor=partial(page_links.has_anchor, ctx),
-                                line_breaks=site.corpus.schema.line_breaks)
+                                line_breaks=line_breaks(site.corpus),
+                                raw_html=(opts.raw_html or site.corpus.schema.raw_html) == "sanitize")
     ctx.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": buckets,
                   "counts": {"records": len(site.ids), "links": None},   # links: see changes.find_candidates
                   "feed": bool(opts.site_url), "generated": None}

@@ -68,6 +68,7 @@ class Rendered:
     html: str
     headings: list = field(default_factory=list)   # (level, text, anchor)
     checks: list = field(default_factory=list)     # ids of the check blocks, in order
+    diagrams: bool = False                          # a ```mermaid block (its page loads mermaid)
 
 
 @lru_cache(maxsize=1)
@@ -210,6 +211,8 @@ class _SiteHooks(Hooks):
             r._embedding = False
         # the embedded headings keep no ids: the page's own are unique
         inner = _HEADING_ID.sub(r"<\1>", rendered.html)
+        if rendered.diagrams:
+            env["rk_diagrams"] = True
         if rendered.checks:      # its check blocks get their verdicts on this page too
             env.setdefault("rk_checks", []).extend(rendered.checks)
         env.setdefault("rk_links", set()).add(rid)
@@ -222,6 +225,9 @@ class _SiteHooks(Hooks):
 
     def fence(self, info, code, env):
         lang = info.split(None, 1)[0] if info else ""
+        if lang == "mermaid":       # a diagram, drawn in the page by mermaid (docs/site.md, "Diagrams")
+            env["rk_diagrams"] = True
+            return f'<pre class="mermaid rk-diagram">{escapeHtml(code)}</pre>\n'
         cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
         pre = f'<pre class="rk-code"><code{cls}>{highlight(code, lang)}</code></pre>\n'
         m = _CHECK_INFO.match(info)
@@ -295,7 +301,8 @@ class BodyRenderer:
     def __init__(self, id_re: re.Pattern, resolve: Resolver, prefix: str = "../", *,
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
                  resolve_link: Callable | None = None, extensionless: bool = False,
-                 embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False):
+                 embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False,
+                 raw_html: bool = False):
         self.resolve = resolve
         #: ``has_anchor(id, fragment)``: whether the page of ``id`` has the
         #: heading or block ``fragment`` names; a link to one it lacks goes
@@ -321,7 +328,7 @@ class BodyRenderer:
         self.resolve_link = resolve_link
         # the native engine's one pass (recordkit.markdown.native), with
         # the site's answers to what a mention, link or embed becomes
-        self.walk = Walk(id_re, wikilink_order, _SiteHooks(self), line_breaks=line_breaks)
+        self.walk = Walk(id_re, wikilink_order, _SiteHooks(self), line_breaks=line_breaks, raw_html=raw_html)
 
     def anchors(self, body: str) -> Anchors:
         """The headings and blocks of ``body`` a link can name (what the
@@ -431,7 +438,7 @@ class BodyRenderer:
         if self_link is not None:
             env["rk_self"] = self_link
         out = self.walk.render(body, env)
-        return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
+        return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []), env.get("rk_diagrams", False))
 
 
 

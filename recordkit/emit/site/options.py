@@ -8,7 +8,7 @@ from pathlib import Path
 from ...config import ConfigError, where
 
 KEYS = {"out", "title", "exclude", "exclude_statuses", "templates", "toc_min_headings", "dates",
-        "recent", "feed_entries"}
+        "recent", "feed_entries", "raw_html"}
 
 
 @dataclass
@@ -26,6 +26,9 @@ class SiteOptions:
     jobs: int | None = None              # processes for rendering (default: every core, up to 4)
     progress: bool = False               # a progress bar on stderr
     force: bool = False                  # write into a non-empty folder that is not a recordkit site
+    #: raw HTML in bodies: "escape" (as text) or "sanitize" (through the
+    #: allow-list); None: as the schema says (its preset's default)
+    raw_html: str | None = None
 
 
 def site_options(config, **overrides) -> SiteOptions:
@@ -75,6 +78,11 @@ def site_options(config, **overrides) -> SiteOptions:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{at(key)}: site.{key} must be a non-negative integer")
             setattr(opts, key, v)
+    if "raw_html" in table:
+        if table["raw_html"] not in ("escape", "sanitize"):
+            raise ConfigError(f"{at('raw_html')}: site.raw_html must be \"escape\" (raw HTML shown as text) or "
+                              f"\"sanitize\" (rendered through an allow-list)")
+        opts.raw_html = table["raw_html"]
     if "dates" in table:
         if table["dates"] not in ("fields", "git"):
             raise ConfigError(f"{at('dates')}: site.dates must be \"fields\" or \"git\"")

@@ -24,6 +24,7 @@ from ..context import BuildCancelled, BuildContext, Progress, template_failed
 from ..load import check_entry
 from ..markdown import plain_text
 from ..search import bucket_of, json_js, merge_postings
+from ..syntax import page_syntax
 from ..views import first_paragraph, mention_sentence, record_url, record_view, transient_body
 from ..writer import digest, same_size, write_atomic
 from . import search
@@ -293,7 +294,7 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
     toc = rendered.headings if len(rendered.headings) >= ctx.opts.toc_min_headings else None
     try:
         return template.render(ctx.common, root="../", r=v, body=Markup(body), toc=toc, mentions=mentions,
-                               description=v["title"][:200])
+                               description=v["title"][:200], **page_syntax(ctx.common["csp"], rec, rendered))
     except Exception as exc:
         raise template_failed(exc, v["url"]) from None
 
