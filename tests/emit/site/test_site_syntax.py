@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from site_fixtures import XSS_RECORD, crawl, parse_html
+
 SECRET = "zebraquartz"          # written only in comments: in no output file
 
 KEYS = """---
@@ -117,7 +119,8 @@ def vault_site(tmp_path_factory):
     base = tmp_path_factory.mktemp("syntax") / "vault"
     (base / ".obsidian").mkdir(parents=True)
     _write(base, {"recordkit.toml": 'root = "."\nschema = "preset:obsidian"\nsite_url = "https://example.org/v/"\n',
-                  "Keys.md": KEYS, "Diagram.md": DIAGRAM, "Secret.md": SECRET_NOTE, "Embedder.md": EMBEDDER})
+                  "Keys.md": KEYS, "Diagram.md": DIAGRAM, "Secret.md": SECRET_NOTE, "Embedder.md": EMBEDDER,
+                  "CLAIM-666.md": XSS_RECORD})
     return _build(base)
 
 
@@ -204,3 +207,25 @@ def test_percent_comments_are_in_no_output_file(vault_site):
     leaks = [p.relative_to(vault_site).as_posix() for p in vault_site.rglob("*") if p.is_file()
              and SECRET.encode() in p.read_bytes()]
     assert leaks == []
+
+
+def test_the_xss_record_injects_nothing_through_the_sanitizer(vault_site):
+    """The record of every script payload (site_fixtures.XSS_RECORD), built
+    with raw HTML rendered: no handler, no script but the site's files, no
+    unsafe URL, no loading tag; its words still there."""
+    page = _page(vault_site, "CLAIM-666")
+    assert "a link</a>" in page and "Raw HTML is not markup here" in page
+    for p in vault_site.rglob("*.html"):
+        for tag, attrs in parse_html(p).tags:
+            names = {k.lower() for k, _ in attrs}
+            assert not any(n.startswith("on") for n in names), (p, tag, attrs)
+            assert tag not in ("img", "iframe", "object", "embed", "base", "form"), (p, tag)
+            assert tag != "style" or p.name == "graph.html", p
+            if tag == "script" and p.name != "graph.html":
+                d = dict(attrs)
+                assert d.get("type") == "application/json" or re.fullmatch(
+                    r"(\.\./)*assets/(mermaid/)?[a-z.-]+\.js", d.get("src") or ""), (p, attrs)
+            for k, v in attrs:
+                if k in ("href", "src", "action", "formaction", "xlink:href") and v:
+                    assert not re.match(r"\s*(javascript|vbscript|data):", v, re.I) or v == "data:,", (p, v)
+    assert crawl(vault_site)["broken"] == []
