@@ -62,6 +62,8 @@ def build_salt(ctx: BuildContext) -> str:
     site, opts = ctx.site, ctx.opts
     return "|".join((RENDER_VERSION, code_fingerprint(), ctx.fingerprint, str(ctx.buckets), opts.title,
                      str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
+                     # how bodies render beyond the schema: the vault's strictLineBreaks, [site] raw_html
+                     repr((ctx.renderer.walk.soft, ctx.renderer.walk.raw_html)),
                      str(len(site.ids)),       # every page's footer shows the count
                      repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                      # the schema whole: a relation's label, a kind's description, a status's

@@ -229,3 +229,14 @@ def test_the_xss_record_injects_nothing_through_the_sanitizer(vault_site):
                 if k in ("href", "src", "action", "formaction", "xlink:href") and v:
                     assert not re.match(r"\s*(javascript|vbscript|data):", v, re.I) or v == "data:,", (p, v)
     assert crawl(vault_site)["broken"] == []
+
+
+def test_a_changed_strict_line_breaks_renders_the_pages_again(tmp_path):
+    """The vault's setting is no file of the record: an incremental build
+    after it changed renders the pages again (it is in the build's salt)."""
+    base = tmp_path / "vault"
+    (base / ".obsidian").mkdir(parents=True)
+    _write(base, {"recordkit.toml": 'root = "."\nschema = "preset:obsidian"\n', "Lines.md": "one\ntwo\n"})
+    assert "<p>one<br />\ntwo</p>" in _page(_build(base), "Lines")
+    (base / ".obsidian" / "app.json").write_text('{"strictLineBreaks": true}')
+    assert "<p>one\ntwo</p>" in _page(_build(base), "Lines")
