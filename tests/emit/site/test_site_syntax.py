@@ -78,6 +78,8 @@ Links to [[Secret]] %%{SECRET} beside the link%% and embeds its part:
 ![[Secret#Part]]
 
 - a list item with [[Secret]] %%{SECRET} in an item%%
+
+![[Diagram]]
 """
 
 
@@ -194,6 +196,8 @@ def test_mermaid_only_where_a_page_has_a_diagram(vault_site, strict_site):
     assert '<script src="../assets/mermaid/mermaid.min.js" defer></script>' in page
     csp = html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1))
     assert "style-src 'self' 'unsafe-inline'" in csp and "script-src 'self';" in csp
+    embedder = _page(vault_site, "Embedder")       # a page that embeds a diagram draws it too
+    assert '<pre class="mermaid rk-diagram">' in embedder and "assets/mermaid/mermaid.min.js" in embedder
     other = _page(vault_site, "Keys")
     assert "mermaid" not in other and "'unsafe-inline'" not in other
     assert (vault_site / "assets" / "mermaid" / "mermaid.min.js").stat().st_size > 1_000_000
