@@ -448,6 +448,11 @@ _PT_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?
 #: each way of cutting a long run of dashes in three: a line of 4,000
 #: dashes and a letter took 54 s; this is linear)
 _PT_RULE = re.compile(r"^(?=[ \t|:-]*-{3})[ \t|:-]*$", re.M)
+#: a raw HTML tag (``<kbd>``, ``</details>``, ``<br/>``): no word of the text
+#: (an autolink, ``<https://…>``, is none: no ":" in a tag's name); its
+#: attributes at most 300 characters on its line, so a line of unclosed
+#: "<a " is read in linear time
+_PT_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t/][^<>\n]{0,300})?>")
 
 # Links and emphasis are taken out by hand, not by ``re.sub``: the patterns
 # that say what is taken out (tests/emit/site/test_plain_text.py holds the
@@ -619,6 +624,8 @@ def plain_text(body: str, label_first: bool = False) -> str:
     if "](" in t:
         t = _strip_links(t)
     t = _PT_MARK.sub("", t)
+    if "<" in t:
+        t = _PT_TAG.sub("", t)
     if "^" in t:        # block ids (``^b1`` ending a paragraph) are no words
         t = _BLOCK_ID_LINE.sub("", t)
     if "---" in t:

@@ -244,3 +244,14 @@ def test_a_changed_strict_line_breaks_renders_the_pages_again(tmp_path):
     assert "<p>one<br />\ntwo</p>" in _page(_build(base), "Lines")
     (base / ".obsidian" / "app.json").write_text('{"strictLineBreaks": true}')
     assert "<p>one\ntwo</p>" in _page(_build(base), "Lines")
+
+
+def test_raw_tags_are_no_words_of_the_search_index_or_previews(vault_site):
+    """The search index and the hover previews read a body's text: a raw
+    tag is none of its words (its text is)."""
+    texts = [p for p in (vault_site / "assets").rglob("*.js") if "mermaid" not in p.parts
+             and p.name not in ("site.js", "theme.js")]
+    assert texts and any("Ctrl" in p.read_text(encoding="utf-8") for p in texts)
+    for p in texts:
+        t = p.read_text(encoding="utf-8")
+        assert "kbd" not in t and "summary" not in t, p
