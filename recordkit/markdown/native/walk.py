@@ -258,7 +258,7 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
             if para is None and stack and stack[-1][0] == "li":
                 para = ["tight", len(out), stack[-1], 0, None, None]
                 stack.append(para)
-            if text[:1] == "[" and para is not None and para[3] == 0:
+            if para is not None and para[3] == 0 and text[:1] == "[":
                 # ``- [?] text``: a task of a state of its own (Obsidian's themes)
                 got = task_state(out, stack, para, text)
                 if got is not None:
