@@ -22,7 +22,10 @@ def code_fingerprint() -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(__version__.encode())
     for folder, dirs, files in _walk_tree(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        # (templates/vendor/: mermaid's 2.7 MB, copied into a site as it is,
+        # which no cache holds anything made from)
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith(".")
+                         and not (d == "vendor" and folder == os.path.join(root, "templates")))
         for name in sorted(files):
             if name.endswith((".pyc", ".pyo")):
                 continue

@@ -9,7 +9,9 @@ settings (docs/presets.md, "What the vault's tool keeps out"):
 - notes the tool never publishes, which stay notes of the vault (linted):
   Quartz's ``ignorePatterns`` (``quartz.config.ts`` in the root or the
   folder above it, Quartz's ``content/`` layout) and Obsidian's "Excluded
-  files" (``userIgnoreFilters`` of ``.obsidian/app.json``).
+  files" (``userIgnoreFilters`` of ``.obsidian/app.json``);
+- how Obsidian shows a single line break: ``strictLineBreaks`` of
+  ``.obsidian/app.json`` (a line break unless it is true).
 
 Nothing here fails: a settings file that cannot be read or parsed says
 nothing (the tool itself would fall back to its defaults).
@@ -40,6 +42,8 @@ class ToolSettings:
     user_ignore: tuple = ()
     #: whether the root holds Obsidian's trash folder (.trash/)
     trash: bool = False
+    #: Obsidian's "Strict line breaks" (``strictLineBreaks`` of .obsidian/app.json; off when not said)
+    strict_line_breaks: bool = False
 
     def unpublished(self, relpath: str) -> str | None:
         """Why the note at ``relpath`` (root-relative, with ``/``) is not
@@ -95,7 +99,9 @@ def read_settings(root) -> ToolSettings:
         if found is not None:
             patterns, where = tuple(found), str(folder / "quartz.config.ts")
             break
-    return ToolSettings(tuple(templates), patterns, where, user_ignore, (root / ".trash").is_dir())
+    strict = isinstance(app, dict) and app.get("strictLineBreaks") is True
+    return ToolSettings(tuple(templates), patterns, where, user_ignore, (root / ".trash").is_dir(),
+                        strict_line_breaks=strict)
 
 
 def quartz_ignore_patterns(path: Path) -> list[str] | None:

@@ -138,7 +138,10 @@ class Schema:
     percent_comments: bool = field(init=False, repr=False, default=False)
     #: ``line_breaks: true``: a single line break in a body is a line break
     #: on the site (Obsidian's reading view, its "Strict line breaks" off)
-    line_breaks: bool = field(init=False, repr=False, default=False)
+    line_breaks: bool | str = field(init=False, repr=False, default=False)
+    #: ``raw_html``: ``escape`` (raw HTML in a body shown as text) or
+    #: ``sanitize`` (rendered through an allow-list, as Obsidian and GitHub do)
+    raw_html: str = field(init=False, repr=False, default="escape")
     #: ``skip_dirs``: the folders not walked unless the configuration says (None: the default)
     skip_dirs: tuple | None = field(init=False, repr=False, default=None)
     #: ``lint``: rules the schema turns off, and severities it gives, before the configuration's
@@ -187,6 +190,7 @@ class Schema:
         self.tags_case_sensitive, self.nested_tags = validate.tag_reading(raw.get("tags"))
         self.percent_comments = validate.comments(raw.get("comments"))
         self.line_breaks = validate.line_breaks(raw)
+        self.raw_html = validate.raw_html(raw)
         self.skip_dirs = validate.skip_dirs(raw)
         self.lint_ignore, self.lint_severity = validate.lint_defaults(raw)
         self.derive, derive_patterns = validate.derive(raw.get("derive"))

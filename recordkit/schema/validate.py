@@ -24,7 +24,7 @@ WIKILINK_ORDERS = ("target-first", "label-first")
 #: ``mention`` and ``claims_table`` mappings
 TOP_KEYS = ("extends", "replace", "id_pattern", "id_from", "kind_from", "title_from", "front_matter", "pages",
             "unique", "links", "tags", "fields", "kinds", "relations", "derive", "mention", "broken_statuses",
-            "graph", "claims_table", "comments", "line_breaks", "skip_dirs", "lint")
+            "graph", "claims_table", "comments", "line_breaks", "raw_html", "skip_dirs", "lint")
 KIND_KEYS = ("statuses", "fields", "sections", "description", "color", "dir", "open_statuses")
 RELATION_KEYS = ("from", "to", "max", "min", "required", "required_when", "acyclic", "symmetric", "builds_on",
                  "label", "color")
@@ -499,12 +499,25 @@ def comments(value) -> bool:
     return "percent" in value
 
 
-def line_breaks(raw: dict) -> bool:
-    """``line_breaks``: true or false."""
+def line_breaks(raw: dict) -> bool | str:
+    """``line_breaks``: true, false, or ``obsidian`` (as the vault's
+    ``.obsidian/app.json`` says: a line break unless its
+    ``strictLineBreaks`` is true)."""
     lb = raw.get("line_breaks", False)
-    if not isinstance(lb, bool):
-        raise SchemaError(f"line_breaks must be true or false, not {_show(lb)}")
+    if not isinstance(lb, bool) and lb != "obsidian":
+        raise SchemaError(f"line_breaks must be true, false or obsidian (as the vault's .obsidian/app.json "
+                          f"says), not {_show(lb)}")
     return lb
+
+
+def raw_html(raw: dict) -> str:
+    """``raw_html``: ``escape`` (shown as text, the default) or
+    ``sanitize`` (rendered through the allow-list)."""
+    value = raw.get("raw_html", "escape")
+    if value not in ("escape", "sanitize"):
+        raise SchemaError(f"raw_html must be escape (raw HTML shown as text) or sanitize (rendered through "
+                          f"an allow-list), not {_show(value)}")
+    return value
 
 
 def skip_dirs(raw: dict) -> tuple[str, ...] | None:

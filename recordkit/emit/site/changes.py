@@ -27,7 +27,7 @@ from ...graph import of as graph_of
 
 #: Bumped when the page data or the way it is rendered changes (what each
 #: version changed: docs/site.md, "Incremental builds").
-RENDER_VERSION = "14"
+RENDER_VERSION = "15"
 
 
 @dataclass
@@ -64,6 +64,8 @@ def build_salt(ctx: BuildContext) -> str:
                      str(opts.toc_min_headings), CSP, str(bool(opts.site_url)),
                      # where pages are, and whether they show the explorer (urls.py)
                      site.pages.style if site.pages else "", str(bool(site.pages and site.pages.explorer)),
+                     # how bodies render beyond the schema: the vault's strictLineBreaks, [site] raw_html
+                     repr((ctx.renderer.walk.soft, ctx.renderer.walk.raw_html)),
                      str(len(site.ids)),       # every page's footer shows the count
                      repr(sorted((k, v["color"]) for k, v in site.kinds.items())),
                      # the schema whole: a relation's label, a kind's description, a status's

@@ -22,6 +22,7 @@ from .markdown import BodyRenderer
 from .options import SiteOptions
 from .search import bucket_count
 from .state import BuildState
+from .syntax import line_breaks
 from .views import Site
 from .writer import SiteWriter
 
@@ -206,7 +207,8 @@ def open_context(site: Site, opts: SiteOptions, writer: SiteWriter, report: Buil
                                 resolve_link=site.resolve_link, embed=partial(page_links.embedded, ctx),
                                 extensionless=site.corpus.schema.links.markdown_extensionless,
                                 has_anchor=partial(page_links.has_anchor, ctx),
-                                line_breaks=site.corpus.schema.line_breaks,
+                                line_breaks=line_breaks(site.corpus),
+                                raw_html=(opts.raw_html or site.corpus.schema.raw_html) == "sanitize",
                                 tag_url=site.tag_url if site.corpus.schema.inline_tags else None)
     ctx.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": buckets,
                   # links: see changes.find_candidates; noun, text: "note"/"record", "1 note", "8 records"

@@ -76,6 +76,7 @@ class Rendered:
     html: str
     headings: list = field(default_factory=list)   # (level, text, anchor)
     checks: list = field(default_factory=list)     # ids of the check blocks, in order
+    diagrams: bool = False                          # a ```mermaid block (its page loads mermaid)
 
 
 @lru_cache(maxsize=1)
@@ -233,6 +234,8 @@ class _SiteHooks(Hooks):
             r._embedding = False
         # the embedded headings keep no ids: the page's own are unique
         inner = _HEADING_ID.sub(r"<\1>", rendered.html)
+        if rendered.diagrams:
+            env["rk_diagrams"] = True
         if rendered.checks:      # its check blocks get their verdicts on this page too
             env.setdefault("rk_checks", []).extend(rendered.checks)
         env.setdefault("rk_links", set()).add(rid)
@@ -245,6 +248,9 @@ class _SiteHooks(Hooks):
 
     def fence(self, info, code, env):
         lang = info.split(None, 1)[0] if info else ""
+        if lang == "mermaid":       # a diagram, drawn in the page by mermaid (docs/site.md, "Diagrams")
+            env["rk_diagrams"] = True
+            return f'<pre class="mermaid rk-diagram">{escapeHtml(code)}</pre>\n'
         cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
         pre = f'<pre class="rk-code"><code{cls}>{highlight(code, lang)}</code></pre>\n'
         m = _CHECK_INFO.match(info)
@@ -322,7 +328,7 @@ class BodyRenderer:
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
                  resolve_link: Callable | None = None, extensionless: bool = False,
                  embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False,
-                 tag_url: Callable | None = None):
+                 tag_url: Callable | None = None, raw_html: bool = False):
         self.resolve = resolve
         #: ``tag_url(tag)``: the root-relative URL of a tag's page; given,
         #: a body's ``#tags`` link there (the schema's ``tags.inline``)
@@ -353,7 +359,7 @@ class BodyRenderer:
         self.attachments = None
         # the native engine's one pass (recordkit.markdown.native), with
         # the site's answers to what a mention, link or embed becomes
-        self.walk = Walk(id_re, wikilink_order, _SiteHooks(self), line_breaks=line_breaks)
+        self.walk = Walk(id_re, wikilink_order, _SiteHooks(self), line_breaks=line_breaks, raw_html=raw_html)
 
     def anchors(self, body: str) -> Anchors:
         """The headings and blocks of ``body`` a link can name (what the
@@ -463,7 +469,7 @@ class BodyRenderer:
         if self_link is not None:
             env["rk_self"] = self_link
         out = self.walk.render(body, env)
-        return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []))
+        return Rendered(out, env.get("rk_headings", []), env.get("rk_checks", []), env.get("rk_diagrams", False))
 
 
 
@@ -473,6 +479,11 @@ _PT_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]?
 #: each way of cutting a long run of dashes in three: a line of 4,000
 #: dashes and a letter took 54 s; this is linear)
 _PT_RULE = re.compile(r"^(?=[ \t|:-]*-{3})[ \t|:-]*$", re.M)
+#: a raw HTML tag (``<kbd>``, ``</details>``, ``<br/>``): no word of the text
+#: (an autolink, ``<https://…>``, is none: no ":" in a tag's name); its
+#: attributes at most 300 characters on its line, so a line of unclosed
+#: "<a " is read in linear time
+_PT_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t/][^<>\n]{0,300})?>")
 
 # Links and emphasis are taken out by hand, not by ``re.sub``: the patterns
 # that say what is taken out (tests/emit/site/test_plain_text.py holds the
@@ -644,6 +655,8 @@ def plain_text(body: str, label_first: bool = False) -> str:
     if "](" in t:
         t = _strip_links(t)
     t = _PT_MARK.sub("", t)
+    if "<" in t:
+        t = _PT_TAG.sub("", t)
     if "^" in t:        # block ids (``^b1`` ending a paragraph) are no words
         t = _BLOCK_ID_LINE.sub("", t)
     if "---" in t:

@@ -8,7 +8,8 @@ from pathlib import Path
 from ...config import ConfigError, where
 
 KEYS = {"out", "title", "exclude", "exclude_statuses", "templates", "toc_min_headings", "dates",
-        "recent", "feed_entries", "urls", "explorer", "attachment_max_size"}
+        "recent", "feed_entries", "urls", "explorer", "attachment_max_size",
+        "raw_html"}
 
 
 @dataclass
@@ -29,6 +30,9 @@ class SiteOptions:
     urls: str = "auto"                   # where pages are: recordkit, quartz, obsidian-publish (urls.py)
     explorer: bool | None = None         # the folder tree on every page (None: where ids are paths)
     attachment_max_size: int = 50 * 1024 * 1024   # bytes: a larger attachment is not copied
+    #: raw HTML in bodies: "escape" (as text) or "sanitize" (through the
+    #: allow-list); None: as the schema says (its preset's default)
+    raw_html: str | None = None
 
 
 def site_options(config, **overrides) -> SiteOptions:
@@ -81,6 +85,11 @@ def site_options(config, **overrides) -> SiteOptions:
                 raise ConfigError(f"{at(key)}: site.{key} must be a non-negative integer")
             setattr(opts, key, v)
     _url_keys(opts, table, at)
+    if "raw_html" in table:
+        if table["raw_html"] not in ("escape", "sanitize"):
+            raise ConfigError(f"{at('raw_html')}: site.raw_html must be \"escape\" (raw HTML shown as text) or "
+                              f"\"sanitize\" (rendered through an allow-list)")
+        opts.raw_html = table["raw_html"]
     if "dates" in table:
         if table["dates"] not in ("fields", "git"):
             raise ConfigError(f"{at('dates')}: site.dates must be \"fields\" or \"git\"")

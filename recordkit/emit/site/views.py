@@ -21,10 +21,12 @@ from .markdown import plain_text
 from .snippets import snippet_source
 from .titles import graph_label, id_fields, shows_id, title_text
 from .tag_index import group_by_tag, own_tags, tag_key
+from .syntax import without_percent_comments
 from ...graph import of as graph_of
 
 #: fields shown elsewhere on the page, or never
-_SKIP = {"id", "title", "status", "status_note", "tags", "promote_when", "checks", "publish", "lint"}
+_SKIP = {"id", "title", "status", "status_note", "tags", "promote_when", "checks", "publish", "lint",
+         "cssclasses", "cssclass"}     # (a page's classes: docs/site.md)
 #: fields of a LIT that make its citation line
 _CITE = ("authors", "year", "venue", "arxiv", "doi", "url")
 _WORDS_PER_MINUTE = 220
@@ -659,6 +661,8 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
     sentence = text[s0: em.start() + 1 if em else len(text)]
     if "--" in sentence:        # (a comment beside the mention: not shown)
         sentence = _COMMENT_IN_SENTENCE.sub("", sentence)
+    if "%%" in sentence:        # (and Obsidian's %% comments: docs/site.md)
+        sentence = without_percent_comments(sentence, target)
     open_before = s0 == 0 and start_cut
     open_after = em is None and end_cut
     sentence = " ".join(plain_text(snippet_source(sentence), label_first).split())

@@ -19,6 +19,8 @@ from ..anchors import BLOCK_ID, Anchors, safe_url, slugify, wikilink_fragment
 from ..blocks import without_comments
 from ..links import wikilink_target
 from .inline import body_tag_names, drop_empty_tail, embed_in_flow, tagged, tagged_text
+from .rawhtml import Raw, clean
+from .tasks import task_state
 
 _O = pyromark.Options
 #: what pulldown-cmark reads beyond CommonMark (GFM's alerts are not asked
@@ -155,14 +157,16 @@ class Walk:
     """Renders bodies: ``id_re`` (the schema's mention pattern) finds the
     bare id mentions, ``order`` is the schema's ``links.wikilink_order``,
     ``hooks`` say what they become, ``line_breaks`` makes a single line
-    break a ``<br />``."""
+    break a ``<br />``, ``raw_html`` shows raw HTML through the allow-list
+    sanitizer (:mod:`.rawhtml`) rather than as text."""
 
     def __init__(self, id_re: re.Pattern | None, order: str = "target-first", hooks: Hooks | None = None,
-                 line_breaks: bool = False):
+                 line_breaks: bool = False, raw_html: bool = False):
         self.id_re = id_re
         self.order = order
         self.hooks = hooks if hooks is not None else Hooks()
         self.soft = "<br />\n" if line_breaks else "\n"
+        self.raw_html = raw_html
 
     def wikilink(self, inner: str, embed: bool) -> dict:
         """A wikilink's parts as its inner text (``target#heading|label``)
@@ -190,6 +194,7 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
     id_re = w.id_re
     soft = w.soft
     keep_ids = not env.get("docId")
+    raw = w.raw_html and "<" in body    # raw HTML kept as Raw pieces, sanitized with the body at its end
     out: list = []
     ap = out.append
     stack: list = []            # open blocks and inlines: [kind, index of the opening tag, ...]
@@ -245,6 +250,22 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
             text = ev.get("InlineHtml")
             if text is None:
                 text = ev.get("Html")       # (a block of raw HTML: escaped, as text)
+                if raw and text is not None:
+                    ap(Raw(text))
+                    continue
+            elif raw and capture is None:
+                if para is None and stack and stack[-1][0] == "li":
+                    para = ["tight", len(out), stack[-1], 0, None, None]
+                    stack.append(para)
+                if htext is not None:
+                    htext.append(text)
+                elif table is not None and table[0] is not None:
+                    table[0].append(text)
+                if para is not None:
+                    para[3] += 1
+                    para[4] = None
+                ap(Raw(text))
+                continue
         if text is not None:
             if capture is not None:
                 capture[3].append(text)
@@ -252,6 +273,14 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
             if para is None and stack and stack[-1][0] == "li":
                 para = ["tight", len(out), stack[-1], 0, None, None]
                 stack.append(para)
+            if para is not None and para[3] == 0 and text[:1] == "[":
+                # ``- [?] text``: a task of a state of its own (Obsidian's themes)
+                got = task_state(out, stack, para, text)
+                if got is not None:
+                    para[3] += 1
+                    text = got
+                    if not text:
+                        continue
             if htext is not None:
                 htext.append(text)
             elif table is not None and table[0] is not None:
@@ -382,7 +411,8 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 info = arg.get("Fenced") if arg.__class__ is dict else None
                 capture = ["code", 0, info, [], capture]
             elif kind == "HtmlBlock":
-                capture = ["html", 0, None, [], capture]
+                if not raw:
+                    capture = ["html", 0, None, [], capture]
             elif kind == "Table":
                 table = [None, arg, 0, -1, claims_level > 0, None, False]   # cell text, aligns, col, head?...
                 claims_level = 0
@@ -498,6 +528,8 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 frame = stack.pop()
                 ap(f"</{frame[2]}>\n")
                 after = frame
+            elif kind == "HtmlBlock" and raw:
+                after = None
             elif kind == "CodeBlock" or kind == "HtmlBlock":
                 frame, capture = capture, capture[4]
                 code = "".join(frame[3])
@@ -537,7 +569,7 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 after = frame
             elif kind == "FootnoteDefinition":
                 label = stack[0][2]
-                fn_defs[label] = ("".join(out), blocks)     # (defined twice: the last, as markdown-it)
+                fn_defs[label] = (clean(out) if raw else "".join(out), blocks)   # (defined twice: the last)
                 out, stack, after, blocks = saved
                 ap = out.append
                 saved = None
@@ -617,7 +649,7 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
     if fn_order:
         _footnotes(out, fn_order, fn_defs, env, blocks)
     env["rk_footnotes"] = sum(1 for label in fn_order if label in fn_defs)
-    return "".join(out)
+    return clean(out) if raw else "".join(out)
 
 
 def _fn_name(n: int, env: dict) -> str:

@@ -8,6 +8,8 @@ import re
 from ...templates import site_assets
 from ..context import BuildContext
 from ..markdown import pygments_css
+from ..syntax import mermaid_files, pages_with_diagrams
+from ..views import transient_body
 
 
 def emit(ctx: BuildContext) -> None:
@@ -16,6 +18,9 @@ def emit(ctx: BuildContext) -> None:
             data = (data + b"\n/* kind colours, from the schema */\n" + kind_css(ctx.site.kinds).encode()
                     + b"\n/* code highlighting (Pygments) */\n" + pygments_css().encode())
         ctx.writer.put(rel, data)
+    if pages_with_diagrams(ctx, transient_body):      # mermaid, only for a site with a diagram
+        for rel, data in mermaid_files().items():
+            ctx.writer.put(rel, data)
 
 
 def kind_css(kinds: dict) -> str:

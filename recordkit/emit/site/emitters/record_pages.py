@@ -28,6 +28,7 @@ from ..urls import root_of
 from .explorer import explorer_of
 from ..titles import title_text, without_repeated_h1
 from ..views import first_paragraph, mention_sentence, record_view, transient_body
+from ..syntax import page_syntax
 from ..writer import digest, same_size, write_atomic
 from . import search
 
@@ -300,7 +301,7 @@ def record_page(ctx: BuildContext, template, rec, v, lines_cache=None, body=None
     try:
         return template.render(ctx.common, root=root, r=v, body=Markup(body), toc=toc, mentions=mentions,
                                description=title_text(v["title"])[:200], explorer=explorer_of(ctx, rec),
-                               heading_id=heading_id)
+                               heading_id=heading_id, **page_syntax(ctx.common["csp"], rec, rendered))
     except Exception as exc:
         raise template_failed(exc, v["url"]) from None
 
