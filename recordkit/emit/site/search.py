@@ -123,10 +123,15 @@ def words(text: str) -> list:
     characters are looked at once each)."""
     if not text.isascii():
         cat = unicodedata.category
-        for c in set(text):
-            if c > "\x7f" and (cat(c)[0] == "M" or _is_cjk_char(c)):
+        for c in set(_NON_ASCII_RE.findall(text)):
+            if cat(c)[0] == "M" or _is_cjk_char(c):
                 return _unicode_res()["TOKEN_RE"].findall(text)
     return _PLAIN_RE.findall(text)
+
+
+#: the characters :func:`words` looks at (a set of the whole text took
+#: longer than finding its few others)
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 
 
 #: a longer word is not indexed (a hyphenated one is, by its parts)
