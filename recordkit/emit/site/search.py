@@ -25,6 +25,7 @@ import json
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 
 #: the blocks of the scripts written without spaces between words (Han,
@@ -67,14 +68,53 @@ def _classes() -> tuple:
     return tuple(cls(ranges(codes)) for codes in ("123", "1", "2", "13"))
 
 
-_WORD, _MARK, _CJK, _OTHER = _classes()
-#: the words of a text, as site.js's ``TOKEN`` takes them (keep the two
-#: alike): a run of CJK letters and numbers (with the marks on them), or
-#: letters, numbers and marks of other scripts joined by ``-`` or ``'``
-TOKEN_RE = re.compile(_CJK + "(?:" + _CJK + "|" + _MARK + ")*|" + _OTHER + r"+(?:[-']" + _OTHER + "+)*")
+@lru_cache(maxsize=1)
+def _unicode_res() -> dict:
+    """The classes of :func:`_classes` and the regexes made of them, made
+    on first need (a text with a mark or a CJK character): the classes
+    read the category of 200,000 characters, 0.17 s, which every process
+    that imports this module paid (an edit build's import among them)."""
+    word, mark, cjk, other = _classes()
+    return {
+        "_WORD": word, "_MARK": mark, "_CJK": cjk, "_OTHER": other,
+        #: the words of a text, as site.js's ``TOKEN`` takes them (keep the two
+        #: alike): a run of CJK letters and numbers (with the marks on them), or
+        #: letters, numbers and marks of other scripts joined by ``-`` or ``'``
+        "TOKEN_RE": re.compile(cjk + "(?:" + cjk + "|" + mark + ")*|" + other + r"+(?:[-']" + other + "+)*"),
+        #: a CJK character with its marks (a run's pairs are of these)
+        "_CJK_CHAR_RE": re.compile(cjk + mark + "*"),
+        "_CJK_START_RE": re.compile(cjk),
+    }
+
+
+def __getattr__(name: str):
+    """``TOKEN_RE``, ``_CJK_START_RE``, … (:func:`_unicode_res`) as the
+    module's names."""
+    res = _unicode_res() if name in _UNICODE_NAMES else None
+    if res is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return res[name]
+
+
+_UNICODE_NAMES = frozenset(("_WORD", "_MARK", "_CJK", "_OTHER", "TOKEN_RE", "_CJK_CHAR_RE", "_CJK_START_RE"))
 #: TOKEN_RE on a text with no mark and no CJK character: the same words, 8x
 #: faster (a class of categories, not of 12,000 characters of ranges)
 _PLAIN_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+#: the last code point :func:`_classes` reads below the tags block (CJK_RANGES
+#: reach further, and hold no letter or number there)
+_CLASSES_END = 0x32400
+
+
+def _is_cjk_char(c: str) -> bool:
+    """Whether ``c`` is in :data:`_CJK` (a letter or number of
+    :data:`CJK_RANGES`), without making the class."""
+    cp = ord(c)
+    if cp < 0x1100 or cp >= _CLASSES_END or unicodedata.category(c)[0] not in "LN":
+        return False
+    for a, b in CJK_RANGES:
+        if a <= cp <= b:
+            return True
+    return False
 
 
 def words(text: str) -> list:
@@ -83,15 +123,17 @@ def words(text: str) -> list:
     characters are looked at once each)."""
     if not text.isascii():
         cat = unicodedata.category
-        for c in set(text):
-            if c > "\x7f" and (cat(c)[0] == "M" or _CJK_START_RE.match(c)):
-                return TOKEN_RE.findall(text)
+        for c in set(_NON_ASCII_RE.findall(text)):
+            if cat(c)[0] == "M" or _is_cjk_char(c):
+                return _unicode_res()["TOKEN_RE"].findall(text)
     return _PLAIN_RE.findall(text)
 
 
-#: a CJK character with its marks (a run's pairs are of these)
-_CJK_CHAR_RE = re.compile(_CJK + _MARK + "*")
-_CJK_START_RE = re.compile(_CJK)
+#: the characters :func:`words` looks at (a set of the whole text took
+#: longer than finding its few others)
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+
+
 #: a longer word is not indexed (a hyphenated one is, by its parts)
 MAX_TERM = 40
 #: a title or tag word's weight, each time it is there (above any body word's)
@@ -135,7 +177,7 @@ def cjk_terms(run: str) -> list:
     ``京大``, ``大学``), or the character of a run of one (a character is
     taken with the marks on it).  So a query of two characters or more
     finds them anywhere in a run, which has no spaces between its words."""
-    chars = _CJK_CHAR_RE.findall(run)
+    chars = _unicode_res()["_CJK_CHAR_RE"].findall(run)
     if len(chars) < 2:
         return chars
     return [chars[k] + chars[k + 1] for k in range(len(chars) - 1)]
@@ -143,7 +185,7 @@ def cjk_terms(run: str) -> list:
 
 def is_cjk(word: str) -> bool:
     """Whether ``word`` (of :data:`TOKEN_RE`) is a run of CJK characters."""
-    return word[0] >= "\u1100" and _CJK_START_RE.match(word) is not None
+    return word[0] >= "\u1100" and _is_cjk_char(word[0])
 
 
 def terms(text: str) -> Counter:

@@ -101,6 +101,9 @@ class Site:
     #: the fields ids are read from, and whether only from them (see titles.shows_id)
     id_fields: tuple = ()
     only_id_fields: bool = False
+    #: id -> :meth:`ref` (a page names 50 others: each made once a build;
+    #: read only, callers copy it to add to it)
+    refs: dict = field(default_factory=dict)
 
     @property
     def corpus(self):
@@ -161,9 +164,13 @@ class Site:
         """A record as another page names it: its title cut at
         ``TITLE_SHOWN`` characters (its own page shows it whole; a title of
         100 KB was copied into each of the pages that named it)."""
-        rec = self.corpus.records[rid]
-        return {"id": rid, "title": _clip(rec.title, TITLE_SHOWN), "kind": rec.kind, "url": self.url(rid),
-                "status": rec.status, "show_id": shows_id(self.id_fields, self.only_id_fields, rec)}
+        got = self.refs.get(rid)
+        if got is None:
+            rec = self.corpus.records[rid]
+            got = self.refs[rid] = {"id": rid, "title": _clip(rec.title, TITLE_SHOWN), "kind": rec.kind,
+                                    "url": self.url(rid), "status": rec.status,
+                                    "show_id": shows_id(self.id_fields, self.only_id_fields, rec)}
+        return got
 
 
 def make_site(data: SiteData, ids: list[str], title: str) -> Site:
@@ -534,6 +541,11 @@ _NEWLINE = re.compile("\n")
 #: (the whole paragraph, decoded, was read for each mention of it: a
 #: paragraph of 8,000 lines naming 8,000 records took minutes to build)
 SENTENCE_WINDOW = 2000
+#: the window looked in first: most paragraphs end within it on both sides
+#: of a mention, and then the sentence is the one SENTENCE_WINDOW finds
+#: (decoding 16 KB of a file's bytes for each backlink was a third of a
+#: sentence's cost); else it is looked for again in SENTENCE_WINDOW
+FIRST_WINDOW = 400
 
 
 def _mention_offsets(rec, text: str, raw: bytes | None, places: bool = False) -> dict:
@@ -555,12 +567,12 @@ def _mention_offsets(rec, text: str, raw: bytes | None, places: bool = False) ->
     return out
 
 
-def _around(src, pos: int, is_bytes: bool, floor: int = 0) -> tuple[str, str, bool, bool]:
+def _around(src, pos: int, is_bytes: bool, floor: int = 0,
+            w: int = SENTENCE_WINDOW) -> tuple[str, str, bool, bool]:
     """The text before and after offset ``pos`` of ``src`` (a text, or
-    UTF-8 bytes and a byte offset), at most ``SENTENCE_WINDOW`` characters
+    UTF-8 bytes and a byte offset), at most ``w`` characters
     each and nothing before ``floor`` (the body's start), and whether
     ``src`` goes on before / after them."""
-    w = SENTENCE_WINDOW
     if is_bytes:
         lo, hi = max(floor, pos - 4 * w), min(len(src), pos + 4 * w)
         while lo < pos and 0x80 <= src[lo] < 0xC0:      # not inside a character
@@ -592,31 +604,10 @@ def _body_start(rec, raw: bytes | None) -> int:
     return idx + 1
 
 
-def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None,
-                     label_first: bool = False, places: bool = False) -> str | None:
-    """The sentence of ``rec``'s body in which ``target`` is first
-    mentioned, as plain text (at most ``limit`` characters around the
-    mention, and at most ``SENTENCE_WINDOW`` on a side of it).
-    ``lines_cache``: a dict kept across calls (record id -> where the first
-    mention of each target is; small, unlike the texts, which are not kept:
-    a record not decoded yet is read from its bytes around the mention).
-    ``label_first``: see :func:`.markdown.plain_text`; ``places``: see
-    :func:`_first_mentions`."""
-    if lines_cache is None:
-        lines_cache = {}
-    raw = rec.source.undecoded()
-    cached = lines_cache.get(rec.id)
-    if cached is None or (cached[1] and raw is None):
-        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw, places), raw is not None,
-                                        _body_start(rec, raw))
-    offsets, is_bytes, floor = cached
-    pos = offsets.get(target)
-    if pos is None:
-        return None
-    head, tail, more_before, more_after = _around(raw if is_bytes else transient_text(rec), pos, is_bytes, floor)
-    seg = head + tail
+def _paragraph(seg: str, m: int, more_before: bool, more_after: bool) -> tuple[int, int]:
+    """Where the paragraph around offset ``m`` of ``seg`` (a window of a
+    body: :func:`_around`) begins and ends."""
     n = len(seg)
-    m = len(head)
     # the paragraph: back to a blank line, a heading or a table row, or the
     # start of a list item; on to a blank line or the start of a block.  A
     # line cut by the window's edge is taken as the paragraph's (the
@@ -645,6 +636,39 @@ def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | Non
             le = ne
         else:
             break
+    return ls, le
+
+
+def mention_sentence(rec, target: str, limit: int = 320, lines_cache: dict | None = None,
+                     label_first: bool = False, places: bool = False) -> str | None:
+    """The sentence of ``rec``'s body in which ``target`` is first
+    mentioned, as plain text (at most ``limit`` characters around the
+    mention, and at most ``SENTENCE_WINDOW`` on a side of it).
+    ``lines_cache``: a dict kept across calls (record id -> where the first
+    mention of each target is; small, unlike the texts, which are not kept:
+    a record not decoded yet is read from its bytes around the mention).
+    ``label_first``: see :func:`.markdown.plain_text`; ``places``: see
+    :func:`_first_mentions`."""
+    if lines_cache is None:
+        lines_cache = {}
+    raw = rec.source.undecoded()
+    cached = lines_cache.get(rec.id)
+    if cached is None or (cached[1] and raw is None):
+        cached = lines_cache[rec.id] = (_mention_offsets(rec, transient_text(rec), raw, places), raw is not None,
+                                        _body_start(rec, raw))
+    offsets, is_bytes, floor = cached
+    pos = offsets.get(target)
+    if pos is None:
+        return None
+    src = raw if is_bytes else transient_text(rec)
+    for w in (FIRST_WINDOW, SENTENCE_WINDOW):
+        head, tail, more_before, more_after = _around(src, pos, is_bytes, floor, w)
+        seg = head + tail
+        n = len(seg)
+        m = len(head)
+        ls, le = _paragraph(seg, m, more_before, more_after)
+        if not (ls == 0 and more_before or le == n and more_after):
+            break       # the paragraph ends inside this window on both sides
     start_cut = ls == 0 and more_before
     end_cut = le == n and more_after
     offset = m - ls

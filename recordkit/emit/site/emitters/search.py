@@ -360,12 +360,13 @@ def add_postings(postings: dict, n: int, rid: str, rec, text: str) -> None:
     """Document ``n``'s weighted terms appended to a run's ``postings``
     (term -> array of doc, weight, doc, weight, ...)."""
     for term, count in doc_terms(rid, rec.title, rec.tags, text).items():
-        lst = postings.get(term)
-        if lst is None:
+        try:
+            lst = postings[term]
+        except KeyError:
             postings[term] = array("I", (n, count))
-        else:
-            lst.append(n)
-            lst.append(count)
+            continue
+        lst.append(n)
+        lst.append(count)
 
 
 def encoded(postings: dict) -> dict:
