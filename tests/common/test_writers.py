@@ -517,7 +517,7 @@ def test_an_output_into_a_device_a_pipe_or_a_link_is_written_into_never_replaced
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
     # /dev/stdout: the exported graph comes out on standard output
-    proc = run_cli("graph", "--format", "json", "-o", "/dev/stdout", cwd=tmp_path)
+    proc = run_cli("graph", "--format", "json", "-o", "/dev/stdout", cwd=tmp_path, process=True)   # (its fd 1)
     assert proc.returncode == 0 and json.loads(proc.stdout)["nodes"], proc.stderr
 
     # a character device like /dev/null (made here, where root may)

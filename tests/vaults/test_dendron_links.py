@@ -139,8 +139,11 @@ def test_range_and_wildcard_embeds(tmp_path):
         'RK309 `![[eval#part-one:#nope]]`: eval has no heading "nope"'], diags
     html = page(ws, "root")
     boxes = html.split('<div class="rk-embed-block"')[1:]
-    assert len(boxes) == 3, html
-    first, second, third = boxes
+    # the three alone on their lines, and the inline `![[eval#part-one,1]]`,
+    # which the lint reads as part one too (an embed in a sentence is a box)
+    assert len(boxes) == 4, html
+    first, second, third, fourth = boxes
+    assert "<h2>Part One</h2>" in fourth and "two text" not in fourth
     assert "§ part-one – part-three" in first
     assert "<h2>Part One</h2>" in first and "sub text" in first and "two text" in first
     assert "three text" not in first and "intro" not in first
