@@ -14,6 +14,7 @@ The builds are made once for the module (one per fixture and mode)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -138,3 +139,60 @@ def test_the_preset_and_init_infer_agree(name, builds):
     assert preset["edges"] and preset["edges"] == infer["edges"]
     assert _verdict(preset) == _verdict(infer)
     assert _kept_out(preset) == _kept_out(infer)
+
+
+def _images(site: Path) -> list:
+    """(page, the <img> tag, its file in the site) of every image of a
+    page's body (not the site's own drawings)."""
+    import re
+    from urllib.parse import unquote
+    found = []
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        at = html.find('class="rk-body"')
+        if at < 0:
+            continue
+        for tag in re.findall(r"<img\b[^>]*>", html[at:]):
+            src = re.search(r'\bsrc="([^"]*)"', tag).group(1)
+            found.append((page, tag, (page.parent / unquote(src)).resolve()))
+    return found
+
+
+def test_every_image_a_note_embeds_is_an_img_whose_file_is_in_the_site(made):
+    site = made["site"]
+    images = _images(site)
+    assert images, "each fixture embeds an image"
+    for page, tag, file in images:
+        assert file.is_file() and site.resolve() in file.parents, (page, tag)
+    # and none is left as its name (an attachment the site could not copy)
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "rk-attachment" not in html, page
+        assert not re.search(r"!\[\[[^\]]*\.(png|svg|jpe?g)", html), page
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", list(FIXTURES))
+def test_the_vaults_pages_look_right_at_desktop_and_phone_width(name, builds):
+    """The home page and the page with the image, at 1280 and 390 px, in
+    headless Chromium: the image drawn, no console error, nothing wider
+    than a phone's screen; screenshots in tests/artifacts/ for review."""
+    from browser import ARTIFACTS, Tab, launch_chromium
+    made = builds(name, "preset")
+    site = made["site"]
+    pages = {"home": site / "index.html",
+             "image": next(p for p, _, _ in _images(site) if p.name != "index.html")}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with launch_chromium() as browser:
+        for width in (1280, 390):
+            for what, page in pages.items():
+                with Tab(browser, width=width, height=860) as t:
+                    t.page.goto(page.resolve().as_uri(), wait_until="load")
+                    if what == "image":
+                        drawn = t.page.eval_on_selector_all(
+                            ".rk-body img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+                        assert drawn and all(drawn), (page, drawn)
+                    overflow = t.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+                    assert overflow <= 1, (page, width, overflow)
+                    t.page.screenshot(path=str(ARTIFACTS / f"vault-{name}-{what}-{width}.png"), full_page=True)
+                    assert t.errors == [], t.errors
