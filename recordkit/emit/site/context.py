@@ -209,7 +209,8 @@ def open_context(site: Site, opts: SiteOptions, writer: SiteWriter, report: Buil
                                 has_anchor=partial(page_links.has_anchor, ctx),
                                 line_breaks=line_breaks(site.corpus),
                                 raw_html=(opts.raw_html or site.corpus.schema.raw_html) == "sanitize",
-                                tag_url=site.tag_url if site.corpus.schema.inline_tags else None)
+                                tag_url=site.tag_url if site.corpus.schema.inline_tags else None,
+                                shows_id=partial(_shows_id, site))
     ctx.common = {"site_title": opts.title, "kinds": site.kinds, "csp": CSP, "buckets": buckets,
                   # links: see changes.find_candidates; noun, text: "note"/"record", "1 note", "8 records"
                   "counts": {"records": len(site.ids), "links": None, "noun": noun,
@@ -247,3 +248,8 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
             super().dump_bytecode(bucket)
         except Exception:
             pass
+
+
+def _shows_id(site, rid: str) -> bool:
+    """Whether the pages name ``rid`` ``ID: title`` (its ref says: titles.shows_id)."""
+    return site.ref(rid)["show_id"]

@@ -242,7 +242,9 @@ class _SiteHooks(Hooks):
         heading = meta.get("heading")
         return (f'<div class="rk-embed-block" data-id="{escapeHtml(rid)}">\n<p class="rk-embed-head">'
                 f'<a class="rk-ref k-{escapeHtml(target[2] or "")}" href="{escapeHtml(r.prefix + target[1])}" '
-                f'data-id="{escapeHtml(rid)}">{escapeHtml(rid)}</a>: {escapeHtml(title)}'
+                f'data-id="{escapeHtml(rid)}">' + (f'{escapeHtml(rid)}</a>: {escapeHtml(title)}'
+                                                    if r.shows_id is None or r.shows_id(rid)
+                                                    else f'{escapeHtml(title or rid)}</a>')
                 + (f' § {escapeHtml(_heading_shown(heading))}' if heading and not heading.startswith("^") else "") +
                 f'</p>\n<div class="rk-embed-body">\n{inner}</div>\n</div>\n')
 
@@ -328,8 +330,12 @@ class BodyRenderer:
                  wikilink_order: str = "target-first", resolve_file: Callable | None = None,
                  resolve_link: Callable | None = None, extensionless: bool = False,
                  embed: Callable | None = None, has_anchor: Callable | None = None, line_breaks: bool = False,
-                 tag_url: Callable | None = None, raw_html: bool = False):
+                 tag_url: Callable | None = None, raw_html: bool = False, shows_id: Callable | None = None):
         self.resolve = resolve
+        #: ``shows_id(id)``: whether pages name the record ``ID: title``
+        #: (an id its author wrote) or by its title alone (a path or file
+        #: name: titles.shows_id); None: ``ID: title`` everywhere
+        self.shows_id = shows_id
         #: ``tag_url(tag)``: the root-relative URL of a tag's page; given,
         #: a body's ``#tags`` link there (the schema's ``tags.inline``)
         self.tag_url = tag_url

@@ -226,3 +226,12 @@ def test_a_tag_beside_an_id_mention_is_a_link_too(tmp_path):
     assert '<a class="rk-tag" href="../tag/alpha.html">#alpha</a> then <a class="rk-ref' in body
     assert 'and <a class="rk-tag" href="../tag/beta.html">#beta</a>, not' in body
     assert "#gamma." in body and ">#gamma<" not in body
+
+
+def test_an_embeds_head_names_a_note_by_its_title_alone(site):
+    """Where ids are file names, an embed's head is the note's title (a
+    link), not "Beta: Beta" (the id, then the title again)."""
+    body = _body(_read(site, "note/Alpha.html"))
+    heads = re.findall(r'<p class="rk-embed-head">(.*?)</p>', body)
+    assert heads and all("</a>: " not in h for h in heads), heads
+    assert any(re.search(r'data-id="Beta">Beta</a>', h) for h in heads), heads
