@@ -27,7 +27,7 @@ from ...graph import of as graph_of
 
 #: Bumped when the page data or the way it is rendered changes (what each
 #: version changed: docs/site.md, "Incremental builds").
-RENDER_VERSION = "15"
+RENDER_VERSION = "16"
 
 
 @dataclass

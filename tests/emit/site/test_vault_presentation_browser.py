@@ -127,3 +127,18 @@ def test_local_graph_labels_stay_inside_the_drawing(site, browser):
         tips = p.locator("#rk-local-graph svg a > title").all_text_contents()
         assert "Neighbour number 3 with a long title" in tips
         assert t.errors == []
+
+
+def test_a_hover_preview_names_a_note_by_its_title_not_its_path(site, browser):
+    """The preview of a note whose id is its path ("Deep/Folder/Neighbour
+    number 0 ...") heads it with its kind and its title, not the path (nor
+    a "no status" it never had)."""
+    with Tab(browser) as t:
+        t.page.goto(_hub(site).resolve().as_uri(), wait_until="load")
+        t.page.hover(".rk-body a.rk-ref >> nth=0")
+        box = t.page.locator("#rk-preview")
+        box.wait_for(state="visible", timeout=5000)
+        head = box.locator(".pv-kind").text_content().casefold()     # (shown in capitals)
+        assert "deep/folder" not in head and "no status" not in head, head
+        assert "Neighbour number" in box.locator(".pv-title").inner_text()
+        assert t.errors == [], t.errors

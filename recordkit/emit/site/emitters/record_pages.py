@@ -232,9 +232,11 @@ def render_part(ctx: BuildContext, part, progress):
             if v is None:
                 v = {"kind": rec.kind, "status": rec.status, "title": rec.title, "url": rel}
             key = json_js(rid)
-            for kind, value in (("t", " ".join(text.split())),
-                                ("p", [v["kind"], v["status"] or "", title_text(v["title"]), v["url"],
-                                       first_paragraph(body, label_first=ctx.label_first)])):
+            preview = [v["kind"], v["status"] or "", title_text(v["title"]), v["url"],
+                       first_paragraph(body, label_first=ctx.label_first)]
+            if not ctx.site.ref(rid)["show_id"]:
+                preview.append(1)       # named by its title alone: the preview names no id (a path)
+            for kind, value in (("t", " ".join(text.split())), ("p", preview)):
                 data = (key + ":" + json_js(value)).encode("utf-8", "surrogatepass")
                 frag_index.append((bk, kind, frag_file.tell(), len(data)))
                 frag_file.write(data)

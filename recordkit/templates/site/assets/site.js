@@ -356,7 +356,9 @@
       box.textContent = "";
       var k = el("div", "pv-kind k-" + p[0]);
       k.appendChild(el("span", "rk-dot"));
-      k.appendChild(doc.createTextNode(p[0] + " · " + (p[1] || "no status") + " · " + id));
+      // p[5]: a note named by its title alone (its id is its path): no id, and no status it has not
+      k.appendChild(doc.createTextNode(p[5] ? p[0] + (p[1] ? " · " + p[1] : "")
+                                            : p[0] + " · " + (p[1] || "no status") + " · " + id));
       box.appendChild(k);
       box.appendChild(el("div", "pv-title", p[2]));
       if (p[4]) box.appendChild(el("p", "pv-text", p[4]));
