@@ -121,6 +121,15 @@ class AttachmentFinder:
         if not t or "\x00" in t:
             return MISSING
         t = t.replace("\\", "/")
+        if t.startswith("/") and not t.startswith("//"):
+            # a path from the vault's top, as Obsidian, Quartz and Dendron read
+            # ``/assets/fig.png``: a file of the record root, never of the disk's
+            for name in ([t, unquote(t)] if "%" in t else [t]):
+                rel = _clean(name.lstrip("/").split("/"))
+                got = self._at("/".join(rel)) if rel else MISSING
+                if got is not MISSING:
+                    return got
+            return Found(refused="an absolute path: no such file under the record root")
         if t.startswith("/") or (len(t) > 1 and t[1] == ":") or t.startswith("~"):
             return Found(refused="an absolute path: outside the record root")
         here = (from_path or "").split("/")[:-1]

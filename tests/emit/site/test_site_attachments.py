@@ -295,6 +295,25 @@ def test_ties_are_broken_as_obsidian_breaks_them(tmp_path):
     assert srcs == ["x.png", "notes/x.png", "notes/y.png", "a/b/z.png"], srcs
 
 
+def test_a_path_from_the_top_is_a_file_of_the_record_root(tmp_path):
+    """``![x](/assets/fig.png)`` names the vault's ``assets/fig.png`` (as
+    Obsidian, Quartz and Dendron read a leading ``/``), never the disk's;
+    one the record root does not have is a located warning."""
+    v = tmp_path / "vault"
+    (v / "assets").mkdir(parents=True)
+    (v / "assets" / "fig one.png").write_bytes(PNG + b"top")
+    (v / "notes").mkdir()
+    (v / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    (v / "notes" / "Top.md").write_text("A ![a](/assets/fig%20one.png) B ![b](/etc/hostname)\n", encoding="utf-8")
+    res = build(v, tmp_path / "out")
+    body = next(p for p in (tmp_path / "out").rglob("*.html") if "top" in p.name.lower()).read_text(encoding="utf-8")
+    assert re.findall(r'<img class="rk-image" src="\.\./files/([^"]+)"', body) == ["assets/fig%20one.png"]
+    assert (tmp_path / "out" / "files" / "assets" / "fig one.png").read_bytes().endswith(b"top")
+    assert re.search(r"warning: notes/Top\.md:1:\d+: attachment /etc/hostname not published: [^\n]*absolute path",
+                     res.output), res.output
+    assert not [p for p in (tmp_path / "out").rglob("*") if "hostname" in p.name]
+
+
 @pytest.mark.browser
 def test_an_image_loads_from_file_urls(built):
     from browser import Tab, launch_chromium
