@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
+from urllib.parse import unquote
 
 # the parse (what is a heading, a block id, a wikilink, an embed) is the
 # corpus's, shared with the lint's RK309; the site adds how it renders
@@ -285,7 +286,11 @@ class _SiteHooks(Hooks):
         r = self.r
         t = f' title="{escapeHtml(title)}"' if title else ""
         path = None
-        if r.resolve_file is not None and (r.extensionless or ".md" in href.lower()):
+        if r.resolve_file is not None and _FOLDER_LINK.match(href):
+            # ``[decisions](decisions/)``: the folder's own note (index.md,
+            # README.md), as Quartz and GitHub open a folder
+            path = _folder_note(r, href, env.get("rk_from"))
+        if path is None and r.resolve_file is not None and (r.extensionless or ".md" in href.lower()):
             path = markdown_target(href, r.extensionless)
         if path is not None:
             # a link to a record's file becomes a link to its page; to a file
@@ -319,6 +324,35 @@ class _SiteHooks(Hooks):
             # a file of the vault ([license](LICENSE.txt)): copied into the site, or text
             return attachments.render_link(r.attachments.lookup(href, env.get("rk_from")), r.prefix, href, title)
         return f'<a href="{escapeHtml(href)}"{t}>', "</a>"
+
+
+#: a relative link to a folder: ``decisions/``, ``./features/``, ``../``
+_FOLDER_LINK = re.compile(r"(?![a-zA-Z][a-zA-Z0-9+.-]*:|/)[^?#]*/(?:[?#].*)?$")
+
+
+def _folder_note(r, href: str, from_path) -> str | None:
+    """The path of the note that stands for the folder ``href`` names (its
+    ``index.md``, else ``README.md``), when the record has one; else None."""
+    plan = r.attachments
+    if plan is None:
+        return None
+    folder = unquote(href.split("#", 1)[0].split("?", 1)[0])
+    here = (from_path or "").split("/")[:-1]
+    parts = []
+    for p in here + folder.split("/"):
+        if p == "..":
+            if not parts:
+                return None        # (out of the record root)
+            parts.pop()
+        elif p not in ("", "."):
+            parts.append(p)
+    at = plan.finder.root.joinpath(*parts)
+    for name in ("index.md", "README.md", "readme.md"):
+        # (the file there, not one of that name elsewhere: resolve_file
+        # would find any index.md by its name)
+        if (at / name).is_file() and r.resolve_file(folder + name, from_path) is not None:
+            return folder + name
+    return None
 
 
 class BodyRenderer:

@@ -890,6 +890,12 @@ def block_lines(body: str, id_re: re.Pattern | None = None) -> tuple[list, dict]
                 pieces = 0
             if kind in ("Paragraph", "Heading", "Item", "List", "BlockQuote", "Table", "CodeBlock",
                         "HtmlBlock"):
+                if stack and stack[-1][0] == "Item" and len(stack[-1]) == 3 and last_text is not None:
+                    # a tight item's own text ends before a block it holds
+                    # (``1. one ^b4`` then an indented heading): its id, as the walk gives it
+                    m = BLOCK_ID.search(last_text)
+                    if m is not None:
+                        stack[-1].append("^" + m.group(1))
                 stack.append([kind, rng, prev])
                 prev = None
                 if kind == "Heading":
@@ -914,6 +920,8 @@ def block_lines(body: str, id_re: re.Pattern | None = None) -> tuple[list, dict]
                         "HtmlBlock"):
                 frame = stack.pop()
                 span = (line(frame[1]["start"]), line(max(frame[1]["end"] - 1, frame[1]["start"])) + 1)
+                if len(frame) > 3:          # (an item's id read before a block it holds)
+                    found.setdefault(frame.pop(), (span[0], span[1], True))
                 if kind == "Heading":
                     heads.append((int(next(iter(ev["End"].values()))[1]), "".join(htext), span[0]))
                     htext = None

@@ -103,3 +103,13 @@ def test_a_heading_with_a_link_is_named_by_its_page_id():
     assert anchor("See the paper") in ids
     assert got.has("A & B") and anchor("A & B") in ids
     assert not got.has("A &amp; B") and r.section(body, "A &amp; B") is None
+
+
+def test_a_tight_items_id_before_a_block_it_holds_has_its_lines():
+    """``1. one ^b4`` then a block inside the item (an indented heading, a
+    nested list): the walk gives the item the id, and its lines are known
+    (hypothesis found the first: ``![[Note#^b4]]`` embedded nothing)."""
+    from recordkit.markdown.native.walk import anchors, block_lines
+    for body in ("1. one ^b4\n    # indented code\n", "- a ^b4\n  - nested\n- b\n"):
+        assert "^b4" in anchors(body).blocks
+        assert block_lines(body)[1]["^b4"] == (0, 2, True), body

@@ -324,3 +324,28 @@ def test_an_image_loads_from_file_urls(built):
         widths = t.page.eval_on_selector_all(
             "img.rk-image", "imgs => imgs.map(i => [i.getAttribute('src'), i.complete && i.naturalWidth])")
     assert widths and all(w and w > 0 for _, w in widths), widths
+
+
+def test_a_link_to_a_folder_goes_to_its_own_note(tmp_path):
+    """``[decisions](decisions/)`` (Quartz, GitHub and MADR's own docs
+    write them) is a link to the folder's index.md or README.md page, not
+    "attachment not found"; a folder with neither stays text."""
+    v = tmp_path / "vault"
+    (v / "decisions").mkdir(parents=True)
+    (v / "guide").mkdir()
+    (v / "empty").mkdir()
+    (v / "decisions" / "index.md").write_text("# Decisions\n\nThe log.\n", encoding="utf-8")
+    (v / "guide" / "README.md").write_text("# Guide\n\nRead me.\n", encoding="utf-8")
+    (v / "empty" / "x.txt").write_text("x")
+    (v / "recordkit.toml").write_text('root = "."\nschema = "preset:obsidian"\n')
+    (v / "Start.md").write_text("See [the log](decisions/), [the guide](./guide/#read) and [nothing](empty/).\n",
+                                encoding="utf-8")
+    build(v, tmp_path / "out")
+    page = next(p for p in (tmp_path / "out").rglob("*.html") if p.name.lower() == "start.html")
+    body = page.read_text(encoding="utf-8").split('<div class="rk-body">', 1)[1]
+    links = dict((text, href) for href, text in re.findall(r'<a class="rk-ref[^"]*" href="([^"]+)"[^>]*>([^<]+)</a>',
+                                                           body))
+    assert set(links) >= {"the log", "the guide"}, body[:800]
+    for text, href in links.items():
+        assert (page.parent / href.split("#")[0]).is_file(), (text, href)
+    assert "nothing" not in links
