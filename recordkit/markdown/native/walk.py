@@ -436,8 +436,9 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 table[0] = []
                 para = ["cell", len(out), None, 0, None, None]
             elif kind == "FootnoteDefinition":
-                saved = (out, stack, after, blocks)
+                saved = (out, stack, after, blocks, heads)
                 blocks = []             # (the ids of a footnote shown only: see _footnotes)
+                heads = []              # (its headings too: a footnote no text refers to is on no page)
                 out = []
                 ap = out.append
                 stack = [["fn", 0, arg]]
@@ -569,8 +570,8 @@ def _render(w: Walk, body: str, env: dict) -> str:   # noqa: C901 (one pass, one
                 after = frame
             elif kind == "FootnoteDefinition":
                 label = stack[0][2]
-                fn_defs[label] = (clean(out) if raw else "".join(out), blocks)   # (defined twice: the last)
-                out, stack, after, blocks = saved
+                fn_defs[label] = (clean(out) if raw else "".join(out), blocks, heads)   # (defined twice: the last)
+                out, stack, after, blocks, heads = saved
                 ap = out.append
                 saved = None
             continue
@@ -665,8 +666,9 @@ def _footnotes(out: list, order: dict, defs: dict, env: dict, blocks: list) -> N
         got = defs.get(label)
         if got is None:
             continue
-        content, ids = got
+        content, ids, fn_heads = got
         blocks.extend(ids)
+        env["rk_headings"].extend(fn_heads)
         name = _fn_name(n, env)
         back = "".join(f' <a href="#fnref{name}{f":{k}" if k else ""}" class="footnote-backref">{_BACK}</a>'
                        for k in range(more + 1))

@@ -113,3 +113,7 @@ def test_a_tight_items_id_before_a_block_it_holds_has_its_lines():
     for body in ("1. one ^b4\n    # indented code\n", "- a ^b4\n  - nested\n- b\n"):
         assert "^b4" in anchors(body).blocks
         assert block_lines(body)[1]["^b4"] == (0, 2, True), body
+    # a heading of a footnote no text refers to is on no page: no anchor
+    # either (hypothesis again); of one referred to, it is
+    assert anchors("[^1]: foot\n    # indented code\n").headings == ()
+    assert anchors("x[^1]\n\n[^1]: foot\n    # indented code\n").headings == ("indented code",)
