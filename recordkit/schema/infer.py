@@ -614,6 +614,12 @@ def _infer_fields(inf: Inference, metas, ids: set) -> None:
         inf.fields[name] = _field_type(name, counter, items.get(name, Counter()), epoch.get(name, 0))
 
 
+#: list fields the vault tools also take as one string (``tags: component``:
+#: Obsidian and Quartz split it at commas; ``aliases: SRS``): a string among
+#: lists is no slip there
+_ONE_OR_MANY = {"tags", "aliases", "alias", "cssclasses", "cssclass"}
+
+
 def _field_type(name: str, counter: Counter, items: Counter, epoch: int) -> FieldType:
     nulls = counter.get("null", 0)
     present = {t: c for t, c in counter.items() if t != "null"}
@@ -643,7 +649,8 @@ def _field_type(name: str, counter: Counter, items: Counter, epoch: int) -> Fiel
     # one type in 90 % or more of the notes, the others 2 or fewer: the others are slips the lint should show
     main, main_count = max(present.items(), key=lambda kv: kv[1])
     main = "string" if main == "date-text" else main
-    if len(spec_types) > 1 and main_count >= 0.9 * total and total - main_count <= 2 and main != "date":
+    if len(spec_types) > 1 and main_count >= 0.9 * total and total - main_count <= 2 and main != "date" \
+            and not (name in _ONE_OR_MANY and set(spec_types) == {"array", "string"}):
         spec_types = [main]
     spec: dict = {}
     if nulls:

@@ -53,6 +53,18 @@ def test_fields_naming_other_notes_are_relations_and_dates_are_not():
     assert "up" in schema.relations and "note" in schema.kinds
 
 
+def test_a_single_string_among_listed_tags_is_no_slip():
+    """``tags: component`` among notes with tag lists: Obsidian and Quartz
+    read it as one tag, so the inferred schema takes a string too (it had
+    narrowed tags to lists, and lint failed the vault it was inferred from:
+    a public Quartz garden); another field's odd one out stays a slip."""
+    samples = [Sample(f"n{i}.md", {"tags": ["a", "b"], "sizes": [1, 2]}, "") for i in range(20)]
+    samples.append(Sample("odd.md", {"tags": "component", "sizes": "big"}, ""))
+    inf = infer(samples)
+    assert inf.fields["tags"].spec["type"] == ["array", "string"]
+    assert inf.fields["sizes"].spec["type"] == "array"
+
+
 def test_ids_dendron_prefixes_and_label_first_links():
     samples = [Sample(f"{name}.md", {"id": f"k{i:022d}", "created": 1767225600000 + i, "title": name.title()},
                       body)
