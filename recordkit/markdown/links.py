@@ -104,10 +104,12 @@ def body_tags(body: str, code: list | None = None) -> list[str]:
         code = code_ranges(body)
     skips = with_addresses(body, code)
     out: list = []
+    seen: set = set()           # (a list's `in` made a note of 12,000 tags take 0.7 s)
     for start, _, tag in tag_matches(body):
         if skips and in_ranges(skips, start):
             continue
-        if tag not in out:
+        if tag not in seen:
+            seen.add(tag)
             out.append(tag)
     return out
 
