@@ -23,7 +23,7 @@ from .layers import (PRESET_PREFIX, config_layers, default_schema_raw, is_preset
 from .model import DerivePattern, Kind, KindSource, LinkSettings, Relation, Schema, Section
 from .validate import (DEFAULT_ID_PATTERN, DEFAULT_TAG_PATTERN, KIND_KEYS, LINK_SOURCES, RELATION_KEYS,
                        SUB_KEYS, TOP_KEYS, WIKILINK_ORDERS, SchemaError)
-from .values import CSS_COLOR_NAMES, EPOCH_WORDS, epoch_date, is_date_text, valid_color
+from .values import CSS_COLOR_NAMES, EPOCH_WORDS, epoch_date, is_date_text, is_placeholder, valid_color
 
 __all__ = ["Schema", "SchemaError", "Relation", "Kind", "Section", "KindSource", "LinkSettings", "DerivePattern",
            "load_schema", "preset_names", "schema_layers"]

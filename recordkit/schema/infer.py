@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 from urllib.parse import unquote
 
+from .values import is_placeholder
+
 
 class Sample(NamedTuple):
     relpath: str                 # relative to the root, '/'-separated, with .md
@@ -584,8 +586,8 @@ def _infer_fields(inf: Inference, metas, ids: set) -> None:
     epoch: Counter = Counter()
     for s in metas:
         for name, v in s.meta.items():
-            if not isinstance(name, str):
-                continue
+            if not isinstance(name, str) or is_placeholder(v):
+                continue        # (a template's <% tp.date.now() %>: no value of any type)
             t = _json_type(v)
             types[name][t] += 1
             if t == "integer" and _EPOCH_MS[0] <= v < _EPOCH_MS[1]:

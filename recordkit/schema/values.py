@@ -1,7 +1,9 @@
 """Values a schema's fields may hold that JSON Schema cannot say: colours
 (a kind's ``color``, put in the graph page's style attributes), dates and
 date-times written as text, and dates written as a number of seconds or
-milliseconds since 1970 (a ``date`` field's ``epoch`` option)."""
+milliseconds since 1970 (a ``date`` field's ``epoch`` option), and a
+template's placeholders (``<% tp.date.now() %>``, ``{{date}}``), which are
+no value yet."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -84,3 +86,17 @@ def epoch_date(value, unit: str) -> _dt.date | None:
         return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc).date()
     except (OverflowError, OSError, ValueError):
         return None
+
+
+#: a whole value that is one template placeholder: Templater's ``<% … %>``,
+#: the core Templates plugin's (and Foam's, Hugo archetypes') ``{{ … }}``
+_PLACEHOLDER_RE = re.compile(r"\s*(?:<%[\s\S]*?%>|\{\{[^{}\n]*\}\})\s*\Z")
+
+
+def is_placeholder(value) -> bool:
+    """Whether ``value`` is a template's placeholder, filled when a note is
+    made from the template (``date: <% tp.date.now() %>``, ``created:
+    "{{date}}"``): no value of any type yet, so no type is checked of it."""
+    if not isinstance(value, str) or ("<%" not in value and "{{" not in value):
+        return False
+    return _PLACEHOLDER_RE.match(value) is not None

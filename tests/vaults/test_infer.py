@@ -206,3 +206,27 @@ def test_init_reads_the_folders_own_marks_before_a_dendron_yml_above(tmp_path):
     assert said["obs"].startswith("found .obsidian/ (an Obsidian vault)"), said["obs"]
     assert said["notes"].startswith("found ../dendron.yml listing . (a Dendron vault)"), said["notes"]
     assert "found " not in said["other"], said["other"]
+
+
+def test_a_templates_placeholders_are_no_values(tmp_path):
+    """A Templater or core-Templates template (``date: <% tp.date.now() %>``,
+    ``created: "{{date}}"``): its placeholders are no value of any type, so
+    neither the inferred schema nor the lint types them (a public Quartz
+    garden's template made its inferred `date` a string, failing its dated
+    notes, and failed lint itself); a value that is no placeholder still is."""
+    root = tmp_path / "v"
+    (root / "templates").mkdir(parents=True)
+    (root / "templates" / "Note Template.md").write_text(
+        '---\ntitle: <% tp.file.title %>\ndate: <% tp.date.now("YYYY-MM-DD") %>\ncreated: "{{date}}"\n'
+        'tags: [draft]\n---\n', encoding="utf-8")
+    (root / "One.md").write_text("---\ndate: 2026-02-14\ncreated: 2026-02-14\ntags: [a]\n---\nOne.\n", encoding="utf-8")
+    for i in range(2, 7):
+        (root / f"N{i}.md").write_text(f"---\ndate: 2026-02-1{i}\ncreated: 2026-02-1{i}\ntags: [b]\n---\nN. [[One]]\n",
+                                       encoding="utf-8")
+    (root / "Bad.md").write_text("---\ndate: soon\ntags: [c]\n---\nBad. [[One]] ![[N2]] %% c %%\n", encoding="utf-8")
+    run_cli("init", "--infer", "--preset", "obsidian", ".", cwd=root, check=True)
+    proc = run_cli("lint", "--no-cache", "--format", "json", cwd=root)
+    import json
+    found = {(d["filename"].rsplit("/", 1)[-1], d["code"]) for d in json.loads(proc.stdout)
+             if d["severity"] == "error"}
+    assert found == {("Bad.md", "RK205")}, proc.stdout

@@ -9,7 +9,7 @@ from ...common.textpos import eol_of
 from ...corpus.model import Fix
 from ...markdown.sections import headings
 from ..registry import rule
-from ...schema import EPOCH_WORDS, epoch_date, is_date_text
+from ...schema import EPOCH_WORDS, epoch_date, is_date_text, is_placeholder
 from ...common.text import a_or_an
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -220,6 +220,8 @@ def wrong_field_type(ctx, rec):
     value's type: a fixed file whose front matter would not read back with
     the same fields and the same kinds of values is not written with that
     fix (`lint --fix` says which fix it left out, and applies the others).
+    A template's placeholder as a whole value (`title: <% tp.file.title %>`,
+    `created: "{{date}}"`) is no value yet and is not checked.
 
     ## Why is this bad
     Every consumer of the field (the graph, the site, `show`) reads it by its
@@ -257,6 +259,8 @@ def wrong_field_type(ctx, rec):
             continue  # RK205 reports dates
         if e.validator == "minLength":
             continue  # RK201 reports empty values
+        if len(path) == 1 and is_placeholder(e.instance):
+            continue  # a template's placeholder (<% tp.file.title %>, {{title}}): no value yet
         seen.add(path)
         dotted = ".".join(plain_key(p) for p in path)
         fix = None
@@ -455,7 +459,9 @@ def invalid_date(ctx, rec):
     ## What it does
     Checks fields of type `date` (`created`, `updated`, a LIT's `read`, a
     NOTE's `date`) hold a real calendar date, written `YYYY-MM-DD`, or a
-    date and time (`2026-02-03T14:05`, as Obsidian writes one).
+    date and time (`2026-02-03T14:05`, as Obsidian writes one).  A
+    template's placeholder (`<% tp.date.now() %>`, `{{date}}`) is no value
+    yet and is not checked.
 
     ## Why is this bad
     Dates order the record's history and the site's listings; `2026-13-45`
@@ -481,8 +487,8 @@ def invalid_date(ctx, rec):
         v = rec.meta[name]
         if isinstance(v, (_dt.date, _dt.datetime)) or v is None:
             continue
-        if isinstance(v, str) and is_date_text(v):     # (a date, or a date and time: 2026-02-03T14:05)
-            continue
+        if isinstance(v, str) and (is_date_text(v) or is_placeholder(v)):
+            continue        # (a date, a date and time: 2026-02-03T14:05; a template's <% tp.date.now() %>)
         epoch = spec.get("epoch")
         if epoch and epoch_date(v, epoch) is not None:
             continue
