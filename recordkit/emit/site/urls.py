@@ -40,7 +40,7 @@ SETTINGS = ("auto",) + STYLES
 #: the site's own pages and folders at its top (a note may not take them)
 RESERVED_FILES = frozenset({"index.html", "graph.html", "404.html", "tags.html", "ready.html", "failing.html",
                             "folders.html", "feed.xml", "sitemap.xml"})
-RESERVED_DIRS = frozenset({"assets", "files", "kind", "status", "tag"})   # files/: attachments (attachments.py)
+RESERVED_DIRS = frozenset({"assets", "files", "kind", "status", "tag", "tags"})   # files/: attachments; tags/: Quartz's tag URLs
 #: the page of a vault's whole tree (the explorer's top), in the
 #: styles whose top-level ``index.html`` is the home page
 ROOT_FOLDER_PAGE = "folders.html"

@@ -130,6 +130,17 @@ def test_alias_redirects_lead_to_the_page_and_never_replace_one(quartz):
                      r'Notes/Zettelkasten', out), out
 
 
+def test_quartzs_tag_urls_lead_to_the_tag_pages(quartz):
+    """``tags/memory`` and ``tags/index`` (where Quartz puts its tag pages and
+    their index) redirect to this site's, so links to a Quartz site's tags
+    keep working."""
+    site, _ = quartz
+    page = (site / "tags" / "memory.html").read_text(encoding="utf-8")
+    target = re.search(r'url=([^"]+)"', page).group(1)
+    assert target.startswith("../tag/") and (site / "tags" / target).resolve().is_file(), target
+    assert 'url=../tags.html"' in (site / "tags" / "index.html").read_text(encoding="utf-8")
+
+
 def test_search_graph_sitemap_and_feed_use_the_pages_urls(quartz):
     site, _ = quartz
     files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}

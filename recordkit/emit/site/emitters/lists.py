@@ -15,6 +15,7 @@ import os
 from ..context import BuildContext, template_failed
 from ..home import home_id, home_signature, home_view
 from ..load import check_entry
+from ..urls import quartz_slug, redirect_page, root_of
 from ..views import kind_url, listings, status_url
 from ..writer import digest
 from . import feed
@@ -125,6 +126,8 @@ def _lists(ctx: BuildContext, L: dict | None = None, home: str | None = None) ->
              groups=None, show_standing=False, empty="")
         tags.append({"name": tag, "url": site.tag_url(tag), "count": len(rows)})
     page(ctx, "tags.html", "tags.html.j2", tags=tags)
+    if site.pages is not None and site.pages.style == "quartz":
+        _quartz_tag_redirects(ctx, tags)
     page(ctx, "ready.html", "list.html.j2", heading="Ready to promote", kind=None,
          intro="Proposed theories whose every promote_when requirement holds: "
                "`recordkit promote ID --apply` promotes one.",
@@ -132,3 +135,17 @@ def _lists(ctx: BuildContext, L: dict | None = None, home: str | None = None) ->
          empty="No theory is ready to promote.")
     page(ctx, "failing.html", "failing.html.j2", failing=L["failing"])
     page(ctx, "404.html", "404.html.j2")
+
+
+def _quartz_tag_redirects(ctx: BuildContext, tags: list) -> None:
+    """Where Quartz puts its tag pages (``tags/<tag>``, ``tags/index``): a
+    redirect to this site's, so that links to a Quartz site's tags keep
+    working (docs/site.md, "URLs")."""
+    made = {}
+    for t in tags:
+        rel = "tags/" + quartz_slug(t["name"]) + ".html"
+        if rel != "tags/index.html":
+            made.setdefault(rel, t)
+    for rel, t in made.items():
+        ctx.writer.put(rel, redirect_page(root_of(rel) + t["url"], f"Tag: {t['name']}"))
+    ctx.writer.put("tags/index.html", redirect_page("../tags.html", "Tags"))
