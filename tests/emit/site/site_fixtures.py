@@ -4,6 +4,7 @@ and a crawler of a built site."""
 from __future__ import annotations
 
 import html.parser
+import re
 import shutil
 import subprocess
 import sys
@@ -106,3 +107,23 @@ def crawl(site: Path) -> dict:
             if u.fragment and target.suffix == ".html" and u.fragment not in parsed[target].ids:
                 broken.append((page, link))
     return {"pages": pages, "broken": broken, "external": external, "parsed": parsed}
+
+
+def assert_no_injected_markup(site: Path, scripts: str = r"(\.\./)*assets/[a-z-]+\.js") -> None:
+    """No page of ``site`` holds markup a record's text put there: no
+    ``on…`` handler, no loading or form tag, no style but the graph page's,
+    no script but JSON data and the site's own files (``scripts``: the
+    pattern of their ``src``), no ``javascript:``/``vbscript:``/``data:``
+    address."""
+    for p in site.rglob("*.html"):
+        for tag, attrs in parse_html(p).tags:
+            names = {k.lower() for k, _ in attrs}
+            assert not any(n.startswith("on") for n in names), (p, tag, attrs)
+            assert tag not in ("img", "iframe", "object", "embed", "base", "form"), (p, tag)
+            assert tag != "style" or p.name == "graph.html", p
+            if tag == "script" and p.name != "graph.html":
+                d = dict(attrs)
+                assert d.get("type") == "application/json" or re.fullmatch(scripts, d.get("src") or ""), (p, attrs)
+            for k, v in attrs:
+                if k in ("href", "src", "action", "formaction", "xlink:href") and v:
+                    assert not re.match(r"\s*(javascript|vbscript|data):", v, re.I) or v == "data:,", (p, v)
